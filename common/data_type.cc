@@ -1,0 +1,115 @@
+#include "common/data_type.h"
+
+#include <array>
+#include <utility>
+
+namespace stave {
+
+PhysicalType DataType::physical() const {
+  switch (id) {
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      return PhysicalType::kFloat64;
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return PhysicalType::kString;
+    default:
+      return PhysicalType::kInt64;
+  }
+}
+
+bool DataType::IsInteger() const {
+  return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
+}
+
+bool DataType::IsFloat() const { return id == TypeId::kFloat32 || id == TypeId::kFloat64; }
+
+int32_t DataType::Oid() const {
+  switch (id) {
+    case TypeId::kBoolean:
+      return 16;
+    case TypeId::kInt16:
+      return 21;
+    case TypeId::kInt32:
+      return 23;
+    case TypeId::kInt64:
+      return 20;
+    case TypeId::kFloat32:
+      return 700;
+    case TypeId::kFloat64:
+      return 701;
+    case TypeId::kVarchar:
+      return 1043;
+    case TypeId::kUnknown:
+      return 25;  // An untyped literal is reported as text, as PostgreSQL does for SELECT 'x'.
+  }
+  return 25;
+}
+
+int16_t DataType::TypeLength() const {
+  switch (id) {
+    case TypeId::kBoolean:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+    case TypeId::kFloat32:
+      return 4;
+    case TypeId::kInt64:
+    case TypeId::kFloat64:
+      return 8;
+    default:
+      return -1;
+  }
+}
+
+std::string DataType::Name() const {
+  switch (id) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat32:
+      return "real";
+    case TypeId::kFloat64:
+      return "double precision";
+    case TypeId::kVarchar:
+      return "character varying";
+    case TypeId::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::optional<DataType> DataTypeFromName(std::string_view name) {
+  static constexpr std::array<std::pair<std::string_view, TypeId>, 18> kNames = {{
+      {"boolean", TypeId::kBoolean},
+      {"bool", TypeId::kBoolean},
+      {"smallint", TypeId::kInt16},
+      {"int2", TypeId::kInt16},
+      {"int", TypeId::kInt32},
+      {"integer", TypeId::kInt32},
+      {"int4", TypeId::kInt32},
+      {"bigint", TypeId::kInt64},
+      {"int8", TypeId::kInt64},
+      {"real", TypeId::kFloat32},
+      {"float4", TypeId::kFloat32},
+      {"double precision", TypeId::kFloat64},
+      {"float8", TypeId::kFloat64},
+      {"float", TypeId::kFloat64},
+      {"varchar", TypeId::kVarchar},
+      {"character varying", TypeId::kVarchar},
+      {"text", TypeId::kVarchar},
+      {"string", TypeId::kVarchar},
+  }};
+  for (const auto& [type_name, type_id] : kNames) {
+    if (type_name == name) return DataType(type_id);
+  }
+  return std::nullopt;
+}
+
+}  // namespace stave

@@ -1,0 +1,92 @@
+#include "common/value.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace stave {
+namespace {
+
+// Formats shortest round-trip `digits`/`exponent` (from std::to_chars scientific output) the
+// way PostgreSQL's float output does.
+std::string FormatShortest(const char* begin, const char* end) {
+  std::string scientific(begin, end);
+  bool negative = !scientific.empty() && scientific[0] == '-';
+  if (negative) scientific.erase(0, 1);
+  size_t e_pos = scientific.find('e');
+  std::string mantissa = scientific.substr(0, e_pos);
+  int exponent = std::atoi(scientific.c_str() + e_pos + 1);
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.') digits.push_back(c);
+  }
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 15) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += exponent < 0 ? "e-" : "e+";
+    std::string exp_digits = std::to_string(std::abs(exponent));
+    if (exp_digits.size() < 2) exp_digits = "0" + exp_digits;
+    return out + exp_digits;
+  }
+  if (exponent < 0) {
+    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  }
+  size_t integer_digits = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= integer_digits) {
+    return out + digits + std::string(integer_digits - digits.size(), '0');
+  }
+  return out + digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+}
+
+template <typename Float>
+std::string FormatFloating(Float value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value == 0) return std::signbit(value) ? "-0" : "0";
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  return FormatShortest(buffer, result.ptr);
+}
+
+}  // namespace
+
+std::string FormatDouble(double value) { return FormatFloating(value); }
+std::string FormatFloat(float value) { return FormatFloating(value); }
+
+std::string Value::ToText(DataType type) const {
+  switch (type.id) {
+    case TypeId::kBoolean:
+      return int_value() != 0 ? "t" : "f";
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      return std::to_string(int_value());
+    case TypeId::kFloat32:
+      return FormatFloat(static_cast<float>(double_value()));
+    case TypeId::kFloat64:
+      return FormatDouble(double_value());
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return string_value();
+  }
+  return string_value();
+}
+
+int CompareValues(const Value& left, const Value& right) {
+  if (std::holds_alternative<int64_t>(left.data_)) {
+    int64_t a = left.int_value(), b = right.int_value();
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  if (std::holds_alternative<double>(left.data_)) {
+    // PostgreSQL orders NaN above every other value and equal to itself.
+    double a = left.double_value(), b = right.double_value();
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? (std::isnan(b) ? 0 : 1) : -1;
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  int c = left.string_value().compare(right.string_value());
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+}  // namespace stave

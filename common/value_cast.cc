@@ -1,0 +1,152 @@
+#include "common/value_cast.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "common/sql_error.h"
+
+namespace stave {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+[[noreturn]] void ThrowBadText(std::string_view text, DataType to) {
+  throw SqlError(sqlstate::kInvalidTextRepresentation,
+                 "invalid input syntax for type " + to.Name() + ": \"" + std::string(text) + "\"");
+}
+
+[[noreturn]] void ThrowOutOfRange(DataType to) {
+  throw SqlError(sqlstate::kNumericValueOutOfRange, to.Name() + " out of range");
+}
+
+Value ParseText(const std::string& original, DataType to) {
+  std::string_view text = Trim(original);
+  switch (to.id) {
+    case TypeId::kBoolean: {
+      std::string lower;
+      for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      for (std::string_view t : {"t", "true", "yes", "on", "1", "y"}) {
+        if (lower == t) return Value::Boolean(true);
+      }
+      for (std::string_view f : {"f", "false", "no", "off", "0", "n"}) {
+        if (lower == f) return Value::Boolean(false);
+      }
+      ThrowBadText(original, to);
+    }
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: {
+      std::string_view digits = text;
+      if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+      int64_t value = 0;
+      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (digits.empty() || end != digits.data() + digits.size()) ThrowBadText(original, to);
+      if (error == std::errc::result_out_of_range) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange,
+                       "value \"" + original + "\" is out of range for type " + to.Name());
+      }
+      CheckIntegerRange(value, to);
+      return Value::Int(value);
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      std::string lower;
+      for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      if (lower == "nan") return Value::Double(std::nan(""));
+      if (lower == "infinity" || lower == "inf" || lower == "+infinity") {
+        return Value::Double(std::numeric_limits<double>::infinity());
+      }
+      if (lower == "-infinity" || lower == "-inf") {
+        return Value::Double(-std::numeric_limits<double>::infinity());
+      }
+      std::string copy(text);
+      if (copy.empty()) ThrowBadText(original, to);
+      char* end = nullptr;
+      errno = 0;
+      double value = std::strtod(copy.c_str(), &end);
+      if (end != copy.c_str() + copy.size()) ThrowBadText(original, to);
+      if (errno == ERANGE && std::isinf(value)) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange,
+                       "\"" + original + "\" is out of range for type " + to.Name());
+      }
+      if (to.id == TypeId::kFloat32) value = static_cast<float>(value);
+      return Value::Double(value);
+    }
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return Value::String(original);
+  }
+  ThrowBadText(original, to);
+}
+
+}  // namespace
+
+void CheckIntegerRange(int64_t value, DataType type) {
+  switch (type.id) {
+    case TypeId::kInt16:
+      if (value < std::numeric_limits<int16_t>::min() || value > std::numeric_limits<int16_t>::max()) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange, "smallint out of range");
+      }
+      return;
+    case TypeId::kInt32:
+      if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+bool CanCast(DataType from, DataType to) {
+  if (from == to || from.id == TypeId::kUnknown || from.IsString() || to.IsString()) return true;
+  if (from.IsNumeric() && to.IsNumeric()) return true;
+  // PostgreSQL casts between boolean and integer (int4) only.
+  if (from.id == TypeId::kBoolean && to.id == TypeId::kInt32) return true;
+  if (from.id == TypeId::kInt32 && to.id == TypeId::kBoolean) return true;
+  return false;
+}
+
+Value CastValue(const Value& value, DataType from, DataType to) {
+  if (value.is_null() || from == to) return value;
+  if (from.IsString() || from.id == TypeId::kUnknown) return ParseText(value.string_value(), to);
+  if (to.IsString()) return Value::String(value.ToText(from));
+  if (from.IsInteger() && to.IsInteger()) {
+    CheckIntegerRange(value.int_value(), to);
+    return value;
+  }
+  if (from.IsInteger() && to.IsFloat()) {
+    double d = static_cast<double>(value.int_value());
+    return Value::Double(to.id == TypeId::kFloat32 ? static_cast<float>(d) : d);
+  }
+  if (from.IsFloat() && to.IsFloat()) {
+    double d = value.double_value();
+    return Value::Double(to.id == TypeId::kFloat32 ? static_cast<float>(d) : d);
+  }
+  if (from.IsFloat() && to.IsInteger()) {
+    double d = std::nearbyint(value.double_value());  // Round half to even, as PostgreSQL.
+    if (std::isnan(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+      ThrowOutOfRange(to);
+    }
+    int64_t i = static_cast<int64_t>(d);
+    CheckIntegerRange(i, to);
+    return Value::Int(i);
+  }
+  if (from.id == TypeId::kBoolean && to.IsInteger()) return Value::Int(value.int_value());
+  if (from.IsInteger() && to.id == TypeId::kBoolean) return Value::Boolean(value.int_value() != 0);
+  throw SqlError("42846", "cannot cast type " + from.Name() + " to " + to.Name());
+}
+
+}  // namespace stave

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string_view>
+
+#include "common/data_type.h"
+#include "common/value.h"
+
+namespace stave {
+
+/// Converts a non-null value of type `from` to type `to` with PostgreSQL's rules: text
+/// parses (" 42 " is 42, "1.5" is not an integer), float → integer rounds half to even,
+/// integer narrowing checks the range. Throws SqlError 22P02 (bad text) or 22003 (out of
+/// range); 42846 if there is no cast between the two types.
+Value CastValue(const Value& value, DataType from, DataType to);
+
+/// Whether CastValue can convert between the types (explicit CAST).
+bool CanCast(DataType from, DataType to);
+
+/// Throws 22003 unless `value` fits the integer type `type`.
+void CheckIntegerRange(int64_t value, DataType type);
+
+}  // namespace stave

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "executor/query_result.h"
+#include "planner/logical_plan.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// Runs an ad-hoc SELECT to completion over one snapshot: materialized views are read as
+/// their rows at the snapshot's epoch, so every view a query touches is seen at the same
+/// point. Filters and projections share the streaming operators' code; aggregation, sort
+/// and limit are batch-only. Throws SqlError for runtime errors.
+QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot);
+
+}  // namespace stave::executor

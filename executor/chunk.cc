@@ -1,0 +1,133 @@
+#include "executor/chunk.h"
+
+namespace stave::executor {
+
+void Column::Reserve(size_t rows) {
+  nulls.reserve(rows);
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      ints.reserve(rows);
+      break;
+    case PhysicalType::kFloat64:
+      doubles.reserve(rows);
+      break;
+    case PhysicalType::kString:
+      strings.reserve(rows);
+      break;
+  }
+}
+
+void Column::AppendNull() {
+  nulls.push_back(1);
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      ints.push_back(0);
+      break;
+    case PhysicalType::kFloat64:
+      doubles.push_back(0);
+      break;
+    case PhysicalType::kString:
+      strings.emplace_back();
+      break;
+  }
+}
+
+void Column::AppendInt(int64_t value) {
+  nulls.push_back(0);
+  ints.push_back(value);
+}
+
+void Column::AppendDouble(double value) {
+  nulls.push_back(0);
+  doubles.push_back(value);
+}
+
+void Column::AppendString(std::string value) {
+  nulls.push_back(0);
+  strings.push_back(std::move(value));
+}
+
+void Column::AppendValue(const Value& value) {
+  if (value.is_null()) {
+    AppendNull();
+    return;
+  }
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      AppendInt(value.int_value());
+      break;
+    case PhysicalType::kFloat64:
+      AppendDouble(value.double_value());
+      break;
+    case PhysicalType::kString:
+      AppendString(value.string_value());
+      break;
+  }
+}
+
+void Column::AppendFrom(const Column& other, size_t row) {
+  nulls.push_back(other.nulls[row]);
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      ints.push_back(other.ints[row]);
+      break;
+    case PhysicalType::kFloat64:
+      doubles.push_back(other.doubles[row]);
+      break;
+    case PhysicalType::kString:
+      strings.push_back(other.strings[row]);
+      break;
+  }
+}
+
+Value Column::GetValue(size_t row) const {
+  if (nulls[row]) return Value::Null();
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      return Value::Int(ints[row]);
+    case PhysicalType::kFloat64:
+      return Value::Double(doubles[row]);
+    case PhysicalType::kString:
+      return Value::String(strings[row]);
+  }
+  return Value::Null();
+}
+
+Chunk Chunk::WithTypes(const std::vector<DataType>& types) {
+  Chunk chunk;
+  for (DataType type : types) chunk.columns.emplace_back(type);
+  return chunk;
+}
+
+void Chunk::AppendRow(const std::vector<Value>& row, RowOp op) {
+  for (size_t i = 0; i < columns.size(); ++i) columns[i].AppendValue(row[i]);
+  ops.push_back(op);
+}
+
+std::vector<Value> Chunk::GetRow(size_t row) const {
+  std::vector<Value> values;
+  values.reserve(columns.size());
+  for (const Column& column : columns) values.push_back(column.GetValue(row));
+  return values;
+}
+
+Chunk Chunk::Select(const std::vector<uint8_t>& keep) const {
+  Chunk out;
+  size_t kept = 0;
+  for (uint8_t k : keep) kept += k;
+  for (const Column& column : columns) {
+    Column selected(column.type);
+    selected.Reserve(kept);
+    for (size_t row = 0; row < keep.size(); ++row) {
+      if (keep[row]) selected.AppendFrom(column, row);
+    }
+    out.columns.push_back(std::move(selected));
+  }
+  out.ops.reserve(kept);
+  for (size_t row = 0; row < keep.size(); ++row) {
+    if (keep[row]) out.ops.push_back(ops[row]);
+  }
+  return out;
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/data_type.h"
+#include "common/value.h"
+
+namespace stave::executor {
+
+/// The kind of change a changelog row carries. An update travels as a pair: the old row
+/// (kUpdateDelete) directly followed by the new one (kUpdateInsert).
+enum class RowOp : uint8_t { kInsert, kDelete, kUpdateDelete, kUpdateInsert };
+
+/// +1 for rows that add (insert, update-after), -1 for rows that remove.
+inline int RowSign(RowOp op) {
+  return op == RowOp::kInsert || op == RowOp::kUpdateInsert ? 1 : -1;
+}
+
+/// One column of a chunk: values of one physical type plus a null flag per row. Only the
+/// vector matching the type's physical representation is used.
+struct Column {
+  DataType type;
+  std::vector<int64_t> ints;
+  std::vector<double> doubles;
+  std::vector<std::string> strings;
+  std::vector<uint8_t> nulls;  ///< 1 = NULL.
+
+  Column() = default;
+  explicit Column(DataType column_type) : type(column_type) {}
+
+  size_t size() const { return nulls.size(); }
+  bool IsNull(size_t row) const { return nulls[row] != 0; }
+  void Reserve(size_t rows);
+
+  void AppendNull();
+  void AppendInt(int64_t value);
+  void AppendDouble(double value);
+  void AppendString(std::string value);
+  void AppendValue(const Value& value);
+  /// Appends row `row` of `other` (same physical type).
+  void AppendFrom(const Column& other, size_t row);
+
+  Value GetValue(size_t row) const;
+};
+
+/// A batch of changelog rows in columns: the unit data moves in between operators, so that
+/// per-row costs (virtual calls, allocations) are paid once per chunk instead.
+struct Chunk {
+  std::vector<Column> columns;
+  std::vector<RowOp> ops;
+
+  size_t size() const { return ops.size(); }
+  bool empty() const { return ops.empty(); }
+
+  /// An empty chunk with columns of these types.
+  static Chunk WithTypes(const std::vector<DataType>& types);
+  /// Appends one row; `row` has one Value per column.
+  void AppendRow(const std::vector<Value>& row, RowOp op);
+  std::vector<Value> GetRow(size_t row) const;
+  /// The rows whose `keep` flag is set, in order.
+  Chunk Select(const std::vector<uint8_t>& keep) const;
+};
+
+/// Rows per chunk produced by sources and batch scans.
+inline constexpr size_t kChunkRows = 1024;
+
+}  // namespace stave::executor

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "executor/chunk.h"
+
+namespace stave::executor {
+
+/// Reads one stream for one job. Its position is what a checkpoint records and what
+/// recovery seeks back to, so a replayable source loses nothing and counts nothing twice.
+/// Not thread-safe: owned by one job.
+class SourceReader {
+ public:
+  enum class PollStatus {
+    kData,      ///< `chunk` holds rows (all inserts).
+    kIdle,      ///< Nothing now; try again at `wake_at`.
+    kFinished,  ///< A bounded source has delivered everything.
+  };
+
+  virtual ~SourceReader() = default;
+
+  /// Reads up to `max_rows` rows into `chunk`.
+  virtual PollStatus Poll(size_t max_rows, Chunk* chunk,
+                          std::chrono::steady_clock::time_point* wake_at) = 0;
+
+  /// The position after the last row returned, as opaque bytes.
+  virtual std::string Position() const = 0;
+  /// Continues after a position returned by Position() (from a committed checkpoint).
+  virtual Status Seek(std::string_view position) = 0;
+};
+
+}  // namespace stave::executor

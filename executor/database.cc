@@ -1,0 +1,330 @@
+#include "executor/database.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "common/sql_error.h"
+#include "executor/batch/batch_executor.h"
+#include "executor/plan_builder.h"
+#include "parser/parser.h"
+#include "planner/expression_binder.h"
+#include "planner/query_binder.h"
+
+namespace stave::executor {
+namespace {
+
+std::string KindWord(parser::ObjectKind kind) {
+  switch (kind) {
+    case parser::ObjectKind::kStream:
+      return "stream";
+    case parser::ObjectKind::kMaterializedView:
+      return "materialized view";
+    case parser::ObjectKind::kTable:
+      return "table";
+    case parser::ObjectKind::kSink:
+      return "sink";
+    case parser::ObjectKind::kView:
+      return "view";
+  }
+  return "object";
+}
+
+std::string TagWord(parser::ObjectKind kind) {
+  std::string word = KindWord(kind);
+  for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return word;
+}
+
+std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
+  switch (type) {
+    case planner::ObjectType::kStream:
+      return parser::ObjectKind::kStream;
+    case planner::ObjectType::kMaterializedView:
+      return parser::ObjectKind::kMaterializedView;
+  }
+  return std::nullopt;
+}
+
+QueryResult Command(std::string tag) {
+  QueryResult result;
+  result.command_tag = std::move(tag);
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
+                                         const planner::ConnectorRegistry* connectors) {
+  auto store = storage::Store::Open(options.data_directory).ValueOrThrow();
+  std::unique_ptr<Database> database(new Database(options, connectors, std::move(store)));
+  JobSet jobs;
+  database->Recover(&jobs);
+  database->engine_->Start(std::move(jobs));
+  return database;
+}
+
+Database::Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
+                   std::unique_ptr<storage::Store> store)
+    : options_(options), connectors_(connectors), store_(std::move(store)) {
+  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval);
+  next_object_id_ = store_->next_object_id();
+}
+
+Database::~Database() { Shutdown(); }
+
+void Database::Shutdown() {
+  if (engine_) engine_->Stop();
+}
+
+void Database::Recover(JobSet* jobs) {
+  auto entries = store_->LoadCatalogEntries().ValueOrThrow();
+  for (const auto& [id, bytes] : entries) {
+    std::optional<planner::CatalogObject> entry = planner::DeserializeCatalogEntry(bytes);
+    if (!entry) throw SqlError("XX001", fmt::format("catalog entry {} is corrupt", id));
+    try {
+      std::vector<parser::StatementPtr> statements = parser::Parse(entry->definition);
+      if (statements.size() != 1) throw SqlError("XX001", "not one statement");
+      const parser::Statement& statement = *statements[0];
+      if (statement.kind == parser::StatementKind::kCreateStream) {
+        catalog_.Add(PlanStream(static_cast<const parser::CreateStreamStatement&>(statement), id));
+      } else if (statement.kind == parser::StatementKind::kCreateMaterializedView) {
+        auto [object, job] =
+            PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement), id);
+        job->Recover(*store_);
+        catalog_.Add(object);
+        jobs->emplace(id, std::move(job));
+      } else {
+        throw SqlError("XX001", "not a CREATE statement");
+      }
+    } catch (const SqlError& error) {
+      throw SqlError("XX001", fmt::format("cannot recover {} \"{}\" from its definition: {}",
+                                          entry->type == planner::ObjectType::kStream ? "stream" : "materialized view",
+                                          entry->name, error.what()));
+    }
+  }
+  spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
+}
+
+QueryResult Database::Execute(const parser::Statement& statement) {
+  switch (statement.kind) {
+    case parser::StatementKind::kSelect:
+      return Select(static_cast<const parser::SelectStatement&>(statement));
+    case parser::StatementKind::kCreateStream:
+      return CreateStream(static_cast<const parser::CreateStreamStatement&>(statement));
+    case parser::StatementKind::kCreateMaterializedView:
+      return CreateView(static_cast<const parser::CreateMaterializedViewStatement&>(statement));
+    case parser::StatementKind::kDrop:
+      return Drop(static_cast<const parser::DropStatement&>(statement));
+    case parser::StatementKind::kShowObjects:
+      return ShowObjects(static_cast<const parser::ShowObjectsStatement&>(statement));
+    case parser::StatementKind::kCheckpoint:
+      engine_->Checkpoint();
+      return Command("CHECKPOINT");
+    default:
+      throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
+                     statement.position);
+  }
+}
+
+planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStatement& create,
+                                               uint32_t id) {
+  auto object = std::make_shared<planner::CatalogObject>();
+  object->id = id;
+  object->type = planner::ObjectType::kStream;
+  object->name = planner::ResolveObjectName(create.name, create.position);
+  object->definition = create.text;
+  object->format = create.format;
+  if (create.columns.empty()) {
+    throw SqlError(sqlstate::kSyntaxError, "a stream needs at least one column", create.position);
+  }
+  std::set<std::string> names;
+  for (const parser::ColumnDef& column : create.columns) {
+    if (!names.insert(column.name).second) {
+      throw SqlError("42701", fmt::format("column \"{}\" specified more than once", column.name),
+                     column.position);
+    }
+    if (column.primary_key) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a stream is append-only and has no primary key", column.position)
+          .WithHint("Declare a keyed table (coming with CREATE TABLE) or group by the key in a view.");
+    }
+    object->columns.push_back({column.name, planner::ResolveType(column.type)});
+  }
+  int connector_position = create.position;
+  for (const parser::Option& option : create.options) {
+    if (option.key == "connector") {
+      object->connector = option.value;
+      connector_position = option.position;
+    } else if (!object->options.emplace(option.key, option.value).second) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("option '{}' is given more than once", option.key), option.position);
+    }
+  }
+  if (object->connector.empty()) {
+    throw SqlError(sqlstate::kInvalidParameterValue, "a stream needs WITH (connector = '...')",
+                   create.position);
+  }
+  const planner::ConnectorSpec* spec = connectors_->Find(object->connector);
+  if (!spec || !spec->validate_source) {
+    std::string known;
+    for (const std::string& name : connectors_->Names()) known += (known.empty() ? "" : ", ") + name;
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("unknown connector '{}' (available: {})", object->connector, known),
+                   connector_position);
+  }
+  try {
+    spec->validate_source(object->options, object->columns);
+  } catch (SqlError& error) {
+    throw error.WithPositionIfUnset(create.position);
+  }
+  return object;
+}
+
+std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
+    const parser::CreateMaterializedViewStatement& create, uint32_t id) {
+  planner::BoundQuery query =
+      planner::BindQuery(*create.query, catalog_, planner::QueryPurpose::kMaterializedView);
+  auto object = std::make_shared<planner::CatalogObject>();
+  object->id = id;
+  object->type = planner::ObjectType::kMaterializedView;
+  object->name = planner::ResolveObjectName(create.name, create.position);
+  object->definition = create.text;
+  for (size_t i = 0; i < query.visible_columns; ++i) object->columns.push_back(query.root->output[i]);
+  for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
+  std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_);
+  return {object, std::move(job)};
+}
+
+QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) {
+  std::lock_guard lock(ddl_mutex_);
+  std::string name = planner::ResolveObjectName(create.name, create.position);
+  if (planner::CatalogObjectPtr existing = catalog_.Find(name)) {
+    if (create.if_not_exists) return Command("CREATE STREAM");
+    throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
+                   create.position);
+  }
+  planner::CatalogObjectPtr object = PlanStream(create, static_cast<uint32_t>(next_object_id_));
+  uint64_t next_id = next_object_id_ + 1;
+  engine_->ApplyChange([&](JobSet*, storage::EpochBatch* batch) {
+    batch->PutCatalogEntry(object->id, planner::SerializeCatalogEntry(*object));
+    batch->PutNextObjectId(next_id);
+  });
+  next_object_id_ = next_id;
+  catalog_.Add(object);
+  return Command("CREATE STREAM");
+}
+
+QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& create) {
+  std::lock_guard lock(ddl_mutex_);
+  std::string name = planner::ResolveObjectName(create.name, create.position);
+  if (planner::CatalogObjectPtr existing = catalog_.Find(name)) {
+    if (create.if_not_exists) return Command("CREATE MATERIALIZED VIEW");
+    throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
+                   create.position);
+  }
+  auto planned = PlanView(create, static_cast<uint32_t>(next_object_id_));
+  planner::CatalogObjectPtr object = planned.first;
+  std::unique_ptr<Job> job = std::move(planned.second);
+  uint64_t next_id = next_object_id_ + 1;
+  engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
+    // A new view starts at the stream's beginning; Recover finds no position and starts
+    // its operators (a global aggregate emits its first row into this very epoch).
+    job->Recover(*store_);
+    jobs->emplace(object->id, std::move(job));
+    batch->PutCatalogEntry(object->id, planner::SerializeCatalogEntry(*object));
+    batch->PutNextObjectId(next_id);
+  });
+  next_object_id_ = next_id;
+  catalog_.Add(object);
+  return Command("CREATE MATERIALIZED VIEW");
+}
+
+QueryResult Database::Drop(const parser::DropStatement& drop) {
+  std::lock_guard lock(ddl_mutex_);
+  std::string name = planner::ResolveObjectName(drop.name, drop.position);
+  std::string tag = "DROP " + TagWord(drop.object_kind);
+  planner::CatalogObjectPtr object = catalog_.Find(name);
+  if (!object || KindOf(object->type) != drop.object_kind) {
+    if (object) {
+      throw SqlError(sqlstate::kWrongObjectType,
+                     fmt::format("\"{}\" is not a {}", name, KindWord(drop.object_kind)), drop.position)
+          .WithHint(fmt::format("Use DROP {} to remove a {}.", TagWord(*KindOf(object->type)),
+                                planner::ObjectTypeName(object->type)));
+    }
+    if (drop.if_exists) return Command(tag);
+    throw SqlError(sqlstate::kUndefinedTable,
+                   fmt::format("{} \"{}\" does not exist", KindWord(drop.object_kind), name),
+                   drop.position);
+  }
+  // Everything to drop, dependents first.
+  std::vector<planner::CatalogObjectPtr> victims;
+  std::function<void(const planner::CatalogObjectPtr&)> collect = [&](const planner::CatalogObjectPtr& target) {
+    for (const auto& dependent : catalog_.Dependents(target->id)) {
+      if (!drop.cascade) {
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop {} {} because other objects depend on it",
+                                   planner::ObjectTypeName(object->type), name),
+                       drop.position)
+            .WithDetail(fmt::format("{} {} depends on {} {}", planner::ObjectTypeName(dependent->type),
+                                    dependent->name, planner::ObjectTypeName(target->type), target->name))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      }
+      collect(dependent);
+    }
+    victims.push_back(target);
+  };
+  collect(object);
+  engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
+    for (const auto& victim : victims) {
+      jobs->erase(victim->id);
+      batch->DeleteCatalogEntry(victim->id);
+      batch->DeleteStateTables(StateTableId(victim->id, 0), StateTableId(victim->id + 1, 0));
+      batch->DeleteSourcePositions(victim->id);
+    }
+  });
+  for (const auto& victim : victims) catalog_.Remove(victim->id);
+  return Command(tag);
+}
+
+QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
+  QueryResult result;
+  result.returns_rows = true;
+  result.columns.push_back({"Name", TypeId::kVarchar});
+  if (show.object_kind == parser::ObjectKind::kStream) {
+    result.columns.push_back({"Connector", TypeId::kVarchar});
+  } else if (show.object_kind == parser::ObjectKind::kMaterializedView) {
+    result.columns.push_back({"Definition", TypeId::kVarchar});
+  }
+  for (const auto& object : catalog_.List()) {
+    if (KindOf(object->type) != show.object_kind) continue;
+    std::vector<Value> row = {Value::String(object->name)};
+    if (show.object_kind == parser::ObjectKind::kStream) row.push_back(Value::String(object->connector));
+    if (show.object_kind == parser::ObjectKind::kMaterializedView) {
+      row.push_back(Value::String(object->definition));
+    }
+    result.rows.push_back(std::move(row));
+  }
+  std::sort(result.rows.begin(), result.rows.end(),
+            [](const auto& a, const auto& b) { return a[0].string_value() < b[0].string_value(); });
+  result.command_tag = "SHOW";
+  return result;
+}
+
+QueryResult Database::Select(const parser::SelectStatement& select) {
+  planner::BoundQuery query = planner::BindQuery(select, catalog_, planner::QueryPurpose::kBatch);
+  for (const auto& input : query.inputs) {
+    if (std::optional<std::string> error = engine_->JobError(input->id)) {
+      throw SqlError(sqlstate::kInternalError,
+                     fmt::format("materialized view \"{}\" stopped: {}", input->name, *error))
+          .WithHint("Drop the view, or fix the cause and restart the server to retry from the "
+                    "last checkpoint.");
+    }
+  }
+  // The snapshot is taken after binding, so every view the query found is in it.
+  std::shared_ptr<const storage::Snapshot> snapshot = engine_->snapshot();
+  return ExecuteBatchQuery(query, *snapshot);
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "executor/engine.h"
+#include "executor/metrics.h"
+#include "executor/query_result.h"
+#include "parser/ast.h"
+#include "planner/catalog.h"
+#include "planner/connector_spec.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+struct DatabaseOptions {
+  std::string data_directory = "data";
+  /// Zero: checkpoints only on demand (CHECKPOINT) and at shutdown.
+  std::chrono::milliseconds checkpoint_interval{1000};
+};
+
+/// One Stave database: the store, the catalog, the engine running the views, and the
+/// execution of statements that touch them (DDL, SELECT, SHOW, CHECKPOINT). Session-level
+/// statements (SET, BEGIN, ...) belong to the server's sessions. Thread-safe.
+class Database {
+ public:
+  /// Opens the data directory and recovers: every stream and view of the catalog is
+  /// planned again from its definition, every view's dataflow resumes from the last
+  /// committed epoch. Throws SqlError if the directory cannot be opened or recovered.
+  static std::unique_ptr<Database> Open(const DatabaseOptions& options,
+                                        const planner::ConnectorRegistry* connectors);
+  ~Database();
+
+  /// Executes one statement. Throws SqlError.
+  QueryResult Execute(const parser::Statement& statement);
+
+  /// Stops the engine after a final checkpoint. Idempotent.
+  void Shutdown();
+
+  Metrics* metrics() { return &metrics_; }
+  const planner::Catalog& catalog() const { return catalog_; }
+  Engine* engine() { return engine_.get(); }
+
+ private:
+  Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
+           std::unique_ptr<storage::Store> store);
+
+  /// Builds the catalog object of CREATE STREAM (validating its connector and options).
+  planner::CatalogObjectPtr PlanStream(const parser::CreateStreamStatement& create, uint32_t id);
+  /// Builds the catalog object and the job of CREATE MATERIALIZED VIEW.
+  std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
+      const parser::CreateMaterializedViewStatement& create, uint32_t id);
+  void Recover(JobSet* jobs);
+
+  QueryResult CreateStream(const parser::CreateStreamStatement& create);
+  QueryResult CreateView(const parser::CreateMaterializedViewStatement& create);
+  QueryResult Drop(const parser::DropStatement& drop);
+  QueryResult ShowObjects(const parser::ShowObjectsStatement& show);
+  QueryResult Select(const parser::SelectStatement& select);
+
+  DatabaseOptions options_;
+  const planner::ConnectorRegistry* connectors_;
+  std::unique_ptr<storage::Store> store_;
+  Metrics metrics_;
+  planner::Catalog catalog_;
+  std::unique_ptr<Engine> engine_;
+  std::mutex ddl_mutex_;  // One DDL statement at a time: names and ids are decided under it.
+  uint64_t next_object_id_;  // GUARDED_BY(ddl_mutex_)
+};
+
+}  // namespace stave::executor

@@ -1,0 +1,176 @@
+#include "executor/engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/sql_error.h"
+
+namespace stave::executor {
+
+using Clock = std::chrono::steady_clock;
+
+Engine::Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval)
+    : store_(store), metrics_(metrics), checkpoint_interval_(checkpoint_interval) {
+  snapshot_ = store_->NewSnapshot();
+  checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
+  committed_epoch_gauge_ =
+      metrics_->Gauge("stave_committed_epoch", {}, "The last committed epoch.");
+  checkpoint_duration_us_ = metrics_->Gauge("stave_last_checkpoint_duration_microseconds", {},
+                                            "How long the last checkpoint took, barrier to commit.");
+  checkpoint_bytes_ = metrics_->Gauge("stave_last_checkpoint_bytes", {},
+                                      "Bytes written by the last checkpoint's batch.");
+  committed_epoch_gauge_->store(static_cast<int64_t>(store_->committed_epoch()));
+}
+
+Engine::~Engine() { Stop(); }
+
+void Engine::Start(JobSet jobs) {
+  jobs_ = std::move(jobs);
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Engine::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Engine::set_checkpoint_interval(std::chrono::milliseconds interval) {
+  {
+    std::lock_guard lock(mutex_);
+    checkpoint_interval_ = interval;
+  }
+  wake_.notify_all();
+}
+
+void Engine::Submit(std::unique_ptr<Request> request) {
+  std::future<void> done = request->done.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    if (failure_) {
+      throw SqlError(sqlstate::kIoError, "the engine stopped after a storage failure: " + *failure_)
+          .WithHint("Restart the server to recover from the last committed checkpoint.");
+    }
+    if (stopping_ || !thread_.joinable()) {
+      throw SqlError(sqlstate::kAdminShutdown, "the server is shutting down");
+    }
+    pending_.push_back(std::move(request));
+  }
+  wake_.notify_all();
+  done.get();  // Rethrows the commit's failure.
+}
+
+void Engine::ApplyChange(Change change) {
+  auto request = std::make_unique<Request>();
+  request->change = std::move(change);
+  Submit(std::move(request));
+}
+
+void Engine::Checkpoint() { Submit(std::make_unique<Request>()); }
+
+std::shared_ptr<const storage::Snapshot> Engine::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return snapshot_;
+}
+
+std::optional<std::string> Engine::JobError(uint32_t job_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = job_errors_.find(job_id);
+  if (it == job_errors_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
+  auto start = Clock::now();
+  storage::EpochBatch batch(store_->committed_epoch() + 1);
+  for (auto& request : *requests) {
+    if (request->change) request->change(&jobs_, &batch);
+  }
+  for (auto& [id, job] : jobs_) job->Checkpoint(&batch);
+  size_t bytes = batch.ByteSize();
+  Status status = store_->Commit(&batch);
+  if (!status.ok()) {
+    spdlog::critical("checkpoint of epoch {} failed: {}", batch.epoch(), status.ToString());
+    std::lock_guard lock(mutex_);
+    failure_ = status.ToString();
+    for (auto& request : *requests) {
+      request->done.set_exception(std::make_exception_ptr(
+          SqlError(sqlstate::kIoError, "checkpoint failed: " + status.ToString())));
+    }
+    requests->clear();
+    return false;
+  }
+  dirty_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_ = store_->NewSnapshot();
+  }
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+  checkpoints_total_->fetch_add(1, std::memory_order_relaxed);
+  committed_epoch_gauge_->store(static_cast<int64_t>(batch.epoch()));
+  checkpoint_duration_us_->store(micros);
+  checkpoint_bytes_->store(static_cast<int64_t>(bytes));
+  spdlog::debug("committed epoch {} ({} bytes, {} us)", batch.epoch(), bytes, micros);
+  for (auto& request : *requests) request->done.set_value();
+  requests->clear();
+  return true;
+}
+
+void Engine::Run() {
+  auto next_checkpoint = Clock::time_point::max();
+  auto schedule = [&] {
+    std::lock_guard lock(mutex_);
+    next_checkpoint = checkpoint_interval_.count() > 0 ? Clock::now() + checkpoint_interval_
+                                                       : Clock::time_point::max();
+  };
+  schedule();
+  while (true) {
+    std::vector<std::unique_ptr<Request>> requests;
+    bool stopping;
+    {
+      std::lock_guard lock(mutex_);
+      requests.swap(pending_);
+      stopping = stopping_;
+    }
+    bool due = Clock::now() >= next_checkpoint;
+    if (!requests.empty() || stopping || due) {
+      if (!requests.empty() || dirty_) {
+        if (!CommitEpoch(&requests)) return;  // Storage failed: stop processing; see failure_.
+      }
+      if (stopping) return;
+      schedule();
+    }
+
+    bool progress = false;
+    auto wake_at = next_checkpoint;
+    for (auto& [id, job] : jobs_) {
+      auto job_wake = Clock::time_point::max();
+      switch (job->Step(&job_wake)) {
+        case Job::StepResult::kProgress:
+          progress = true;
+          dirty_ = true;
+          break;
+        case Job::StepResult::kIdle:
+          wake_at = std::min(wake_at, job_wake);
+          break;
+        case Job::StepResult::kFailed: {
+          std::lock_guard lock(mutex_);
+          job_errors_.emplace(id, job->error());
+          break;
+        }
+        case Job::StepResult::kFinished:
+          break;
+      }
+    }
+    if (!progress) {
+      // Wake at least every 100 ms so a changed interval takes effect soon.
+      wake_at = std::min(wake_at, Clock::now() + std::chrono::milliseconds(100));
+      std::unique_lock lock(mutex_);
+      wake_.wait_until(lock, wake_at, [this] { return !pending_.empty() || stopping_; });
+    }
+  }
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "executor/job.h"
+#include "executor/metrics.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// The running jobs, by view id. Touched only on the engine thread.
+using JobSet = std::map<uint32_t, std::unique_ptr<Job>>;
+
+/// Runs every materialized view's dataflow on one thread and checkpoints them: every
+/// `checkpoint_interval` (and on demand) a barrier passes through all jobs at once, and
+/// their state deltas, source positions and the epoch number are committed as one synced
+/// RocksDB write batch. Catalog changes ride in the same batch as the epoch they belong to.
+/// After each commit a snapshot of the committed epoch is published for ad-hoc SELECTs.
+/// Thread-safe: sessions call ApplyChange/Checkpoint/snapshot concurrently.
+class Engine {
+ public:
+  /// `checkpoint_interval` of zero: checkpoints only on demand (and at shutdown).
+  Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Starts the engine thread with `jobs` (recovered from the catalog).
+  void Start(JobSet jobs);
+  /// Commits a final checkpoint, then stops the thread. Idempotent.
+  void Stop();
+
+  /// A change to the set of jobs plus what it writes to the epoch batch (catalog entries,
+  /// deleted state). Runs on the engine thread between chunks; must not throw.
+  using Change = std::function<void(JobSet* jobs, storage::EpochBatch* batch)>;
+
+  /// Applies `change` at the next barrier and returns once its epoch has committed.
+  /// Throws SqlError if the engine cannot commit (a storage failure).
+  void ApplyChange(Change change);
+
+  /// Forces a checkpoint and returns once an epoch covering everything processed before
+  /// the call has committed.
+  void Checkpoint();
+
+  /// The snapshot of the last committed epoch.
+  std::shared_ptr<const storage::Snapshot> snapshot() const;
+
+  /// Why a view's job stopped, if it did.
+  std::optional<std::string> JobError(uint32_t job_id) const;
+
+  void set_checkpoint_interval(std::chrono::milliseconds interval);
+
+ private:
+  struct Request {
+    Change change;  // Empty for a plain checkpoint request.
+    std::promise<void> done;
+  };
+
+  void Run();
+  /// Commits one epoch with the requests' changes. Returns false if the commit failed.
+  bool CommitEpoch(std::vector<std::unique_ptr<Request>>* requests);
+  void Submit(std::unique_ptr<Request> request);
+
+  storage::Store* store_;
+  Metrics* metrics_;
+  JobSet jobs_;  // Engine thread only.
+  bool dirty_ = false;  // Engine thread only: jobs changed state since the last commit.
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<std::unique_ptr<Request>> pending_;  // GUARDED_BY(mutex_)
+  bool stopping_ = false;                          // GUARDED_BY(mutex_)
+  std::optional<std::string> failure_;             // GUARDED_BY(mutex_)
+  std::chrono::milliseconds checkpoint_interval_;  // GUARDED_BY(mutex_)
+  std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
+  std::map<uint32_t, std::string> job_errors_;         // GUARDED_BY(mutex_)
+  std::thread thread_;
+
+  std::atomic<uint64_t>* checkpoints_total_;
+  std::atomic<int64_t>* committed_epoch_gauge_;
+  std::atomic<int64_t>* checkpoint_duration_us_;
+  std::atomic<int64_t>* checkpoint_bytes_;
+};
+
+}  // namespace stave::executor

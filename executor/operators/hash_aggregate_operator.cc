@@ -1,0 +1,149 @@
+#include "executor/operators/hash_aggregate_operator.h"
+
+#include <optional>
+
+#include "common/sql_error.h"
+#include "executor/expression_evaluator.h"
+#include "storage/key_codec.h"
+
+namespace stave::executor {
+namespace {
+
+// Groups kept in memory past a barrier; beyond this the cache is dropped and groups are
+// read back from RocksDB when touched again.
+constexpr size_t kMaxCachedGroups = 1 << 18;
+
+}  // namespace
+
+HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
+                                             storage::StateTable state)
+    : node_(std::move(node)), state_(std::move(state)) {
+  for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
+  for (const auto& column : node_->output) output_types_.push_back(column.type);
+}
+
+void HashAggregateOperator::Start() {
+  if (!node_->group_keys.empty()) return;
+  // A global aggregate has one row from the start, as `SELECT count(*)` over no rows does.
+  if (FindGroup("") != nullptr) return;
+  Group* group = CreateGroup("");
+  Chunk out = Chunk::WithTypes(output_types_);
+  out.AppendRow(ResultRow("", group->state), RowOp::kInsert);
+  Emit(std::move(out));
+}
+
+HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string& key) {
+  auto it = groups_.find(key);
+  if (it != groups_.end()) return &it->second;
+  std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
+  if (!stored) return nullptr;
+  Group group;
+  if (!DecodeGroupState(*stored, node_->aggregates, &group.state)) {
+    throw SqlError("XX001", "corrupt aggregate state in table " + std::to_string(state_.table_id()));
+  }
+  return &groups_.emplace(key, std::move(group)).first->second;
+}
+
+HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(const std::string& key) {
+  Group group;
+  group.state.aggregates.assign(node_->aggregates.size(), AggregateState());
+  group.dirty = true;
+  return &groups_.insert_or_assign(key, std::move(group)).first->second;
+}
+
+std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
+                                                    const GroupState& state) const {
+  std::vector<Value> row;
+  row.reserve(output_types_.size());
+  std::string_view rest = key;
+  for (DataType type : key_types_) {
+    Value value;
+    storage::DecodeKeyValue(&rest, type, &value);
+    row.push_back(std::move(value));
+  }
+  for (size_t i = 0; i < node_->aggregates.size(); ++i) {
+    row.push_back(AggregateResult(node_->aggregates[i], state.aggregates[i]));
+  }
+  return row;
+}
+
+void HashAggregateOperator::OnChunk(Chunk chunk) {
+  std::vector<Column> keys;
+  for (const auto& key : node_->group_keys) keys.push_back(Evaluate(*key, chunk));
+  std::vector<std::optional<Column>> args;
+  for (const auto& call : node_->aggregates) {
+    args.push_back(call.arg ? std::optional<Column>(Evaluate(*call.arg, chunk)) : std::nullopt);
+  }
+
+  // The result row of each touched group before this chunk (nullopt: no row), in the
+  // order the groups were first touched, so the output is deterministic.
+  std::vector<std::pair<std::string, std::optional<std::vector<Value>>>> touched;
+  std::unordered_map<std::string, size_t> touched_index;
+  bool global = node_->group_keys.empty();
+
+  std::string key;
+  for (size_t row = 0; row < chunk.size(); ++row) {
+    key.clear();
+    for (size_t k = 0; k < keys.size(); ++k) {
+      storage::EncodeKeyValue(keys[k].GetValue(row), key_types_[k], &key);
+    }
+    Group* group = FindGroup(key);
+    if (!touched_index.count(key)) {
+      std::optional<std::vector<Value>> before;
+      if (group && (global || group->state.row_count > 0)) before = ResultRow(key, group->state);
+      touched_index.emplace(key, touched.size());
+      touched.emplace_back(key, std::move(before));
+    }
+    if (!group) group = CreateGroup(key);
+    int sign = RowSign(chunk.ops[row]);
+    group->state.row_count += sign;
+    for (size_t a = 0; a < node_->aggregates.size(); ++a) {
+      Accumulate(node_->aggregates[a], &group->state.aggregates[a], args[a] ? &*args[a] : nullptr,
+                 row, sign);
+    }
+    group->dirty = true;
+  }
+
+  Chunk out = Chunk::WithTypes(output_types_);
+  for (auto& [group_key, before] : touched) {
+    Group* group = &groups_.at(group_key);
+    bool exists = global || group->state.row_count > 0;
+    std::optional<std::vector<Value>> after;
+    if (exists) after = ResultRow(group_key, group->state);
+    if (before && after) {
+      if (*before != *after) {
+        out.AppendRow(*before, RowOp::kUpdateDelete);
+        out.AppendRow(*after, RowOp::kUpdateInsert);
+      }
+    } else if (after) {
+      out.AppendRow(*after, RowOp::kInsert);
+    } else if (before) {
+      out.AppendRow(*before, RowOp::kDelete);
+    }
+  }
+  Emit(std::move(out));
+}
+
+void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    Group& group = it->second;
+    if (group.dirty) {
+      if (node_->group_keys.empty() || group.state.row_count > 0) {
+        state_.Put(it->first, EncodeGroupState(group.state, node_->aggregates));
+      } else {
+        state_.Delete(it->first);
+      }
+      group.dirty = false;
+    }
+    if (!node_->group_keys.empty() && group.state.row_count <= 0) {
+      it = groups_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  state_.FlushTo(batch);
+  if (groups_.size() > kMaxCachedGroups) groups_.clear();
+  StreamOperator::OnBarrier(batch);
+}
+
+}  // namespace stave::executor

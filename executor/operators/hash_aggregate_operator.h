@@ -1,0 +1,47 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "executor/aggregate_state.h"
+#include "executor/operators/stream_operator.h"
+#include "planner/logical_plan.h"
+#include "storage/state_table.h"
+
+namespace stave::executor {
+
+/// Grouped aggregation over a changelog, with its groups in a state table keyed by the
+/// memcomparable group key. For each input chunk it emits, per group the chunk touched, the
+/// change of that group's result row: an insert for a new group, an update pair for a
+/// changed one, a delete for a group whose last row was retracted. Without group keys
+/// there is exactly one group, whose row exists from the start (count 0).
+/// Groups are cached in memory; the cache is trimmed after each barrier.
+class HashAggregateOperator : public StreamOperator {
+ public:
+  HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node, storage::StateTable state);
+
+  void Start() override;
+  void OnChunk(Chunk chunk) override;
+  void OnBarrier(storage::EpochBatch* batch) override;
+
+ private:
+  struct Group {
+    GroupState state;
+    bool dirty = false;
+  };
+
+  /// Finds a group in the cache or the state table; nullptr if it does not exist.
+  Group* FindGroup(const std::string& key);
+  Group* CreateGroup(const std::string& key);
+  std::vector<Value> ResultRow(const std::string& key, const GroupState& state) const;
+
+  std::shared_ptr<const planner::AggregateNode> node_;
+  storage::StateTable state_;
+  std::vector<DataType> key_types_;
+  std::vector<DataType> output_types_;
+  std::unordered_map<std::string, Group> groups_;
+};
+
+}  // namespace stave::executor

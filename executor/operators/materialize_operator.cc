@@ -1,0 +1,71 @@
+#include "executor/operators/materialize_operator.h"
+
+#include "common/sql_error.h"
+#include "storage/key_codec.h"
+
+namespace stave::executor {
+namespace {
+
+constexpr std::string_view kNextRowIdKey = "next_row_id";
+
+}  // namespace
+
+MaterializeOperator::MaterializeOperator(storage::RowTypes visible_types, bool keyed,
+                                         std::vector<size_t> key_columns, storage::StateTable rows,
+                                         storage::StateTable counters,
+                                         std::atomic<uint64_t>* rows_written)
+    : visible_types_(std::move(visible_types)),
+      keyed_(keyed),
+      key_columns_(std::move(key_columns)),
+      rows_(std::move(rows)),
+      counters_(std::move(counters)),
+      rows_written_(rows_written) {}
+
+void MaterializeOperator::Start() {
+  if (keyed_) return;
+  std::optional<std::string> stored = counters_.Get(kNextRowIdKey).ValueOrThrow();
+  if (stored && stored->size() == 8) next_row_id_ = storage::ReadBigEndian64(*stored);
+}
+
+void MaterializeOperator::OnChunk(Chunk chunk) {
+  std::string key;
+  std::string value;
+  std::vector<Value> row(visible_types_.size());
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    key.clear();
+    if (!keyed_) {
+      if (RowSign(chunk.ops[r]) < 0) {
+        throw SqlError(sqlstate::kInternalError, "a keyless materialized view received a retraction");
+      }
+      storage::AppendBigEndian64(next_row_id_++, &key);
+      row_id_dirty_ = true;
+    } else {
+      for (size_t column : key_columns_) {
+        storage::EncodeKeyValue(chunk.columns[column].GetValue(r), chunk.columns[column].type, &key);
+      }
+    }
+    if (RowSign(chunk.ops[r]) > 0) {
+      for (size_t c = 0; c < visible_types_.size(); ++c) row[c] = chunk.columns[c].GetValue(r);
+      value.clear();
+      storage::EncodeRow(row, visible_types_, &value);
+      rows_.Put(key, value);
+    } else {
+      rows_.Delete(key);
+    }
+  }
+  if (rows_written_) rows_written_->fetch_add(chunk.size(), std::memory_order_relaxed);
+}
+
+void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
+  if (row_id_dirty_) {
+    std::string bytes;
+    storage::AppendBigEndian64(next_row_id_, &bytes);
+    counters_.Put(kNextRowIdKey, std::move(bytes));
+    row_id_dirty_ = false;
+  }
+  rows_.FlushTo(batch);
+  counters_.FlushTo(batch);
+  StreamOperator::OnBarrier(batch);
+}
+
+}  // namespace stave::executor

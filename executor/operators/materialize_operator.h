@@ -1,0 +1,42 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "executor/operators/stream_operator.h"
+#include "storage/row_codec.h"
+#include "storage/state_table.h"
+
+namespace stave::executor {
+
+/// The end of a materialized view's dataflow: applies the changelog to the view's rows
+/// table, which ad-hoc SELECTs read. Rows are keyed by the key columns (a grouped view's
+/// group keys); a view without keys is append-only and numbers its rows with a counter
+/// kept in its own state, so a replay after recovery numbers them the same way.
+class MaterializeOperator : public StreamOperator {
+ public:
+  /// `visible_types`: the view's columns, the first columns of each chunk.
+  /// `keyed`: rows are identified by `key_columns`, chunk positions that may be hidden
+  /// columns after the visible ones (empty for a global aggregate's single row).
+  /// `rows_written` counts row changes applied (a metric; may be null).
+  MaterializeOperator(storage::RowTypes visible_types, bool keyed, std::vector<size_t> key_columns,
+                      storage::StateTable rows, storage::StateTable counters,
+                      std::atomic<uint64_t>* rows_written);
+
+  void Start() override;
+  void OnChunk(Chunk chunk) override;
+  void OnBarrier(storage::EpochBatch* batch) override;
+
+ private:
+  storage::RowTypes visible_types_;
+  bool keyed_;
+  std::vector<size_t> key_columns_;
+  storage::StateTable rows_;
+  storage::StateTable counters_;
+  uint64_t next_row_id_ = 0;
+  bool row_id_dirty_ = false;
+  std::atomic<uint64_t>* rows_written_;
+};
+
+}  // namespace stave::executor

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "executor/chunk.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// A step of a streaming dataflow. Chunks are pushed in; results are pushed to the
+/// downstream operator. A barrier passes through every operator in order: each writes
+/// its state delta for the epoch into the batch, then forwards the barrier, so the batch
+/// holds the state of every operator after exactly the same input prefix.
+/// Not thread-safe: an operator instance is driven by one task at a time.
+class StreamOperator {
+ public:
+  virtual ~StreamOperator() = default;
+
+  void set_downstream(StreamOperator* downstream) { downstream_ = downstream; }
+
+  /// Called once before the first chunk, after the job's state was recovered. May emit
+  /// (a global aggregate emits its initial row when it has no state yet).
+  virtual void Start() {}
+
+  virtual void OnChunk(Chunk chunk) = 0;
+
+  /// Writes this epoch's state delta into `batch`, then forwards the barrier.
+  virtual void OnBarrier(storage::EpochBatch* batch) {
+    if (downstream_) downstream_->OnBarrier(batch);
+  }
+
+ protected:
+  void Emit(Chunk chunk) {
+    if (!chunk.empty() && downstream_) downstream_->OnChunk(std::move(chunk));
+  }
+
+  StreamOperator* downstream_ = nullptr;
+};
+
+}  // namespace stave::executor

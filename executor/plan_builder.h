@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "executor/job.h"
+#include "executor/metrics.h"
+#include "planner/catalog.h"
+#include "planner/logical_plan.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// State tables of one object: its id in the high bits, the operator's slot in the low 8,
+/// so dropping an object deletes one contiguous range of table ids.
+inline uint32_t StateTableId(uint32_t object_id, uint32_t slot) { return (object_id << 8) | slot; }
+/// Slot 0 of a materialized view holds its rows (what SELECT reads).
+inline constexpr uint32_t kViewRowsSlot = 0;
+
+/// Builds the dataflow of a materialized view from its bound query: a reader of the
+/// stream, then one operator per plan node, then the materialization into the view's rows.
+/// Throws SqlError if the plan has a node streaming execution does not support.
+std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
+                              const storage::Store* store, Metrics* metrics);
+
+}  // namespace stave::executor

@@ -1,0 +1,515 @@
+// The SQL dialect of Stave: a PostgreSQL-flavoured subset for streams and materialized views.
+//
+// The expression rules follow the layering of Trino's SqlBase.g4: booleanExpression (NOT, AND,
+// OR and predicates) over valueExpression (arithmetic and ||) over primaryExpression (literals,
+// names, calls, CASE, casts). Operator precedence therefore comes from the rule structure and,
+// inside a left-recursive rule, from the order of its alternatives (earlier binds tighter).
+//
+// ANTLR 4.7.2 has no caseInsensitive option, so keywords are spelled with one fragment per
+// letter. Which words are reserved follows PostgreSQL: its reserved keywords (plus IS, LIKE,
+// ILIKE and BETWEEN, which our expression syntax needs) cannot be bare identifiers; every other
+// keyword we know is listed in nonReserved and stays usable as a column, table or alias name.
+//
+// The parser turns this tree into parser/ast.h nodes; this file knows nothing of the AST.
+grammar StaveSql;
+
+// ========================================================================================
+// Statements
+
+// A query string: statements separated by ';'. Empty statements (";;", a trailing ';', a
+// comment-only string) are allowed and produce nothing.
+multiStatement
+    : statement? (SEMICOLON statement?)* EOF
+    ;
+
+statement
+    : query                                                            #selectStatement
+    | CREATE STREAM (IF NOT EXISTS)? qualifiedName
+        LPAREN columnDefinition (COMMA columnDefinition)* RPAREN
+        streamOptions                                                  #createStream
+    | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query #createMaterializedView
+    | DROP objectType (IF EXISTS)? qualifiedName (CASCADE | RESTRICT)? #drop
+    // SHOW STREAMS also matches "SHOW <variable>"; ANTLR resolves such ambiguities in favour
+    // of the earlier alternative, so the object listings must come first.
+    | SHOW objectTypePlural                                            #showObjects
+    | SHOW TIME ZONE                                                   #showTimeZone
+    | SHOW TRANSACTION ISOLATION LEVEL                                 #showTransactionIsolation
+    | SHOW ALL                                                         #showAll
+    | SHOW variableName                                                #showVariable
+    | SET scope=(SESSION | LOCAL)? TIME ZONE timeZoneValue             #setTimeZone
+    | SET scope=(SESSION | LOCAL)? variableName (EQ | TO)
+        (DEFAULT | setValue (COMMA setValue)*)                         #setVariable
+    | RESET (ALL | TIME ZONE | variableName)                           #reset
+    | BEGIN (WORK | TRANSACTION)? transactionModes?                    #beginTransaction
+    | START TRANSACTION transactionModes?                              #startTransaction
+    | (COMMIT | END) (WORK | TRANSACTION)?                             #commit
+    | (ROLLBACK | ABORT) (WORK | TRANSACTION)?                         #rollback
+    | CHECKPOINT                                                       #checkpoint
+    ;
+
+// ---------------------------------------------------------------------------------------
+// SELECT
+
+// A query may be wrapped in parentheses as a whole ("(SELECT 1)"); set operations and
+// subqueries are not part of the dialect.
+query
+    : querySpecification
+    | LPAREN query RPAREN
+    ;
+
+querySpecification
+    : SELECT setQuantifier? selectItem (COMMA selectItem)*
+      (FROM tableReference)?
+      (WHERE where=expression)?
+      (GROUP BY groupBy+=expression (COMMA groupBy+=expression)*)?
+      (HAVING having=expression)?
+      (ORDER BY sortItem (COMMA sortItem)*)?
+      // PostgreSQL accepts LIMIT and OFFSET in either order.
+      (limitClause offsetClause? | offsetClause limitClause?)?
+    ;
+
+setQuantifier
+    : DISTINCT
+    | ALL
+    ;
+
+selectItem
+    : expression (AS alias=anyWord | bareAlias=identifier)?   #selectSingle
+    | qualifiedName DOT ASTERISK                              #selectAll
+    | ASTERISK                                                #selectAll
+    ;
+
+tableReference
+    : qualifiedName (AS? alias=identifier)?
+    ;
+
+sortItem
+    : expression ordering=(ASC | DESC)? (NULLS nullOrdering=(FIRST | LAST))?
+    ;
+
+// LIMIT ALL means no limit.
+limitClause
+    : LIMIT (ALL | expression)
+    ;
+
+offsetClause
+    : OFFSET expression (ROW | ROWS)?
+    ;
+
+// ---------------------------------------------------------------------------------------
+// CREATE STREAM
+
+columnDefinition
+    : identifier dataType columnConstraint*
+    ;
+
+columnConstraint
+    : NOT NULL_
+    | NULL_
+    | PRIMARY KEY
+    ;
+
+// WITH (...) and FORMAT may come in either order, each at most once.
+streamOptions
+    : (withClause formatClause? | formatClause withClause?)?
+    ;
+
+withClause
+    : WITH LPAREN property (COMMA property)* RPAREN
+    ;
+
+property
+    : propertyKey EQ propertyValue
+    ;
+
+// Keys are dotted names (properties.bootstrap.servers) whose parts may be any word, reserved
+// or not ("properties.group.id"), or a quoted string for keys that are not names
+// ('fields.id.kind', 'scan.startup.timestamp-millis').
+propertyKey
+    : stringValue
+    | anyWord (DOT anyWord)*
+    ;
+
+propertyValue
+    : stringValue
+    | signedNumber
+    | anyWord
+    ;
+
+formatClause
+    : FORMAT (identifier | stringValue)
+    ;
+
+// ---------------------------------------------------------------------------------------
+// DROP / SHOW
+
+objectType
+    : STREAM
+    | MATERIALIZED VIEW
+    | TABLE
+    | SINK
+    | VIEW
+    ;
+
+objectTypePlural
+    : STREAMS
+    | MATERIALIZED VIEWS
+    | TABLES
+    | SINKS
+    | VIEWS
+    ;
+
+// ---------------------------------------------------------------------------------------
+// SET / RESET
+
+// Configuration parameter names, possibly dotted ("stave.checkpoint_interval").
+variableName
+    : identifier (DOT identifier)*
+    ;
+
+setValue
+    : stringValue
+    | signedNumber
+    | ON
+    | booleanValue
+    | identifier
+    ;
+
+// SET TIME ZONE LOCAL and SET TIME ZONE DEFAULT both reset the parameter.
+timeZoneValue
+    : stringValue
+    | signedNumber
+    | DEFAULT
+    | identifier
+    ;
+
+// ---------------------------------------------------------------------------------------
+// Transactions. Modes are parsed so that clients may send them, and are then ignored.
+
+transactionModes
+    : transactionMode (COMMA? transactionMode)*
+    ;
+
+transactionMode
+    : ISOLATION LEVEL (SERIALIZABLE | REPEATABLE READ | READ COMMITTED | READ UNCOMMITTED)
+    | READ (ONLY | WRITE)
+    | NOT? DEFERRABLE
+    ;
+
+// ========================================================================================
+// Expressions
+
+expression
+    : booleanExpression
+    ;
+
+// The predicate of a "predicated" alternative applies to its valueExpression, so a
+// comparison cannot be chained (a = b = c is an error, as in PostgreSQL) and the bounds of
+// BETWEEN are value expressions: in "x BETWEEN 1 AND 2 AND y" the second AND is logical.
+booleanExpression
+    : valueExpression predicate?                                     #predicated
+    | NOT booleanExpression                                          #logicalNot
+    | left=booleanExpression op=AND right=booleanExpression          #logicalBinary
+    | left=booleanExpression op=OR right=booleanExpression           #logicalBinary
+    ;
+
+predicate
+    : comparisonOperator right=valueExpression                           #comparison
+    | NOT? BETWEEN lower=valueExpression AND upper=valueExpression       #between
+    | NOT? IN LPAREN expression (COMMA expression)* RPAREN               #inList
+    | NOT? op=(LIKE | ILIKE) pattern=valueExpression                     #like
+    | IS NOT? NULL_                                                      #nullPredicate
+    ;
+
+// As in PostgreSQL, unary minus binds tighter than * and ||, the lowest of these, binds
+// looser than + and -.
+valueExpression
+    : primaryExpression                                                   #valueExpressionDefault
+    | op=(MINUS | PLUS) valueExpression                                   #arithmeticUnary
+    | left=valueExpression op=(ASTERISK | SLASH | PERCENT) right=valueExpression  #arithmeticBinary
+    | left=valueExpression op=(PLUS | MINUS) right=valueExpression        #arithmeticBinary
+    | left=valueExpression CONCAT right=valueExpression                   #concatenation
+    ;
+
+primaryExpression
+    : NULL_                                                               #nullLiteral
+    | booleanValue                                                        #booleanLiteral
+    | number                                                              #numericLiteral
+    | stringValue                                                         #stringLiteral
+    // A typed literal such as DATE '2024-01-31': a cast of the string.
+    | dataTypeName stringValue                                            #typeConstructor
+    | qualifiedName LPAREN ASTERISK RPAREN                                #functionCall
+    | qualifiedName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN  #functionCall
+    | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
+    | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
+    | CAST LPAREN expression AS dataType RPAREN                           #cast
+    | qualifiedName                                                       #columnReference
+    | LPAREN expression RPAREN                                            #parenthesizedExpression
+    // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
+    | primaryExpression DOUBLE_COLON dataType                             #postfixCast
+    ;
+
+whenClause
+    : WHEN condition=expression THEN result=expression
+    ;
+
+comparisonOperator
+    : EQ | NEQ | LT | LTE | GT | GTE
+    ;
+
+// ========================================================================================
+// Types
+
+// A type as written; the binder resolves the name. The multi-word PostgreSQL spellings come
+// first so that they win over "double" followed by an alias named "precision".
+dataType
+    : DOUBLE PRECISION
+    | CHARACTER VARYING typeModifiers?
+    | dataTypeName typeModifiers? (withTimeZone=(WITH | WITHOUT) TIME ZONE)?
+    ;
+
+dataTypeName
+    : identifier (DOT identifier)*
+    ;
+
+typeModifiers
+    : LPAREN INTEGER_VALUE (COMMA INTEGER_VALUE)* RPAREN
+    ;
+
+// ========================================================================================
+// Names and literals
+
+qualifiedName
+    : identifier (DOT identifier)*
+    ;
+
+identifier
+    : IDENTIFIER
+    | QUOTED_IDENTIFIER
+    | nonReserved
+    ;
+
+// Any word at all, for places where PostgreSQL accepts reserved keywords too: aliases after
+// AS and the parts of WITH option keys.
+anyWord
+    : identifier
+    | reserved
+    ;
+
+stringValue
+    : STRING
+    ;
+
+number
+    : INTEGER_VALUE      #integerLiteral
+    | DECIMAL_VALUE      #decimalLiteral
+    ;
+
+signedNumber
+    : sign=(MINUS | PLUS)? number
+    ;
+
+booleanValue
+    : TRUE_
+    | FALSE_
+    ;
+
+// Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
+// names). Every keyword token must be listed either here or in nonReserved.
+reserved
+    : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | DEFAULT | DEFERRABLE | DESC
+    | DISTINCT | ELSE | END | FALSE_ | FROM | GROUP | HAVING | ILIKE | IN | IS | LIKE | LIMIT
+    | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN | TO
+    | TRUE_ | WHEN | WHERE | WITH
+    ;
+
+// Keywords that remain usable as identifiers, as in PostgreSQL.
+nonReserved
+    : ABORT | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED | DOUBLE
+    | DROP | EXISTS | FIRST | FORMAT | IF | ISOLATION | KEY | LAST | LEVEL | LOCAL
+    | MATERIALIZED | NULLS | PRECISION | READ | REPEATABLE | RESET | RESTRICT | ROLLBACK | ROW
+    | ROWS | SERIALIZABLE | SESSION | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS
+    | TABLES | TIME | TRANSACTION | UNCOMMITTED | VARYING | VIEW | VIEWS | WITHOUT | WORK
+    | WRITE | ZONE
+    ;
+
+// ========================================================================================
+// Lexer
+
+// Keywords. They must precede IDENTIFIER: on a tie in length the first rule wins. NULL, TRUE
+// and FALSE carry a trailing underscore because the plain names clash with C++ macros and
+// keywords in the generated code.
+ABORT: A B O R T;
+ALL: A L L;
+AND: A N D;
+AS: A S;
+ASC: A S C;
+BEGIN: B E G I N;
+BETWEEN: B E T W E E N;
+BY: B Y;
+CASCADE: C A S C A D E;
+CASE: C A S E;
+CAST: C A S T;
+CHARACTER: C H A R A C T E R;
+CHECKPOINT: C H E C K P O I N T;
+COMMIT: C O M M I T;
+COMMITTED: C O M M I T T E D;
+CREATE: C R E A T E;
+DEFAULT: D E F A U L T;
+DEFERRABLE: D E F E R R A B L E;
+DESC: D E S C;
+DISTINCT: D I S T I N C T;
+DOUBLE: D O U B L E;
+DROP: D R O P;
+ELSE: E L S E;
+END: E N D;
+EXISTS: E X I S T S;
+FALSE_: F A L S E;
+FIRST: F I R S T;
+FORMAT: F O R M A T;
+FROM: F R O M;
+GROUP: G R O U P;
+HAVING: H A V I N G;
+IF: I F;
+ILIKE: I L I K E;
+IN: I N;
+IS: I S;
+ISOLATION: I S O L A T I O N;
+KEY: K E Y;
+LAST: L A S T;
+LEVEL: L E V E L;
+LIKE: L I K E;
+LIMIT: L I M I T;
+LOCAL: L O C A L;
+MATERIALIZED: M A T E R I A L I Z E D;
+NOT: N O T;
+NULL_: N U L L;
+NULLS: N U L L S;
+OFFSET: O F F S E T;
+ON: O N;
+ONLY: O N L Y;
+OR: O R;
+ORDER: O R D E R;
+PRECISION: P R E C I S I O N;
+PRIMARY: P R I M A R Y;
+READ: R E A D;
+REPEATABLE: R E P E A T A B L E;
+RESET: R E S E T;
+RESTRICT: R E S T R I C T;
+ROLLBACK: R O L L B A C K;
+ROW: R O W;
+ROWS: R O W S;
+SELECT: S E L E C T;
+SERIALIZABLE: S E R I A L I Z A B L E;
+SESSION: S E S S I O N;
+SET: S E T;
+SHOW: S H O W;
+SINK: S I N K;
+SINKS: S I N K S;
+START: S T A R T;
+STREAM: S T R E A M;
+STREAMS: S T R E A M S;
+TABLE: T A B L E;
+TABLES: T A B L E S;
+THEN: T H E N;
+TIME: T I M E;
+TO: T O;
+TRANSACTION: T R A N S A C T I O N;
+TRUE_: T R U E;
+UNCOMMITTED: U N C O M M I T T E D;
+VARYING: V A R Y I N G;
+VIEW: V I E W;
+VIEWS: V I E W S;
+WHEN: W H E N;
+WHERE: W H E R E;
+WITH: W I T H;
+WITHOUT: W I T H O U T;
+WORK: W O R K;
+WRITE: W R I T E;
+ZONE: Z O N E;
+
+// Operators and punctuation.
+EQ: '=';
+NEQ: '<>' | '!=';
+LT: '<';
+LTE: '<=';
+GT: '>';
+GTE: '>=';
+PLUS: '+';
+MINUS: '-';
+ASTERISK: '*';
+SLASH: '/';
+PERCENT: '%';
+CONCAT: '||';
+DOUBLE_COLON: '::';
+LPAREN: '(';
+RPAREN: ')';
+COMMA: ',';
+DOT: '.';
+SEMICOLON: ';';
+
+// 'it''s': a doubled quote stands for one quote; the parser strips and unescapes.
+STRING: '\'' ( ~'\'' | '\'\'' )* '\'';
+
+// Numbers keep their text; the binder decides their type and range. "1.5", "1.", ".5" and
+// anything with an exponent are decimals.
+INTEGER_VALUE: DIGIT+;
+DECIMAL_VALUE
+    : DIGIT+ '.' DIGIT* EXPONENT?
+    | '.' DIGIT+ EXPONENT?
+    | DIGIT+ EXPONENT
+    ;
+
+// Unquoted identifiers are folded to lower case by the parser. As in PostgreSQL, letters
+// beyond ASCII are allowed and kept as written.
+IDENTIFIER: IDENTIFIER_START IDENTIFIER_PART*;
+
+// "Foo" keeps its case; a doubled quote stands for one quote.
+QUOTED_IDENTIFIER: '"' ( ~'"' | '""' )* '"';
+
+LINE_COMMENT: '--' ~[\r\n]* -> skip;
+BLOCK_COMMENT: '/*' .*? '*/' -> skip;
+WHITESPACE: [ \t\r\n\f\u000B]+ -> skip;
+
+// Error tokens. They appear in no parser rule, so the parser reports a syntax error right at
+// them, and the error listener turns them into PostgreSQL's messages. An unterminated
+// literal can never beat its terminated form on length, so these only match when the closing
+// quote (or "*/") is missing: they then run to the end of the input.
+UNTERMINATED_STRING: '\'' ( ~'\'' | '\'\'' )*;
+UNTERMINATED_QUOTED_IDENTIFIER: '"' ( ~'"' | '""' )*;
+UNTERMINATED_BLOCK_COMMENT: '/*' ( ~'*' | '*'+ ~[*/] )* '*'*;
+// Any other character ('$', '#', '?', ...). Catching it here means the lexer itself never
+// fails: every bad input ends in one parser error at a known token.
+ERROR_CHARACTER: .;
+
+fragment IDENTIFIER_START: [a-zA-Z_\u0080-\u{10FFFF}];
+fragment IDENTIFIER_PART: [a-zA-Z0-9_$\u0080-\u{10FFFF}];
+fragment DIGIT: [0-9];
+fragment EXPONENT: [eE] [+-]? DIGIT+;
+
+fragment A: [aA];
+fragment B: [bB];
+fragment C: [cC];
+fragment D: [dD];
+fragment E: [eE];
+fragment F: [fF];
+fragment G: [gG];
+fragment H: [hH];
+fragment I: [iI];
+fragment J: [jJ];
+fragment K: [kK];
+fragment L: [lL];
+fragment M: [mM];
+fragment N: [nN];
+fragment O: [oO];
+fragment P: [pP];
+fragment Q: [qQ];
+fragment R: [rR];
+fragment S: [sS];
+fragment T: [tT];
+fragment U: [uU];
+fragment V: [vV];
+fragment W: [wW];
+fragment X: [xX];
+fragment Y: [yY];
+fragment Z: [zZ];

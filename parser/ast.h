@@ -1,0 +1,322 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+/// The typed syntax tree the parser produces. Plain data: no name resolution, no types
+/// beyond what the text says. Identifiers are already case-folded (unquoted → lower case,
+/// "quoted" → as written). Every node carries `position`: the 1-based character offset of
+/// its first character in the whole query string (as PostgreSQL reports it), 0 if unknown.
+namespace stave::parser {
+
+/// A possibly qualified name: `foo` → {"foo"}, `public.foo` → {"public", "foo"}.
+using QualifiedName = std::vector<std::string>;
+
+/// A type as written: `name` is the normalized lower-case spelling with single spaces
+/// ("bigint", "double precision", "character varying", "int"); `modifiers` holds the
+/// numbers in parentheses (varchar(20) → {20}).
+struct TypeName {
+  std::string name;
+  std::vector<int64_t> modifiers;
+  int position = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Expressions
+
+enum class ExprKind {
+  kLiteral,
+  kColumnRef,
+  kStar,
+  kUnary,
+  kBinary,
+  kFunctionCall,
+  kCase,
+  kCast,
+  kIsNull,
+  kBetween,
+  kInList,
+  kLike,
+};
+
+/// The deepest expression tree the parser produces: a chain of 4999 operators over one leaf is
+/// 5000 levels deep. Deeper input fails with SQLSTATE 54001, so code that walks expressions
+/// recursively (including their destructors) can rely on this bound.
+inline constexpr int kMaxExpressionDepth = 5000;
+
+struct Expr {
+  explicit Expr(ExprKind k) : kind(k) {}
+  virtual ~Expr() = default;
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+
+  const ExprKind kind;
+  int position = 0;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class LiteralKind { kNull, kBoolean, kInteger, kDecimal, kString };
+
+/// `NULL`, `TRUE`/`FALSE`, `42`, `4.2` / `1e3`, `'text'`. `value` holds the text: digits as
+/// written for numbers, the unescaped contents for strings ('it''s' → it's), "true"/"false".
+struct LiteralExpr : Expr {
+  LiteralExpr() : Expr(ExprKind::kLiteral) {}
+  LiteralKind literal_kind = LiteralKind::kNull;
+  std::string value;
+};
+
+/// `col`, `t.col`, `schema.t.col`.
+struct ColumnRefExpr : Expr {
+  ColumnRefExpr() : Expr(ExprKind::kColumnRef) {}
+  QualifiedName names;
+};
+
+/// `*` or `t.*` in a select list.
+struct StarExpr : Expr {
+  StarExpr() : Expr(ExprKind::kStar) {}
+  QualifiedName qualifier;  ///< Empty for a bare `*`.
+};
+
+enum class UnaryOp { kNegate, kPlus, kNot };
+
+struct UnaryExpr : Expr {
+  UnaryExpr() : Expr(ExprKind::kUnary) {}
+  UnaryOp op = UnaryOp::kNegate;
+  ExprPtr operand;
+};
+
+enum class BinaryOp {
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kModulo,
+  kConcat,  ///< `||`
+  kEqual,
+  kNotEqual,  ///< `<>` and `!=`
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kAnd,
+  kOr,
+};
+
+struct BinaryExpr : Expr {
+  BinaryExpr() : Expr(ExprKind::kBinary) {}
+  BinaryOp op = BinaryOp::kAdd;
+  ExprPtr left;
+  ExprPtr right;
+};
+
+/// `f(a, b)`, `count(*)`, `count(DISTINCT a)`, `pg_catalog.version()`.
+struct FunctionCallExpr : Expr {
+  FunctionCallExpr() : Expr(ExprKind::kFunctionCall) {}
+  QualifiedName name;
+  std::vector<ExprPtr> args;
+  bool distinct = false;
+  bool star = false;  ///< `count(*)`: args is empty.
+};
+
+/// `CASE [operand] WHEN w THEN t ... [ELSE e] END`.
+struct CaseExpr : Expr {
+  CaseExpr() : Expr(ExprKind::kCase) {}
+  ExprPtr operand;  ///< Null for a searched CASE.
+  std::vector<std::pair<ExprPtr, ExprPtr>> when_then;
+  ExprPtr else_result;  ///< Null when there is no ELSE.
+};
+
+/// `CAST(x AS t)` and `x::t`.
+struct CastExpr : Expr {
+  CastExpr() : Expr(ExprKind::kCast) {}
+  ExprPtr operand;
+  TypeName type;
+};
+
+/// `x IS [NOT] NULL`.
+struct IsNullExpr : Expr {
+  IsNullExpr() : Expr(ExprKind::kIsNull) {}
+  ExprPtr operand;
+  bool negated = false;
+};
+
+/// `x [NOT] BETWEEN lower AND upper`.
+struct BetweenExpr : Expr {
+  BetweenExpr() : Expr(ExprKind::kBetween) {}
+  ExprPtr operand;
+  ExprPtr lower;
+  ExprPtr upper;
+  bool negated = false;
+};
+
+/// `x [NOT] IN (a, b, ...)`.
+struct InListExpr : Expr {
+  InListExpr() : Expr(ExprKind::kInList) {}
+  ExprPtr operand;
+  std::vector<ExprPtr> list;
+  bool negated = false;
+};
+
+/// `x [NOT] LIKE p`, `x [NOT] ILIKE p`.
+struct LikeExpr : Expr {
+  LikeExpr() : Expr(ExprKind::kLike) {}
+  ExprPtr operand;
+  ExprPtr pattern;
+  bool negated = false;
+  bool case_insensitive = false;
+};
+
+// ---------------------------------------------------------------------------------------
+// Statements
+
+enum class StatementKind {
+  kSelect,
+  kCreateStream,
+  kCreateMaterializedView,
+  kDrop,
+  kShowObjects,
+  kShowVariable,
+  kSetVariable,
+  kResetVariable,
+  kTransaction,
+  kCheckpoint,
+};
+
+struct Statement {
+  explicit Statement(StatementKind k) : kind(k) {}
+  virtual ~Statement() = default;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  const StatementKind kind;
+  int position = 0;  ///< Where the statement starts in the query string.
+  std::string text;  ///< The statement's own text, without the trailing ';'.
+};
+using StatementPtr = std::unique_ptr<Statement>;
+
+struct SelectItem {
+  ExprPtr expr;       ///< A StarExpr for `*` / `t.*`.
+  std::string alias;  ///< Empty when none was written.
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  std::optional<bool> nulls_first;  ///< Unset: PostgreSQL's default (NULLS LAST for ASC).
+};
+
+struct TableRef {
+  QualifiedName name;
+  std::string alias;  ///< Empty when none was written.
+  int position = 0;
+};
+
+/// `SELECT [DISTINCT] items [FROM t] [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET]`.
+struct SelectStatement : Statement {
+  SelectStatement() : Statement(StatementKind::kSelect) {}
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::optional<TableRef> from;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  ExprPtr limit;   ///< Null when absent; `LIMIT ALL` is absent too.
+  ExprPtr offset;  ///< Null when absent.
+};
+
+struct ColumnDef {
+  std::string name;
+  TypeName type;
+  bool not_null = false;
+  bool primary_key = false;
+  int position = 0;
+};
+
+/// One `key = value` of a WITH clause. `key` is lower-cased and dotted as written
+/// (`properties.bootstrap.server`, or the contents of a quoted key such as
+/// 'fields.id.kind'); `value` is the string contents, or the text of a number, identifier or
+/// TRUE/FALSE.
+struct Option {
+  std::string key;
+  std::string value;
+  int position = 0;
+};
+
+/// `CREATE STREAM [IF NOT EXISTS] name (cols) [WITH (options)] [FORMAT f]`.
+struct CreateStreamStatement : Statement {
+  CreateStreamStatement() : Statement(StatementKind::kCreateStream) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::vector<ColumnDef> columns;
+  std::vector<Option> options;
+  std::string format;  ///< Lower-case (e.g. "json"); empty when absent.
+};
+
+/// `CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query`.
+struct CreateMaterializedViewStatement : Statement {
+  CreateMaterializedViewStatement() : Statement(StatementKind::kCreateMaterializedView) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::unique_ptr<SelectStatement> query;
+};
+
+enum class ObjectKind { kStream, kMaterializedView, kTable, kSink, kView };
+
+/// `DROP STREAM|MATERIALIZED VIEW|TABLE|SINK|VIEW [IF EXISTS] name [CASCADE|RESTRICT]`.
+struct DropStatement : Statement {
+  DropStatement() : Statement(StatementKind::kDrop) {}
+  ObjectKind object_kind = ObjectKind::kStream;
+  QualifiedName name;
+  bool if_exists = false;
+  bool cascade = false;
+};
+
+/// `SHOW STREAMS | MATERIALIZED VIEWS | TABLES | SINKS | VIEWS`.
+struct ShowObjectsStatement : Statement {
+  ShowObjectsStatement() : Statement(StatementKind::kShowObjects) {}
+  ObjectKind object_kind = ObjectKind::kStream;
+};
+
+/// `SHOW name`, `SHOW ALL` (name "all"), `SHOW TIME ZONE` (name "timezone"),
+/// `SHOW TRANSACTION ISOLATION LEVEL` (name "transaction_isolation").
+struct ShowVariableStatement : Statement {
+  ShowVariableStatement() : Statement(StatementKind::kShowVariable) {}
+  std::string name;  ///< Lower-cased.
+};
+
+/// `SET [SESSION|LOCAL] name {=|TO} value[, ...]`, `SET name TO DEFAULT`,
+/// `SET TIME ZONE value` (name "timezone"), `SET SESSION CHARACTERISTICS ...` is not here.
+struct SetVariableStatement : Statement {
+  SetVariableStatement() : Statement(StatementKind::kSetVariable) {}
+  std::string name;                 ///< Lower-cased, dotted names kept ("a.b").
+  std::vector<std::string> values;  ///< String contents or the text of numbers/identifiers.
+  bool is_default = false;          ///< `TO DEFAULT`: values is empty.
+  bool local = false;
+};
+
+/// `RESET name`, `RESET ALL` (name "all").
+struct ResetVariableStatement : Statement {
+  ResetVariableStatement() : Statement(StatementKind::kResetVariable) {}
+  std::string name;
+};
+
+enum class TransactionKind { kBegin, kCommit, kRollback };
+
+/// `BEGIN [WORK|TRANSACTION] [modes]`, `START TRANSACTION [modes]`, `COMMIT`/`END`
+/// [WORK|TRANSACTION], `ROLLBACK`/`ABORT` [WORK|TRANSACTION]. Modes are accepted and ignored.
+struct TransactionStatement : Statement {
+  TransactionStatement() : Statement(StatementKind::kTransaction) {}
+  TransactionKind transaction_kind = TransactionKind::kBegin;
+};
+
+/// `CHECKPOINT`.
+struct CheckpointStatement : Statement {
+  CheckpointStatement() : Statement(StatementKind::kCheckpoint) {}
+};
+
+}  // namespace stave::parser

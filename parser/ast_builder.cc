@@ -1,0 +1,853 @@
+#include "parser/ast_builder.h"
+
+#include <antlr4-runtime.h>
+
+#include <charconv>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "StaveSqlBaseVisitor.h"
+#include "StaveSqlParser.h"
+#include "common/sql_error.h"
+
+namespace stave::parser {
+namespace {
+
+using P = grammar::StaveSqlParser;
+
+int PositionOf(const antlr4::Token* token) { return static_cast<int>(token->getStartIndex()) + 1; }
+
+int PositionOf(antlr4::ParserRuleContext* ctx) { return PositionOf(ctx->getStart()); }
+
+// PostgreSQL folds only ASCII letters: other characters are kept as written.
+std::string AsciiLower(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return text;
+}
+
+// Strips the surrounding quotes of a quoted token and undoubles the quotes inside:
+// 'it''s' -> it's, "a""b" -> a"b.
+std::string Unquote(const std::string& text, char quote) {
+  std::string result;
+  result.reserve(text.size());
+  for (size_t i = 1; i + 1 < text.size(); ++i) {
+    result += text[i];
+    if (text[i] == quote) ++i;  // The lexer only lets quotes through in pairs.
+  }
+  return result;
+}
+
+std::string StringContents(P::StringValueContext* ctx) {
+  return Unquote(ctx->STRING()->getText(), '\'');
+}
+
+template <typename T>
+std::unique_ptr<T> MakeNode(int position) {
+  auto node = std::make_unique<T>();
+  node->position = position;
+  return node;
+}
+
+// Builds the AST. Statements and expressions, whose parse trees are labeled alternatives, are
+// dispatched through the generated visitor; as antlrcpp::Any cannot hold move-only values,
+// each visit method leaves its result in `statement_` or `expr_` and returns nothing, and
+// BuildStatement/BuildExpr take it from there. Chains of binary operators are the exception:
+// BuildExpr builds them iteratively (see BuildBinaryChain). The fixed-shape parts (clauses,
+// names, types) are built by plain helper functions.
+class AstBuilder : public grammar::StaveSqlBaseVisitor {
+ public:
+  AstBuilder(antlr4::CharStream* input, const StackLimit& stack_limit)
+      : input_(input), stack_limit_(stack_limit) {}
+
+  std::vector<StatementPtr> BuildStatements(P::MultiStatementContext* ctx) {
+    std::vector<StatementPtr> statements;
+    for (P::StatementContext* statement : ctx->statement()) {
+      statements.push_back(BuildStatement(statement));
+    }
+    return statements;
+  }
+
+  // --- Statements ---------------------------------------------------------------------
+
+  antlrcpp::Any visitSelectStatement(P::SelectStatementContext* ctx) override {
+    statement_ = BuildQuery(ctx->query());
+    return {};
+  }
+
+  antlrcpp::Any visitCreateStream(P::CreateStreamContext* ctx) override {
+    auto create = std::make_unique<CreateStreamStatement>();
+    create->name = BuildQualifiedName(ctx->qualifiedName());
+    create->if_not_exists = ctx->IF() != nullptr;
+    for (P::ColumnDefinitionContext* column : ctx->columnDefinition()) {
+      create->columns.push_back(BuildColumn(column));
+    }
+    P::StreamOptionsContext* options = ctx->streamOptions();
+    if (P::WithClauseContext* with = options->withClause()) {
+      for (P::PropertyContext* property : with->property()) {
+        create->options.push_back(BuildOption(property));
+      }
+    }
+    if (P::FormatClauseContext* format = options->formatClause()) {
+      // Format names are matched case-insensitively, so even a quoted one is folded.
+      create->format =
+          AsciiLower(format->identifier() != nullptr ? BuildIdentifier(format->identifier())
+                                                     : StringContents(format->stringValue()));
+    }
+    statement_ = std::move(create);
+    return {};
+  }
+
+  antlrcpp::Any visitCreateMaterializedView(P::CreateMaterializedViewContext* ctx) override {
+    auto create = std::make_unique<CreateMaterializedViewStatement>();
+    create->name = BuildQualifiedName(ctx->qualifiedName());
+    create->if_not_exists = ctx->IF() != nullptr;
+    create->query = BuildQuery(ctx->query());
+    statement_ = std::move(create);
+    return {};
+  }
+
+  antlrcpp::Any visitDrop(P::DropContext* ctx) override {
+    auto drop = std::make_unique<DropStatement>();
+    P::ObjectTypeContext* type = ctx->objectType();
+    if (type->STREAM() != nullptr) {
+      drop->object_kind = ObjectKind::kStream;
+    } else if (type->MATERIALIZED() != nullptr) {
+      drop->object_kind = ObjectKind::kMaterializedView;
+    } else if (type->TABLE() != nullptr) {
+      drop->object_kind = ObjectKind::kTable;
+    } else if (type->SINK() != nullptr) {
+      drop->object_kind = ObjectKind::kSink;
+    } else {
+      drop->object_kind = ObjectKind::kView;
+    }
+    drop->name = BuildQualifiedName(ctx->qualifiedName());
+    drop->if_exists = ctx->IF() != nullptr;
+    drop->cascade = ctx->CASCADE() != nullptr;
+    statement_ = std::move(drop);
+    return {};
+  }
+
+  antlrcpp::Any visitShowObjects(P::ShowObjectsContext* ctx) override {
+    auto show = std::make_unique<ShowObjectsStatement>();
+    P::ObjectTypePluralContext* type = ctx->objectTypePlural();
+    if (type->STREAMS() != nullptr) {
+      show->object_kind = ObjectKind::kStream;
+    } else if (type->MATERIALIZED() != nullptr) {
+      show->object_kind = ObjectKind::kMaterializedView;
+    } else if (type->TABLES() != nullptr) {
+      show->object_kind = ObjectKind::kTable;
+    } else if (type->SINKS() != nullptr) {
+      show->object_kind = ObjectKind::kSink;
+    } else {
+      show->object_kind = ObjectKind::kView;
+    }
+    statement_ = std::move(show);
+    return {};
+  }
+
+  antlrcpp::Any visitShowTimeZone(P::ShowTimeZoneContext*) override {
+    statement_ = MakeShowVariable("timezone");
+    return {};
+  }
+
+  antlrcpp::Any visitShowTransactionIsolation(P::ShowTransactionIsolationContext*) override {
+    statement_ = MakeShowVariable("transaction_isolation");
+    return {};
+  }
+
+  antlrcpp::Any visitShowAll(P::ShowAllContext*) override {
+    statement_ = MakeShowVariable("all");
+    return {};
+  }
+
+  antlrcpp::Any visitShowVariable(P::ShowVariableContext* ctx) override {
+    statement_ = MakeShowVariable(BuildVariableName(ctx->variableName()));
+    return {};
+  }
+
+  antlrcpp::Any visitSetTimeZone(P::SetTimeZoneContext* ctx) override {
+    auto set = std::make_unique<SetVariableStatement>();
+    set->name = "timezone";
+    set->local = ctx->scope != nullptr && ctx->scope->getType() == P::LOCAL;
+    P::TimeZoneValueContext* value = ctx->timeZoneValue();
+    if (value->DEFAULT() != nullptr) {
+      set->is_default = true;
+    } else if (value->stringValue() != nullptr) {
+      set->values.push_back(StringContents(value->stringValue()));
+    } else if (value->signedNumber() != nullptr) {
+      set->values.push_back(SignedNumberText(value->signedNumber()));
+    } else if (value->identifier()->getStart()->getType() == P::LOCAL) {
+      // SET TIME ZONE LOCAL is PostgreSQL's spelling of SET TIME ZONE DEFAULT.
+      set->is_default = true;
+    } else {
+      set->values.push_back(BuildIdentifier(value->identifier()));
+    }
+    statement_ = std::move(set);
+    return {};
+  }
+
+  antlrcpp::Any visitSetVariable(P::SetVariableContext* ctx) override {
+    auto set = std::make_unique<SetVariableStatement>();
+    set->name = BuildVariableName(ctx->variableName());
+    set->local = ctx->scope != nullptr && ctx->scope->getType() == P::LOCAL;
+    set->is_default = ctx->DEFAULT() != nullptr;
+    for (P::SetValueContext* value : ctx->setValue()) {
+      set->values.push_back(BuildSetValue(value));
+    }
+    statement_ = std::move(set);
+    return {};
+  }
+
+  antlrcpp::Any visitReset(P::ResetContext* ctx) override {
+    auto reset = std::make_unique<ResetVariableStatement>();
+    if (ctx->ALL() != nullptr) {
+      reset->name = "all";
+    } else if (ctx->TIME() != nullptr) {
+      reset->name = "timezone";
+    } else {
+      reset->name = BuildVariableName(ctx->variableName());
+    }
+    statement_ = std::move(reset);
+    return {};
+  }
+
+  antlrcpp::Any visitBeginTransaction(P::BeginTransactionContext*) override {
+    statement_ = MakeTransaction(TransactionKind::kBegin);
+    return {};
+  }
+
+  antlrcpp::Any visitStartTransaction(P::StartTransactionContext*) override {
+    statement_ = MakeTransaction(TransactionKind::kBegin);
+    return {};
+  }
+
+  antlrcpp::Any visitCommit(P::CommitContext*) override {
+    statement_ = MakeTransaction(TransactionKind::kCommit);
+    return {};
+  }
+
+  antlrcpp::Any visitRollback(P::RollbackContext*) override {
+    statement_ = MakeTransaction(TransactionKind::kRollback);
+    return {};
+  }
+
+  antlrcpp::Any visitCheckpoint(P::CheckpointContext*) override {
+    statement_ = std::make_unique<CheckpointStatement>();
+    return {};
+  }
+
+  // --- Boolean expressions and predicates ---------------------------------------------
+
+  // Only reached for a value with a predicate (see SkipWrappers). The predicate's node stands
+  // at this level of the tree, so it is visited directly rather than through BuildExpr.
+  antlrcpp::Any visitPredicated(P::PredicatedContext* ctx) override {
+    predicate_operand_ = BuildExpr(ctx->valueExpression());
+    ctx->predicate()->accept(this);
+    return {};
+  }
+
+  antlrcpp::Any visitLogicalNot(P::LogicalNotContext* ctx) override {
+    auto not_expr = MakeNode<UnaryExpr>(PositionOf(ctx));
+    not_expr->op = UnaryOp::kNot;
+    not_expr->operand = BuildExpr(ctx->booleanExpression());
+    expr_ = std::move(not_expr);
+    return {};
+  }
+
+  antlrcpp::Any visitComparison(P::ComparisonContext* ctx) override {
+    ExprPtr left = TakePredicateOperand();
+    BinaryOp op = BinaryOp::kEqual;
+    switch (ctx->comparisonOperator()->getStart()->getType()) {
+      case P::EQ:
+        op = BinaryOp::kEqual;
+        break;
+      case P::NEQ:
+        op = BinaryOp::kNotEqual;
+        break;
+      case P::LT:
+        op = BinaryOp::kLess;
+        break;
+      case P::LTE:
+        op = BinaryOp::kLessEqual;
+        break;
+      case P::GT:
+        op = BinaryOp::kGreater;
+        break;
+      case P::GTE:
+        op = BinaryOp::kGreaterEqual;
+        break;
+    }
+    expr_ = MakeBinary(op, std::move(left), BuildExpr(ctx->right));
+    return {};
+  }
+
+  antlrcpp::Any visitBetween(P::BetweenContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto between = MakeNode<BetweenExpr>(operand->position);
+    between->operand = std::move(operand);
+    between->lower = BuildExpr(ctx->lower);
+    between->upper = BuildExpr(ctx->upper);
+    between->negated = ctx->NOT() != nullptr;
+    expr_ = std::move(between);
+    return {};
+  }
+
+  antlrcpp::Any visitInList(P::InListContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto in_list = MakeNode<InListExpr>(operand->position);
+    in_list->operand = std::move(operand);
+    for (P::ExpressionContext* item : ctx->expression()) {
+      in_list->list.push_back(BuildExpr(item));
+    }
+    in_list->negated = ctx->NOT() != nullptr;
+    expr_ = std::move(in_list);
+    return {};
+  }
+
+  antlrcpp::Any visitLike(P::LikeContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto like = MakeNode<LikeExpr>(operand->position);
+    like->operand = std::move(operand);
+    like->pattern = BuildExpr(ctx->pattern);
+    like->negated = ctx->NOT() != nullptr;
+    like->case_insensitive = ctx->op->getType() == P::ILIKE;
+    expr_ = std::move(like);
+    return {};
+  }
+
+  antlrcpp::Any visitNullPredicate(P::NullPredicateContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto is_null = MakeNode<IsNullExpr>(operand->position);
+    is_null->operand = std::move(operand);
+    is_null->negated = ctx->NOT() != nullptr;
+    expr_ = std::move(is_null);
+    return {};
+  }
+
+  // --- Value expressions --------------------------------------------------------------
+
+  antlrcpp::Any visitArithmeticUnary(P::ArithmeticUnaryContext* ctx) override {
+    auto unary = MakeNode<UnaryExpr>(PositionOf(ctx));
+    unary->op = ctx->op->getType() == P::MINUS ? UnaryOp::kNegate : UnaryOp::kPlus;
+    unary->operand = BuildExpr(ctx->valueExpression());
+    expr_ = std::move(unary);
+    return {};
+  }
+
+  // --- Primary expressions ------------------------------------------------------------
+
+  antlrcpp::Any visitNullLiteral(P::NullLiteralContext* ctx) override {
+    expr_ = MakeLiteral(LiteralKind::kNull, "", PositionOf(ctx));
+    return {};
+  }
+
+  antlrcpp::Any visitBooleanLiteral(P::BooleanLiteralContext* ctx) override {
+    bool value = ctx->booleanValue()->TRUE_() != nullptr;
+    expr_ = MakeLiteral(LiteralKind::kBoolean, value ? "true" : "false", PositionOf(ctx));
+    return {};
+  }
+
+  antlrcpp::Any visitNumericLiteral(P::NumericLiteralContext* ctx) override {
+    // Numbers keep their text, even beyond the range of int64: the binder decides.
+    antlr4::Token* token = ctx->getStart();
+    LiteralKind kind =
+        token->getType() == P::INTEGER_VALUE ? LiteralKind::kInteger : LiteralKind::kDecimal;
+    expr_ = MakeLiteral(kind, token->getText(), PositionOf(token));
+    return {};
+  }
+
+  antlrcpp::Any visitStringLiteral(P::StringLiteralContext* ctx) override {
+    expr_ = MakeLiteral(LiteralKind::kString, StringContents(ctx->stringValue()), PositionOf(ctx));
+    return {};
+  }
+
+  antlrcpp::Any visitTypeConstructor(P::TypeConstructorContext* ctx) override {
+    auto cast = MakeNode<CastExpr>(PositionOf(ctx));
+    cast->operand = MakeLiteral(LiteralKind::kString, StringContents(ctx->stringValue()),
+                                PositionOf(ctx->stringValue()));
+    cast->type.name = BuildTypeName(ctx->dataTypeName());
+    cast->type.position = PositionOf(ctx);
+    expr_ = std::move(cast);
+    return {};
+  }
+
+  antlrcpp::Any visitFunctionCall(P::FunctionCallContext* ctx) override {
+    auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    call->name = BuildQualifiedName(ctx->qualifiedName());
+    call->star = ctx->ASTERISK() != nullptr;
+    call->distinct = ctx->setQuantifier() != nullptr && ctx->setQuantifier()->DISTINCT() != nullptr;
+    for (P::ExpressionContext* arg : ctx->expression()) {
+      call->args.push_back(BuildExpr(arg));
+    }
+    expr_ = std::move(call);
+    return {};
+  }
+
+  antlrcpp::Any visitSimpleCase(P::SimpleCaseContext* ctx) override {
+    auto case_expr = MakeNode<CaseExpr>(PositionOf(ctx));
+    case_expr->operand = BuildExpr(ctx->operand);
+    BuildCaseBranches(ctx->whenClause(), ctx->elseResult, case_expr.get());
+    expr_ = std::move(case_expr);
+    return {};
+  }
+
+  antlrcpp::Any visitSearchedCase(P::SearchedCaseContext* ctx) override {
+    auto case_expr = MakeNode<CaseExpr>(PositionOf(ctx));
+    BuildCaseBranches(ctx->whenClause(), ctx->elseResult, case_expr.get());
+    expr_ = std::move(case_expr);
+    return {};
+  }
+
+  antlrcpp::Any visitCast(P::CastContext* ctx) override {
+    auto cast = MakeNode<CastExpr>(PositionOf(ctx));
+    cast->operand = BuildExpr(ctx->expression());
+    cast->type = BuildType(ctx->dataType());
+    expr_ = std::move(cast);
+    return {};
+  }
+
+  antlrcpp::Any visitPostfixCast(P::PostfixCastContext* ctx) override {
+    auto cast = MakeNode<CastExpr>(PositionOf(ctx));
+    cast->operand = BuildExpr(ctx->primaryExpression());
+    cast->type = BuildType(ctx->dataType());
+    expr_ = std::move(cast);
+    return {};
+  }
+
+  antlrcpp::Any visitColumnReference(P::ColumnReferenceContext* ctx) override {
+    auto column = MakeNode<ColumnRefExpr>(PositionOf(ctx));
+    column->names = BuildQualifiedName(ctx->qualifiedName());
+    expr_ = std::move(column);
+    return {};
+  }
+
+ private:
+  // --- Dispatch -----------------------------------------------------------------------
+
+  StatementPtr BuildStatement(P::StatementContext* ctx) {
+    statement_.reset();
+    ctx->accept(this);
+    if (statement_ == nullptr) {
+      throw SqlError(sqlstate::kInternalError, "parser: statement syntax without an AST builder",
+                     PositionOf(ctx));
+    }
+    statement_->position = PositionOf(ctx);
+    statement_->text = TextOf(ctx);
+    return std::move(statement_);
+  }
+
+  // Builds any expression-like context: expression, booleanExpression, predicate,
+  // valueExpression or primaryExpression. Every level of the expression tree passes through
+  // here, so this is where its depth is bounded (kMaxExpressionDepth) and where the stack is
+  // checked.
+  ExprPtr BuildExpr(antlr4::ParserRuleContext* ctx) {
+    ctx = SkipWrappers(ctx);
+    stack_limit_.Check();
+    if (depth_ >= kMaxExpressionDepth) ThrowTooDeep(ctx);
+    DepthScope scope(&depth_);
+    if (IsBinaryLink(ctx)) return BuildBinaryChain(ctx);
+    expr_.reset();
+    ctx->accept(this);
+    if (expr_ == nullptr) {
+      throw SqlError(sqlstate::kInternalError, "parser: expression syntax without an AST builder",
+                     PositionOf(ctx));
+    }
+    return std::move(expr_);
+  }
+
+  // Skips the parse tree levels that leave no AST node: the expression rule itself, a
+  // predicated value without a predicate, a plain primary expression, and parentheses (the
+  // inner expression keeps its own position). Skipping them here keeps depth_ equal to the
+  // depth of the AST, and the recursion shallow.
+  static antlr4::ParserRuleContext* SkipWrappers(antlr4::ParserRuleContext* ctx) {
+    while (true) {
+      if (auto* expression = dynamic_cast<P::ExpressionContext*>(ctx)) {
+        ctx = expression->booleanExpression();
+      } else if (auto* predicated = dynamic_cast<P::PredicatedContext*>(ctx);
+                 predicated != nullptr && predicated->predicate() == nullptr) {
+        ctx = predicated->valueExpression();
+      } else if (auto* value = dynamic_cast<P::ValueExpressionDefaultContext*>(ctx)) {
+        ctx = value->primaryExpression();
+      } else if (auto* parens = dynamic_cast<P::ParenthesizedExpressionContext*>(ctx)) {
+        ctx = parens->expression();
+      } else {
+        return ctx;
+      }
+    }
+  }
+
+  // The left-associative binary operators (AND, OR, arithmetic, ||). ANTLR parses a chain of
+  // them such as "a OR b OR c ..." in a loop, but its tree, like ours, is as deep as the chain
+  // is long: BuildBinaryChain walks it iteratively, so that only kMaxExpressionDepth limits
+  // such chains, not the stack.
+  struct BinaryLink {
+    BinaryOp op;
+    antlr4::ParserRuleContext* left;
+    antlr4::ParserRuleContext* right;
+  };
+
+  static bool IsBinaryLink(antlr4::ParserRuleContext* ctx) {
+    return dynamic_cast<P::LogicalBinaryContext*>(ctx) != nullptr ||
+           dynamic_cast<P::ArithmeticBinaryContext*>(ctx) != nullptr ||
+           dynamic_cast<P::ConcatenationContext*>(ctx) != nullptr;
+  }
+
+  static BinaryLink GetBinaryLink(antlr4::ParserRuleContext* ctx) {
+    if (auto* logical = dynamic_cast<P::LogicalBinaryContext*>(ctx)) {
+      BinaryOp op = logical->op->getType() == P::AND ? BinaryOp::kAnd : BinaryOp::kOr;
+      return {op, logical->left, logical->right};
+    }
+    if (auto* concat = dynamic_cast<P::ConcatenationContext*>(ctx)) {
+      return {BinaryOp::kConcat, concat->left, concat->right};
+    }
+    auto* arithmetic = static_cast<P::ArithmeticBinaryContext*>(ctx);
+    BinaryOp op = BinaryOp::kAdd;
+    switch (arithmetic->op->getType()) {
+      case P::PLUS:
+        op = BinaryOp::kAdd;
+        break;
+      case P::MINUS:
+        op = BinaryOp::kSubtract;
+        break;
+      case P::ASTERISK:
+        op = BinaryOp::kMultiply;
+        break;
+      case P::SLASH:
+        op = BinaryOp::kDivide;
+        break;
+      case P::PERCENT:
+        op = BinaryOp::kModulo;
+        break;
+    }
+    return {op, arithmetic->left, arithmetic->right};
+  }
+
+  // Called with depth_ at the depth of the topmost operator of the chain.
+  ExprPtr BuildBinaryChain(antlr4::ParserRuleContext* ctx) {
+    std::vector<antlr4::ParserRuleContext*> chain;  // Topmost operator first.
+    while (IsBinaryLink(ctx)) {
+      chain.push_back(ctx);
+      ctx = SkipWrappers(GetBinaryLink(ctx).left);
+    }
+    // The chain's operators occupy depths top..top+n-1 and its leftmost operand lies below.
+    const int top = depth_;
+    depth_ = top - 1 + static_cast<int>(chain.size());
+    ExprPtr result = BuildExpr(ctx);
+    for (size_t i = chain.size(); i-- > 0;) {
+      depth_ = top + static_cast<int>(i);  // The depth of this operator.
+      BinaryLink link = GetBinaryLink(chain[i]);
+      result = MakeBinary(link.op, std::move(result), BuildExpr(link.right));
+    }
+    depth_ = top;
+    return result;
+  }
+
+  [[noreturn]] static void ThrowTooDeep(antlr4::ParserRuleContext* ctx) {
+    throw SqlError(
+        StackLimit::kStatementTooComplex,
+        "expression is nested more than " + std::to_string(kMaxExpressionDepth) + " levels deep",
+        PositionOf(ctx));
+  }
+
+  // Counts one level of expression depth for as long as it lives.
+  class DepthScope {
+   public:
+    explicit DepthScope(int* depth) : depth_(depth), saved_(*depth) { ++*depth_; }
+    ~DepthScope() { *depth_ = saved_; }
+    DepthScope(const DepthScope&) = delete;
+    DepthScope& operator=(const DepthScope&) = delete;
+
+   private:
+    int* depth_;
+    int saved_;
+  };
+
+  // A predicate's operand is its sibling in the "predicated" alternative; visitPredicated
+  // hands it over here. It must be taken before the predicate's own subexpressions are built,
+  // as they may contain predicates too.
+  ExprPtr TakePredicateOperand() { return std::move(predicate_operand_); }
+
+  // --- Queries ------------------------------------------------------------------------
+
+  std::unique_ptr<SelectStatement> BuildQuery(P::QueryContext* ctx) {
+    while (ctx->querySpecification() == nullptr) {
+      ctx = ctx->query();  // A parenthesized query.
+    }
+    return BuildQuerySpecification(ctx->querySpecification());
+  }
+
+  std::unique_ptr<SelectStatement> BuildQuerySpecification(P::QuerySpecificationContext* ctx) {
+    auto select = MakeNode<SelectStatement>(PositionOf(ctx));
+    select->text = TextOf(ctx);
+    select->distinct =
+        ctx->setQuantifier() != nullptr && ctx->setQuantifier()->DISTINCT() != nullptr;
+    for (P::SelectItemContext* item : ctx->selectItem()) {
+      select->items.push_back(BuildSelectItem(item));
+    }
+    if (P::TableReferenceContext* table = ctx->tableReference()) {
+      TableRef& from = select->from.emplace();
+      from.name = BuildQualifiedName(table->qualifiedName());
+      if (table->alias != nullptr) from.alias = BuildIdentifier(table->alias);
+      from.position = PositionOf(table);
+    }
+    if (ctx->where != nullptr) select->where = BuildExpr(ctx->where);
+    for (P::ExpressionContext* group : ctx->groupBy) {
+      select->group_by.push_back(BuildExpr(group));
+    }
+    if (ctx->having != nullptr) select->having = BuildExpr(ctx->having);
+    for (P::SortItemContext* sort : ctx->sortItem()) {
+      OrderItem& order = select->order_by.emplace_back();
+      order.expr = BuildExpr(sort->expression());
+      order.descending = sort->ordering != nullptr && sort->ordering->getType() == P::DESC;
+      if (sort->nullOrdering != nullptr) {
+        order.nulls_first = sort->nullOrdering->getType() == P::FIRST;
+      }
+    }
+    // LIMIT ALL leaves the limit absent.
+    if (P::LimitClauseContext* limit = ctx->limitClause();
+        limit != nullptr && limit->expression()) {
+      select->limit = BuildExpr(limit->expression());
+    }
+    if (P::OffsetClauseContext* offset = ctx->offsetClause()) {
+      select->offset = BuildExpr(offset->expression());
+    }
+    return select;
+  }
+
+  SelectItem BuildSelectItem(P::SelectItemContext* ctx) {
+    SelectItem item;
+    if (auto* all = dynamic_cast<P::SelectAllContext*>(ctx)) {
+      auto star = MakeNode<StarExpr>(PositionOf(all));
+      if (all->qualifiedName() != nullptr) {
+        star->qualifier = BuildQualifiedName(all->qualifiedName());
+      }
+      item.expr = std::move(star);
+      return item;
+    }
+    auto* single = dynamic_cast<P::SelectSingleContext*>(ctx);
+    if (single == nullptr) {
+      throw SqlError(sqlstate::kInternalError, "parser: unknown select item syntax",
+                     PositionOf(ctx));
+    }
+    item.expr = BuildExpr(single->expression());
+    if (single->alias != nullptr) {
+      item.alias = BuildAnyWord(single->alias);
+    } else if (single->bareAlias != nullptr) {
+      item.alias = BuildIdentifier(single->bareAlias);
+    }
+    return item;
+  }
+
+  void BuildCaseBranches(const std::vector<P::WhenClauseContext*>& whens,
+                         P::ExpressionContext* else_result, CaseExpr* case_expr) {
+    for (P::WhenClauseContext* when : whens) {
+      ExprPtr condition = BuildExpr(when->condition);
+      case_expr->when_then.emplace_back(std::move(condition), BuildExpr(when->result));
+    }
+    if (else_result != nullptr) case_expr->else_result = BuildExpr(else_result);
+  }
+
+  // --- CREATE STREAM ------------------------------------------------------------------
+
+  ColumnDef BuildColumn(P::ColumnDefinitionContext* ctx) {
+    ColumnDef column;
+    column.name = BuildIdentifier(ctx->identifier());
+    column.type = BuildType(ctx->dataType());
+    column.position = PositionOf(ctx);
+    // Remembers an explicit NULL or NOT NULL, to reject both on one column like PostgreSQL.
+    std::optional<bool> declared_not_null;
+    for (P::ColumnConstraintContext* constraint : ctx->columnConstraint()) {
+      if (constraint->PRIMARY() != nullptr) {
+        column.primary_key = true;
+        continue;
+      }
+      bool not_null = constraint->NOT() != nullptr;
+      if (declared_not_null.has_value() && *declared_not_null != not_null) {
+        throw SqlError(sqlstate::kSyntaxError,
+                       "conflicting NULL/NOT NULL declarations for column \"" + column.name + "\"",
+                       PositionOf(constraint));
+      }
+      declared_not_null = not_null;
+      column.not_null = not_null;
+    }
+    return column;
+  }
+
+  Option BuildOption(P::PropertyContext* ctx) {
+    Option option;
+    option.position = PositionOf(ctx);
+    P::PropertyKeyContext* key = ctx->propertyKey();
+    if (key->stringValue() != nullptr) {
+      option.key = StringContents(key->stringValue());
+    } else {
+      for (P::AnyWordContext* part : key->anyWord()) {
+        if (!option.key.empty()) option.key += '.';
+        option.key += BuildAnyWord(part);
+      }
+    }
+    P::PropertyValueContext* value = ctx->propertyValue();
+    if (value->stringValue() != nullptr) {
+      option.value = StringContents(value->stringValue());
+    } else if (value->signedNumber() != nullptr) {
+      option.value = SignedNumberText(value->signedNumber());
+    } else {
+      option.value = BuildAnyWord(value->anyWord());
+    }
+    return option;
+  }
+
+  // --- SHOW / SET / transactions ------------------------------------------------------
+
+  // Configuration parameter names are case-insensitive, so even quoted parts are folded.
+  std::string BuildVariableName(P::VariableNameContext* ctx) {
+    std::string name;
+    for (P::IdentifierContext* part : ctx->identifier()) {
+      if (!name.empty()) name += '.';
+      name += BuildIdentifier(part);
+    }
+    return AsciiLower(std::move(name));
+  }
+
+  std::string BuildSetValue(P::SetValueContext* ctx) {
+    if (ctx->stringValue() != nullptr) return StringContents(ctx->stringValue());
+    if (ctx->signedNumber() != nullptr) return SignedNumberText(ctx->signedNumber());
+    if (ctx->ON() != nullptr) return "on";
+    if (ctx->booleanValue() != nullptr) {
+      return ctx->booleanValue()->TRUE_() != nullptr ? "true" : "false";
+    }
+    return BuildIdentifier(ctx->identifier());
+  }
+
+  static StatementPtr MakeShowVariable(std::string name) {
+    auto show = std::make_unique<ShowVariableStatement>();
+    show->name = std::move(name);
+    return show;
+  }
+
+  static StatementPtr MakeTransaction(TransactionKind kind) {
+    auto transaction = std::make_unique<TransactionStatement>();
+    transaction->transaction_kind = kind;
+    return transaction;
+  }
+
+  // --- Names, types and literals ------------------------------------------------------
+
+  // Unquoted identifiers fold to lower case; quoted ones keep their case.
+  static std::string BuildIdentifier(P::IdentifierContext* ctx) {
+    if (antlr4::tree::TerminalNode* quoted = ctx->QUOTED_IDENTIFIER()) {
+      std::string name = Unquote(quoted->getText(), '"');
+      if (name.empty()) {
+        throw SqlError(sqlstate::kSyntaxError,
+                       "zero-length delimited identifier at or near \"\"\"\"", PositionOf(ctx));
+      }
+      return name;
+    }
+    return AsciiLower(ctx->getStart()->getText());
+  }
+
+  static std::string BuildAnyWord(P::AnyWordContext* ctx) {
+    if (ctx->identifier() != nullptr) return BuildIdentifier(ctx->identifier());
+    return AsciiLower(ctx->getStart()->getText());  // A reserved keyword.
+  }
+
+  static QualifiedName BuildQualifiedName(P::QualifiedNameContext* ctx) {
+    QualifiedName name;
+    for (P::IdentifierContext* part : ctx->identifier()) {
+      name.push_back(BuildIdentifier(part));
+    }
+    return name;
+  }
+
+  static std::string BuildTypeName(P::DataTypeNameContext* ctx) {
+    std::string name;
+    for (P::IdentifierContext* part : ctx->identifier()) {
+      if (!name.empty()) name += '.';
+      name += BuildIdentifier(part);
+    }
+    return name;
+  }
+
+  static TypeName BuildType(P::DataTypeContext* ctx) {
+    TypeName type;
+    type.position = PositionOf(ctx);
+    if (ctx->DOUBLE() != nullptr) {
+      type.name = "double precision";
+    } else if (ctx->CHARACTER() != nullptr) {
+      type.name = "character varying";
+    } else {
+      type.name = BuildTypeName(ctx->dataTypeName());
+      if (ctx->withTimeZone != nullptr) {
+        type.name +=
+            ctx->withTimeZone->getType() == P::WITH ? " with time zone" : " without time zone";
+      }
+    }
+    if (P::TypeModifiersContext* modifiers = ctx->typeModifiers()) {
+      for (antlr4::tree::TerminalNode* number : modifiers->INTEGER_VALUE()) {
+        type.modifiers.push_back(ParseTypeModifier(number->getSymbol()));
+      }
+    }
+    return type;
+  }
+
+  static int64_t ParseTypeModifier(antlr4::Token* token) {
+    std::string text = token->getText();
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) {
+      // PostgreSQL's lexer turns an integer this large into a float, which a type modifier
+      // cannot be: a syntax error at the number.
+      throw SqlError(sqlstate::kSyntaxError, "syntax error at or near \"" + text + "\"",
+                     PositionOf(token));
+    }
+    return value;
+  }
+
+  static std::string SignedNumberText(P::SignedNumberContext* ctx) {
+    std::string text = ctx->number()->getStart()->getText();
+    if (ctx->sign != nullptr && ctx->sign->getType() == P::MINUS) return "-" + text;
+    return text;
+  }
+
+  static ExprPtr MakeLiteral(LiteralKind kind, std::string value, int position) {
+    auto literal = MakeNode<LiteralExpr>(position);
+    literal->literal_kind = kind;
+    literal->value = std::move(value);
+    return literal;
+  }
+
+  static ExprPtr MakeBinary(BinaryOp op, ExprPtr left, ExprPtr right) {
+    auto binary = MakeNode<BinaryExpr>(left->position);
+    binary->op = op;
+    binary->left = std::move(left);
+    binary->right = std::move(right);
+    return binary;
+  }
+
+  // The exact text of `ctx` in the query string, from its first to its last token.
+  std::string TextOf(antlr4::ParserRuleContext* ctx) const {
+    return input_->getText(
+        antlr4::misc::Interval(ctx->getStart()->getStartIndex(), ctx->getStop()->getStopIndex()));
+  }
+
+  antlr4::CharStream* input_;
+  const StackLimit& stack_limit_;
+  StatementPtr statement_;     // The result of the last statement visit.
+  ExprPtr expr_;               // The result of the last expression visit.
+  ExprPtr predicate_operand_;  // See TakePredicateOperand().
+  int depth_ = 0;              // The depth of the expression being built; 1 at the root.
+};
+
+}  // namespace
+
+std::vector<StatementPtr> BuildAst(grammar::StaveSqlParser::MultiStatementContext* tree,
+                                   antlr4::CharStream* input, const StackLimit& stack_limit) {
+  AstBuilder builder(input, stack_limit);
+  return builder.BuildStatements(tree);
+}
+
+}  // namespace stave::parser

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/data_type.h"
+#include "common/value.h"
+
+namespace stave::planner {
+
+/// Scalar functions and operators the executor evaluates over chunks. The binder has
+/// already coerced the arguments: arithmetic and comparison arguments share one type.
+enum class ScalarFunction {
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kModulo,
+  kNegate,
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kAnd,
+  kOr,
+  kNot,
+  kIsNull,
+  kIsNotNull,
+  kConcat,
+  kLike,
+  kILike,
+  /// args[0] converted to the expression's type.
+  kCast,
+  /// args = when1, then1, when2, then2, ..., else (always present; NULL if not written).
+  kCase,
+  kCoalesce,
+  kAbs,
+  kLower,
+  kUpper,
+  kLength,
+};
+
+std::string_view ScalarFunctionName(ScalarFunction function);
+
+struct BoundExpr;
+using BoundExprPtr = std::shared_ptr<const BoundExpr>;
+
+/// A typed expression over the columns of one input (by position). Immutable, shared.
+struct BoundExpr {
+  enum class Kind { kConstant, kColumn, kFunction };
+
+  Kind kind = Kind::kConstant;
+  DataType type;
+  Value constant;  ///< kConstant.
+  size_t column = 0;  ///< kColumn: the input column's position.
+  ScalarFunction function = ScalarFunction::kAdd;  ///< kFunction.
+  std::vector<BoundExprPtr> args;                  ///< kFunction.
+
+  static BoundExprPtr MakeConstant(Value value, DataType type);
+  static BoundExprPtr MakeColumn(size_t column, DataType type);
+  static BoundExprPtr MakeFunction(ScalarFunction function, DataType type,
+                                   std::vector<BoundExprPtr> args);
+
+  /// A canonical text form: equal texts mean equal expressions (used to match GROUP BY
+  /// expressions in the select list, and by EXPLAIN).
+  std::string ToString() const;
+};
+
+enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg };
+
+std::string_view AggregateKindName(AggregateKind kind);
+
+/// One aggregate call of an Aggregate node; `arg` is bound over the node's input.
+struct AggregateCall {
+  AggregateKind kind = AggregateKind::kCountStar;
+  BoundExprPtr arg;  ///< Null for count(*).
+  DataType result_type;
+
+  std::string ToString() const;
+};
+
+}  // namespace stave::planner

@@ -1,0 +1,99 @@
+#include "planner/catalog.h"
+
+#include <nlohmann/json.hpp>
+
+namespace stave::planner {
+
+std::string_view ObjectTypeName(ObjectType type) {
+  switch (type) {
+    case ObjectType::kStream:
+      return "stream";
+    case ObjectType::kMaterializedView:
+      return "materialized view";
+  }
+  return "object";
+}
+
+std::string SerializeCatalogEntry(const CatalogObject& object) {
+  nlohmann::json json = {
+      {"id", object.id},
+      {"type", object.type == ObjectType::kStream ? "stream" : "materialized_view"},
+      {"name", object.name},
+      {"definition", object.definition},
+  };
+  return json.dump();
+}
+
+std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
+  nlohmann::json json = nlohmann::json::parse(entry, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("id") || !json.contains("type") ||
+      !json.contains("name") || !json.contains("definition")) {
+    return std::nullopt;
+  }
+  try {
+    CatalogObject object;
+    object.id = json["id"].get<uint32_t>();
+    std::string type = json["type"].get<std::string>();
+    if (type == "stream") {
+      object.type = ObjectType::kStream;
+    } else if (type == "materialized_view") {
+      object.type = ObjectType::kMaterializedView;
+    } else {
+      return std::nullopt;
+    }
+    object.name = json["name"].get<std::string>();
+    object.definition = json["definition"].get<std::string>();
+    return object;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+CatalogObjectPtr Catalog::Find(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : by_id_.at(it->second);
+}
+
+CatalogObjectPtr Catalog::FindById(uint32_t id) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<CatalogObjectPtr> Catalog::List() const {
+  std::lock_guard lock(mutex_);
+  std::vector<CatalogObjectPtr> objects;
+  for (const auto& [id, object] : by_id_) objects.push_back(object);
+  return objects;
+}
+
+std::vector<CatalogObjectPtr> Catalog::Dependents(uint32_t id) const {
+  std::lock_guard lock(mutex_);
+  std::vector<CatalogObjectPtr> dependents;
+  for (const auto& [other_id, object] : by_id_) {
+    for (uint32_t dependency : object->depends_on) {
+      if (dependency == id) {
+        dependents.push_back(object);
+        break;
+      }
+    }
+  }
+  return dependents;
+}
+
+void Catalog::Add(CatalogObjectPtr object) {
+  std::lock_guard lock(mutex_);
+  by_name_[object->name] = object->id;
+  by_id_[object->id] = std::move(object);
+}
+
+void Catalog::Remove(uint32_t id) {
+  std::lock_guard lock(mutex_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return;
+  by_name_.erase(it->second->name);
+  by_id_.erase(it);
+}
+
+}  // namespace stave::planner

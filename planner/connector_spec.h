@@ -1,0 +1,41 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/catalog.h"
+
+namespace stave::planner {
+
+/// What the planner knows of a connector: its name, the guarantees it declares, and how to
+/// check a stream's options. The executor's connectors fill these in at start (through the
+/// server), so the planner and its delivery analysis never include connector code.
+struct ConnectorSpec {
+  std::string name;
+  /// The source can be rewound to a checkpointed position (datagen, Kafka, tables), so
+  /// replay after a failure loses nothing. A socket cannot.
+  bool replayable_source = false;
+  /// Throws SqlError (22023 and the offending option) if the options or the columns do
+  /// not suit this connector. `options` excludes `connector` itself.
+  std::function<void(const std::map<std::string, std::string>& options,
+                     const std::vector<Column>& columns)>
+      validate_source;
+};
+
+/// The connectors this server offers. Filled in once at start, read-only afterwards.
+class ConnectorRegistry {
+ public:
+  void Register(ConnectorSpec spec);
+  /// nullptr if there is no connector by that name.
+  const ConnectorSpec* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, ConnectorSpec, std::less<>> specs_;
+};
+
+}  // namespace stave::planner

@@ -1,0 +1,635 @@
+#include "planner/expression_binder.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <limits>
+
+#include "common/sql_error.h"
+#include "common/value_cast.h"
+#include "common/version.h"
+
+namespace stave::planner {
+namespace {
+
+using parser::Expr;
+using parser::ExprKind;
+
+std::string JoinName(const parser::QualifiedName& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += ".";
+    text += names[i];
+  }
+  return text;
+}
+
+// The function's own name, allowing the pg_catalog schema clients often write.
+std::string FunctionName(const parser::QualifiedName& names) {
+  if (names.size() == 2 && names[0] == "pg_catalog") return names[1];
+  if (names.size() == 1) return names[0];
+  return JoinName(names);
+}
+
+int IntegerRank(DataType type) {
+  switch (type.id) {
+    case TypeId::kInt16:
+      return 1;
+    case TypeId::kInt32:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+// The type both numeric operands become, as PostgreSQL's numeric promotion does.
+DataType CommonNumericType(DataType left, DataType right) {
+  if (left.IsFloat() || right.IsFloat()) {
+    if (left.id == TypeId::kFloat32 && right.id == TypeId::kFloat32) return TypeId::kFloat32;
+    return TypeId::kFloat64;
+  }
+  return IntegerRank(left) >= IntegerRank(right) ? left : right;
+}
+
+bool IsUntypedLiteral(const BoundExprPtr& expr) { return expr->type.id == TypeId::kUnknown; }
+
+[[noreturn]] void ThrowNoOperator(std::string_view op, DataType left, DataType right,
+                                  int position) {
+  throw SqlError(sqlstate::kUndefinedFunction,
+                 fmt::format("operator does not exist: {} {} {}", left.Name(), op, right.Name()),
+                 position)
+      .WithHint("No operator matches the given name and argument types. You might need to add "
+                "explicit type casts.");
+}
+
+}  // namespace
+
+bool IsAggregateFunction(const parser::QualifiedName& name) {
+  std::string function = FunctionName(name);
+  return function == "count" || function == "sum" || function == "min" || function == "max" ||
+         function == "avg";
+}
+
+bool ContainsAggregate(const Expr& expr) {
+  switch (expr.kind) {
+    case ExprKind::kFunctionCall: {
+      const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
+      if (IsAggregateFunction(call.name)) return true;
+      for (const auto& arg : call.args) {
+        if (ContainsAggregate(*arg)) return true;
+      }
+      return false;
+    }
+    case ExprKind::kUnary:
+      return ContainsAggregate(*static_cast<const parser::UnaryExpr&>(expr).operand);
+    case ExprKind::kBinary: {
+      const auto& binary = static_cast<const parser::BinaryExpr&>(expr);
+      return ContainsAggregate(*binary.left) || ContainsAggregate(*binary.right);
+    }
+    case ExprKind::kCase: {
+      const auto& case_expr = static_cast<const parser::CaseExpr&>(expr);
+      if (case_expr.operand && ContainsAggregate(*case_expr.operand)) return true;
+      for (const auto& [when, then] : case_expr.when_then) {
+        if (ContainsAggregate(*when) || ContainsAggregate(*then)) return true;
+      }
+      return case_expr.else_result && ContainsAggregate(*case_expr.else_result);
+    }
+    case ExprKind::kCast:
+      return ContainsAggregate(*static_cast<const parser::CastExpr&>(expr).operand);
+    case ExprKind::kIsNull:
+      return ContainsAggregate(*static_cast<const parser::IsNullExpr&>(expr).operand);
+    case ExprKind::kBetween: {
+      const auto& between = static_cast<const parser::BetweenExpr&>(expr);
+      return ContainsAggregate(*between.operand) || ContainsAggregate(*between.lower) ||
+             ContainsAggregate(*between.upper);
+    }
+    case ExprKind::kInList: {
+      const auto& in = static_cast<const parser::InListExpr&>(expr);
+      if (ContainsAggregate(*in.operand)) return true;
+      for (const auto& item : in.list) {
+        if (ContainsAggregate(*item)) return true;
+      }
+      return false;
+    }
+    case ExprKind::kLike: {
+      const auto& like = static_cast<const parser::LikeExpr&>(expr);
+      return ContainsAggregate(*like.operand) || ContainsAggregate(*like.pattern);
+    }
+    default:
+      return false;
+  }
+}
+
+DataType ResolveType(const parser::TypeName& type) {
+  std::optional<DataType> resolved = DataTypeFromName(type.name);
+  if (!resolved) {
+    throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", type.name),
+                   type.position);
+  }
+  return *resolved;
+}
+
+std::string DefaultColumnName(const Expr& expr) {
+  switch (expr.kind) {
+    case ExprKind::kColumnRef:
+      return static_cast<const parser::ColumnRefExpr&>(expr).names.back();
+    case ExprKind::kFunctionCall:
+      return static_cast<const parser::FunctionCallExpr&>(expr).name.back();
+    case ExprKind::kCast: {
+      const auto& cast = static_cast<const parser::CastExpr&>(expr);
+      if (cast.operand->kind == ExprKind::kColumnRef ||
+          cast.operand->kind == ExprKind::kFunctionCall) {
+        return DefaultColumnName(*cast.operand);
+      }
+      std::optional<DataType> type = DataTypeFromName(cast.type.name);
+      if (!type) return cast.type.name;
+      switch (type->id) {
+        case TypeId::kBoolean:
+          return "bool";
+        case TypeId::kInt16:
+          return "int2";
+        case TypeId::kInt32:
+          return "int4";
+        case TypeId::kInt64:
+          return "int8";
+        case TypeId::kFloat32:
+          return "float4";
+        case TypeId::kFloat64:
+          return "float8";
+        case TypeId::kVarchar:
+          return cast.type.name == "text" ? "text" : "varchar";
+        default:
+          return "?column?";
+      }
+    }
+    case ExprKind::kCase:
+      return "case";
+    default:
+      return "?column?";
+  }
+}
+
+std::optional<size_t> ExpressionBinder::ResolveColumn(const parser::QualifiedName& names,
+                                                      int position) const {
+  std::string column;
+  if (names.size() == 1) {
+    column = names[0];
+  } else {
+    // Accept `t.c`, `public.t.c`, `stave.public.t.c` for the scope's table (or its alias).
+    const std::string& qualifier = names[names.size() - 2];
+    bool matches = scope_->alias.empty() ? qualifier == scope_->table_name : qualifier == scope_->alias;
+    if (names.size() > 4 || !matches) {
+      throw SqlError(sqlstate::kUndefinedTable,
+                     fmt::format("missing FROM-clause entry for table \"{}\"", qualifier), position);
+    }
+    column = names.back();
+  }
+  for (size_t i = 0; i < scope_->columns.size(); ++i) {
+    if (scope_->columns[i].name == column) return i;
+  }
+  return std::nullopt;
+}
+
+BoundExprPtr ExpressionBinder::BindColumnRef(const parser::ColumnRefExpr& expr) {
+  std::optional<size_t> index = ResolveColumn(expr.names, expr.position);
+  if (!index) {
+    throw SqlError(sqlstate::kUndefinedColumn,
+                   fmt::format("column \"{}\" does not exist", JoinName(expr.names)),
+                   expr.position);
+  }
+  return BoundExpr::MakeColumn(*index, scope_->columns[*index].type);
+}
+
+BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
+  if (std::optional<BoundExprPtr> intercepted = Intercept(expr)) return *intercepted;
+  switch (expr.kind) {
+    case ExprKind::kLiteral:
+      return BindLiteral(static_cast<const parser::LiteralExpr&>(expr));
+    case ExprKind::kColumnRef:
+      return BindColumnRef(static_cast<const parser::ColumnRefExpr&>(expr));
+    case ExprKind::kStar:
+      throw SqlError(sqlstate::kSyntaxError, "\"*\" is not allowed here", expr.position);
+    case ExprKind::kUnary:
+      return BindUnary(static_cast<const parser::UnaryExpr&>(expr));
+    case ExprKind::kBinary:
+      return BindBinary(static_cast<const parser::BinaryExpr&>(expr));
+    case ExprKind::kFunctionCall:
+      return BindFunction(static_cast<const parser::FunctionCallExpr&>(expr));
+    case ExprKind::kCase:
+      return BindCase(static_cast<const parser::CaseExpr&>(expr));
+    case ExprKind::kCast:
+      return BindCast(static_cast<const parser::CastExpr&>(expr));
+    case ExprKind::kIsNull: {
+      const auto& is_null = static_cast<const parser::IsNullExpr&>(expr);
+      BoundExprPtr operand = Bind(*is_null.operand);
+      return BoundExpr::MakeFunction(
+          is_null.negated ? ScalarFunction::kIsNotNull : ScalarFunction::kIsNull,
+          TypeId::kBoolean, {operand});
+    }
+    case ExprKind::kBetween: {
+      const auto& between = static_cast<const parser::BetweenExpr&>(expr);
+      BoundExprPtr operand = Bind(*between.operand);
+      BoundExprPtr low = BindComparison(ScalarFunction::kGreaterEqual, operand,
+                                        Bind(*between.lower), ">=", between.position);
+      BoundExprPtr high = BindComparison(ScalarFunction::kLessEqual, operand,
+                                         Bind(*between.upper), "<=", between.position);
+      BoundExprPtr both = BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {low, high});
+      if (!between.negated) return both;
+      return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {both});
+    }
+    case ExprKind::kInList: {
+      // x IN (a, b) is x = a OR x = b, which has the same three-valued result.
+      const auto& in = static_cast<const parser::InListExpr&>(expr);
+      BoundExprPtr operand = Bind(*in.operand);
+      BoundExprPtr any;
+      for (const auto& item : in.list) {
+        BoundExprPtr equal =
+            BindComparison(ScalarFunction::kEqual, operand, Bind(*item), "=", item->position);
+        any = any ? BoundExpr::MakeFunction(ScalarFunction::kOr, TypeId::kBoolean, {any, equal})
+                  : equal;
+      }
+      if (!in.negated) return any;
+      return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {any});
+    }
+    case ExprKind::kLike: {
+      const auto& like = static_cast<const parser::LikeExpr&>(expr);
+      BoundExprPtr operand = Coerce(Bind(*like.operand), TypeId::kVarchar, like.position);
+      BoundExprPtr pattern = Coerce(Bind(*like.pattern), TypeId::kVarchar, like.position);
+      if (!operand->type.IsString() || !pattern->type.IsString()) {
+        ThrowNoOperator(like.case_insensitive ? "~~*" : "~~", operand->type, pattern->type,
+                        like.position);
+      }
+      BoundExprPtr match = BoundExpr::MakeFunction(
+          like.case_insensitive ? ScalarFunction::kILike : ScalarFunction::kLike, TypeId::kBoolean,
+          {operand, pattern});
+      if (!like.negated) return match;
+      return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {match});
+    }
+  }
+  throw SqlError(sqlstate::kInternalError, "unknown expression kind", expr.position);
+}
+
+BoundExprPtr ExpressionBinder::BindPredicate(const Expr& expr, std::string_view what) {
+  BoundExprPtr bound = Coerce(Bind(expr), TypeId::kBoolean, expr.position);
+  if (bound->type.id != TypeId::kBoolean) {
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("argument of {} must be type boolean, not type {}", what,
+                               bound->type.Name()),
+                   expr.position);
+  }
+  return bound;
+}
+
+BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int position) {
+  if (expr->type == target) return expr;
+  if (expr->kind == BoundExpr::Kind::kConstant && expr->constant.is_null()) {
+    return BoundExpr::MakeConstant(Value::Null(), target);
+  }
+  if (IsUntypedLiteral(expr)) {
+    try {
+      return BoundExpr::MakeConstant(CastValue(expr->constant, TypeId::kVarchar, target), target);
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(position);
+    }
+  }
+  bool allowed = (expr->type.IsNumeric() && target.IsNumeric()) ||
+                 (expr->type.IsString() && target.IsString());
+  if (!allowed) return expr;  // The caller reports the mismatch in its own words.
+  if (expr->kind == BoundExpr::Kind::kConstant) {
+    try {
+      return BoundExpr::MakeConstant(CastValue(expr->constant, expr->type, target), target);
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(position);
+    }
+  }
+  return BoundExpr::MakeFunction(ScalarFunction::kCast, target, {expr});
+}
+
+BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
+  switch (expr.literal_kind) {
+    case parser::LiteralKind::kNull:
+      return BoundExpr::MakeConstant(Value::Null(), TypeId::kUnknown);
+    case parser::LiteralKind::kBoolean:
+      return BoundExpr::MakeConstant(Value::Boolean(expr.value == "true"), TypeId::kBoolean);
+    case parser::LiteralKind::kInteger: {
+      int64_t value = 0;
+      auto [end, error] = std::from_chars(expr.value.data(), expr.value.data() + expr.value.size(), value);
+      if (error != std::errc() || end != expr.value.data() + expr.value.size()) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange,
+                       fmt::format("integer literal {} is out of range for type bigint", expr.value),
+                       expr.position);
+      }
+      bool fits_int32 = value >= std::numeric_limits<int32_t>::min() &&
+                        value <= std::numeric_limits<int32_t>::max();
+      return BoundExpr::MakeConstant(Value::Int(value), fits_int32 ? TypeId::kInt32 : TypeId::kInt64);
+    }
+    case parser::LiteralKind::kDecimal:
+      // Stave has no numeric type yet: decimal literals are double precision.
+      return BoundExpr::MakeConstant(CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64),
+                                     TypeId::kFloat64);
+    case parser::LiteralKind::kString:
+      return BoundExpr::MakeConstant(Value::String(expr.value), TypeId::kUnknown);
+  }
+  throw SqlError(sqlstate::kInternalError, "unknown literal", expr.position);
+}
+
+BoundExprPtr ExpressionBinder::BindUnary(const parser::UnaryExpr& expr) {
+  BoundExprPtr operand = Bind(*expr.operand);
+  switch (expr.op) {
+    case parser::UnaryOp::kNot: {
+      BoundExprPtr boolean = Coerce(operand, TypeId::kBoolean, expr.position);
+      if (boolean->type.id != TypeId::kBoolean) {
+        throw SqlError(sqlstate::kDatatypeMismatch,
+                       fmt::format("argument of NOT must be type boolean, not type {}",
+                                   boolean->type.Name()),
+                       expr.operand->position);
+      }
+      return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {boolean});
+    }
+    case parser::UnaryOp::kPlus:
+    case parser::UnaryOp::kNegate: {
+      if (IsUntypedLiteral(operand)) operand = Coerce(operand, TypeId::kFloat64, expr.position);
+      if (!operand->type.IsNumeric()) {
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       fmt::format("operator does not exist: {} {}",
+                                   expr.op == parser::UnaryOp::kPlus ? "+" : "-",
+                                   operand->type.Name()),
+                       expr.position);
+      }
+      if (expr.op == parser::UnaryOp::kPlus) return operand;
+      if (operand->kind == BoundExpr::Kind::kConstant && !operand->constant.is_null()) {
+        if (operand->type.IsFloat()) {
+          return BoundExpr::MakeConstant(Value::Double(-operand->constant.double_value()), operand->type);
+        }
+        int64_t value = operand->constant.int_value();
+        if (value == std::numeric_limits<int64_t>::min()) {
+          throw SqlError(sqlstate::kNumericValueOutOfRange, "bigint out of range", expr.position);
+        }
+        return BoundExpr::MakeConstant(Value::Int(-value), operand->type);
+      }
+      return BoundExpr::MakeFunction(ScalarFunction::kNegate, operand->type, {operand});
+    }
+  }
+  throw SqlError(sqlstate::kInternalError, "unknown unary operator", expr.position);
+}
+
+BoundExprPtr ExpressionBinder::BindComparison(ScalarFunction function, BoundExprPtr left,
+                                              BoundExprPtr right, std::string_view op,
+                                              int position) {
+  if (IsUntypedLiteral(left) && IsUntypedLiteral(right)) {
+    left = Coerce(left, TypeId::kVarchar, position);
+    right = Coerce(right, TypeId::kVarchar, position);
+  } else if (IsUntypedLiteral(left)) {
+    left = Coerce(left, right->type, position);
+  } else if (IsUntypedLiteral(right)) {
+    right = Coerce(right, left->type, position);
+  }
+  if (left->type.IsNumeric() && right->type.IsNumeric()) {
+    DataType common = CommonNumericType(left->type, right->type);
+    left = Coerce(left, common, position);
+    right = Coerce(right, common, position);
+  } else if (left->type.IsString() && right->type.IsString()) {
+    // varchar and text compare alike.
+  } else if (left->type != right->type) {
+    ThrowNoOperator(op, left->type, right->type, position);
+  }
+  return BoundExpr::MakeFunction(function, TypeId::kBoolean, {left, right});
+}
+
+BoundExprPtr ExpressionBinder::BindArithmetic(const parser::BinaryExpr& expr, BoundExprPtr left,
+                                              BoundExprPtr right) {
+  static constexpr std::string_view kSymbols[] = {"+", "-", "*", "/", "%"};
+  std::string_view symbol = kSymbols[static_cast<int>(expr.op) - static_cast<int>(parser::BinaryOp::kAdd)];
+  // An untyped literal takes the other operand's type, as PostgreSQL resolves 'unknown'.
+  if (IsUntypedLiteral(left) && !IsUntypedLiteral(right)) left = Coerce(left, right->type, expr.position);
+  if (IsUntypedLiteral(right) && !IsUntypedLiteral(left)) right = Coerce(right, left->type, expr.position);
+  if (!left->type.IsNumeric() || !right->type.IsNumeric()) {
+    ThrowNoOperator(symbol, left->type, right->type, expr.position);
+  }
+  DataType common = CommonNumericType(left->type, right->type);
+  if (expr.op == parser::BinaryOp::kModulo && common.IsFloat()) {
+    ThrowNoOperator(symbol, left->type, right->type, expr.position);
+  }
+  left = Coerce(left, common, expr.position);
+  right = Coerce(right, common, expr.position);
+  ScalarFunction function = ScalarFunction::kAdd;
+  switch (expr.op) {
+    case parser::BinaryOp::kAdd:
+      function = ScalarFunction::kAdd;
+      break;
+    case parser::BinaryOp::kSubtract:
+      function = ScalarFunction::kSubtract;
+      break;
+    case parser::BinaryOp::kMultiply:
+      function = ScalarFunction::kMultiply;
+      break;
+    case parser::BinaryOp::kDivide:
+      function = ScalarFunction::kDivide;
+      break;
+    default:
+      function = ScalarFunction::kModulo;
+      break;
+  }
+  return BoundExpr::MakeFunction(function, common, {left, right});
+}
+
+BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
+  BoundExprPtr left = Bind(*expr.left);
+  BoundExprPtr right = Bind(*expr.right);
+  switch (expr.op) {
+    case parser::BinaryOp::kAdd:
+    case parser::BinaryOp::kSubtract:
+    case parser::BinaryOp::kMultiply:
+    case parser::BinaryOp::kDivide:
+    case parser::BinaryOp::kModulo:
+      return BindArithmetic(expr, left, right);
+    case parser::BinaryOp::kConcat: {
+      // PostgreSQL's anynonarray || text: the non-text side is converted to text.
+      auto to_text = [&](BoundExprPtr side) {
+        if (IsUntypedLiteral(side)) return Coerce(side, TypeId::kVarchar, expr.position);
+        if (side->type.IsString()) return side;
+        return BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {side});
+      };
+      if (!left->type.IsString() && !right->type.IsString() && !IsUntypedLiteral(left) &&
+          !IsUntypedLiteral(right)) {
+        ThrowNoOperator("||", left->type, right->type, expr.position);
+      }
+      return BoundExpr::MakeFunction(ScalarFunction::kConcat, TypeId::kVarchar,
+                                     {to_text(left), to_text(right)});
+    }
+    case parser::BinaryOp::kEqual:
+      return BindComparison(ScalarFunction::kEqual, left, right, "=", expr.position);
+    case parser::BinaryOp::kNotEqual:
+      return BindComparison(ScalarFunction::kNotEqual, left, right, "<>", expr.position);
+    case parser::BinaryOp::kLess:
+      return BindComparison(ScalarFunction::kLess, left, right, "<", expr.position);
+    case parser::BinaryOp::kLessEqual:
+      return BindComparison(ScalarFunction::kLessEqual, left, right, "<=", expr.position);
+    case parser::BinaryOp::kGreater:
+      return BindComparison(ScalarFunction::kGreater, left, right, ">", expr.position);
+    case parser::BinaryOp::kGreaterEqual:
+      return BindComparison(ScalarFunction::kGreaterEqual, left, right, ">=", expr.position);
+    case parser::BinaryOp::kAnd:
+    case parser::BinaryOp::kOr: {
+      std::string_view word = expr.op == parser::BinaryOp::kAnd ? "AND" : "OR";
+      left = Coerce(left, TypeId::kBoolean, expr.left->position);
+      right = Coerce(right, TypeId::kBoolean, expr.right->position);
+      for (const auto& [side, position] : {std::pair{left, expr.left->position},
+                                           std::pair{right, expr.right->position}}) {
+        if (side->type.id != TypeId::kBoolean) {
+          throw SqlError(sqlstate::kDatatypeMismatch,
+                         fmt::format("argument of {} must be type boolean, not type {}", word,
+                                     side->type.Name()),
+                         position);
+        }
+      }
+      return BoundExpr::MakeFunction(
+          expr.op == parser::BinaryOp::kAnd ? ScalarFunction::kAnd : ScalarFunction::kOr,
+          TypeId::kBoolean, {left, right});
+    }
+  }
+  throw SqlError(sqlstate::kInternalError, "unknown binary operator", expr.position);
+}
+
+BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr) {
+  std::string name = FunctionName(expr.name);
+  if (IsAggregateFunction(expr.name)) {
+    throw SqlError(sqlstate::kGroupingError,
+                   fmt::format("aggregate function {} is not allowed here", name), expr.position);
+  }
+  auto expect_args = [&](size_t count) {
+    if (expr.args.size() != count || expr.star || expr.distinct) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function {}() with {} argument(s) does not exist", name,
+                                 expr.args.size()),
+                     expr.position)
+          .WithHint("No function matches the given name and argument types.");
+    }
+  };
+  if (name == "version") {
+    expect_args(0);
+    return BoundExpr::MakeConstant(Value::String(std::string(kVersionString)), TypeId::kVarchar);
+  }
+  if (name == "current_database") {
+    expect_args(0);
+    return BoundExpr::MakeConstant(Value::String("stave"), TypeId::kVarchar);
+  }
+  if (name == "current_schema") {
+    expect_args(0);
+    return BoundExpr::MakeConstant(Value::String("public"), TypeId::kVarchar);
+  }
+  if (name == "abs") {
+    expect_args(1);
+    BoundExprPtr arg = Bind(*expr.args[0]);
+    if (IsUntypedLiteral(arg)) arg = Coerce(arg, TypeId::kFloat64, expr.position);
+    if (!arg->type.IsNumeric()) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function abs({}) does not exist", arg->type.Name()), expr.position);
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kAbs, arg->type, {arg});
+  }
+  if (name == "lower" || name == "upper" || name == "length" || name == "char_length") {
+    expect_args(1);
+    BoundExprPtr arg = Coerce(Bind(*expr.args[0]), TypeId::kVarchar, expr.position);
+    if (!arg->type.IsString()) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function {}({}) does not exist", name, arg->type.Name()),
+                     expr.position);
+    }
+    if (name == "lower") return BoundExpr::MakeFunction(ScalarFunction::kLower, TypeId::kVarchar, {arg});
+    if (name == "upper") return BoundExpr::MakeFunction(ScalarFunction::kUpper, TypeId::kVarchar, {arg});
+    return BoundExpr::MakeFunction(ScalarFunction::kLength, TypeId::kInt32, {arg});
+  }
+  if (name == "coalesce") {
+    if (expr.args.empty()) expect_args(1);
+    std::vector<BoundExprPtr> args;
+    DataType type = TypeId::kUnknown;
+    for (const auto& arg : expr.args) {
+      args.push_back(Bind(*arg));
+      DataType arg_type = args.back()->type;
+      if (arg_type.id == TypeId::kUnknown) continue;
+      if (type.id == TypeId::kUnknown) {
+        type = arg_type;
+      } else if (type.IsNumeric() && arg_type.IsNumeric()) {
+        type = CommonNumericType(type, arg_type);
+      } else if (!(type.IsString() && arg_type.IsString()) && type != arg_type) {
+        throw SqlError(sqlstate::kDatatypeMismatch,
+                       fmt::format("COALESCE types {} and {} cannot be matched", type.Name(),
+                                   arg_type.Name()),
+                       arg->position);
+      }
+    }
+    if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
+    for (auto& arg : args) arg = Coerce(arg, type, expr.position);
+    return BoundExpr::MakeFunction(ScalarFunction::kCoalesce, type, std::move(args));
+  }
+  throw SqlError(sqlstate::kUndefinedFunction,
+                 fmt::format("function {} does not exist", JoinName(expr.name)), expr.position)
+      .WithHint("No function matches the given name and argument types.");
+}
+
+BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
+  std::vector<BoundExprPtr> args;
+  BoundExprPtr operand = expr.operand ? Bind(*expr.operand) : nullptr;
+  std::vector<BoundExprPtr> results;
+  for (const auto& [when, then] : expr.when_then) {
+    BoundExprPtr condition =
+        operand ? BindComparison(ScalarFunction::kEqual, operand, Bind(*when), "=", when->position)
+                : Coerce(Bind(*when), TypeId::kBoolean, when->position);
+    if (condition->type.id != TypeId::kBoolean) {
+      throw SqlError(sqlstate::kDatatypeMismatch,
+                     fmt::format("argument of CASE/WHEN must be type boolean, not type {}",
+                                 condition->type.Name()),
+                     when->position);
+    }
+    args.push_back(condition);
+    results.push_back(Bind(*then));
+  }
+  results.push_back(expr.else_result ? Bind(*expr.else_result)
+                                     : BoundExpr::MakeConstant(Value::Null(), TypeId::kUnknown));
+  // The result type: the first typed branch, widened over numeric branches.
+  DataType type = TypeId::kUnknown;
+  for (const auto& result : results) {
+    DataType branch = result->type;
+    if (branch.id == TypeId::kUnknown) continue;
+    if (type.id == TypeId::kUnknown) {
+      type = branch;
+    } else if (type.IsNumeric() && branch.IsNumeric()) {
+      type = CommonNumericType(type, branch);
+    } else if (!(type.IsString() && branch.IsString()) && type != branch) {
+      throw SqlError(sqlstate::kDatatypeMismatch,
+                     fmt::format("CASE types {} and {} cannot be matched", type.Name(), branch.Name()),
+                     expr.position);
+    }
+  }
+  if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
+  std::vector<BoundExprPtr> ordered;
+  for (size_t i = 0; i < args.size(); ++i) {
+    ordered.push_back(args[i]);
+    ordered.push_back(Coerce(results[i], type, expr.position));
+  }
+  ordered.push_back(Coerce(results.back(), type, expr.position));
+  return BoundExpr::MakeFunction(ScalarFunction::kCase, type, std::move(ordered));
+}
+
+BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
+  BoundExprPtr operand = Bind(*expr.operand);
+  DataType target = ResolveType(expr.type);
+  if (operand->type == target) return operand;
+  if (!CanCast(operand->type, target)) {
+    throw SqlError("42846",
+                   fmt::format("cannot cast type {} to {}", operand->type.Name(), target.Name()),
+                   expr.position);
+  }
+  if (operand->kind == BoundExpr::Kind::kConstant) {
+    try {
+      DataType from = operand->type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : operand->type;
+      return BoundExpr::MakeConstant(CastValue(operand->constant, from, target), target);
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(expr.operand->position);
+    }
+  }
+  return BoundExpr::MakeFunction(ScalarFunction::kCast, target, {operand});
+}
+
+}  // namespace stave::planner

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parser/ast.h"
+#include "planner/bound_expression.h"
+#include "planner/catalog.h"
+
+namespace stave::planner {
+
+/// The columns an expression may reference, and the name(s) that qualify them.
+struct BindScope {
+  std::string table_name;  ///< The object's name ("" without FROM).
+  std::string alias;       ///< The FROM alias, "" if none.
+  std::vector<Column> columns;
+};
+
+/// Binds parsed expressions to typed BoundExprs over one scope: resolves columns, picks
+/// operators, coerces types (untyped literals take the type of the other side), folds
+/// constant functions such as version(). Throws SqlError with the expression's position.
+/// Subclasses intercept nodes (the grouped-query binder replaces aggregates and group keys).
+class ExpressionBinder {
+ public:
+  explicit ExpressionBinder(const BindScope* scope) : scope_(scope) {}
+  virtual ~ExpressionBinder() = default;
+
+  BoundExprPtr Bind(const parser::Expr& expr);
+
+  /// `what` names the clause for errors: "WHERE", "HAVING".
+  BoundExprPtr BindPredicate(const parser::Expr& expr, std::string_view what);
+
+  /// Resolves a column reference in the scope; nullopt if it names no column.
+  std::optional<size_t> ResolveColumn(const parser::QualifiedName& names, int position) const;
+
+  /// Converts `expr` to `target` (an implicit, assignment-like coercion): untyped literals
+  /// are parsed, numeric types widen or narrow. Throws 42804 when types cannot meet.
+  static BoundExprPtr Coerce(BoundExprPtr expr, DataType target, int position);
+
+ protected:
+  /// Called before binding any node; a value replaces the node's normal binding.
+  virtual std::optional<BoundExprPtr> Intercept(const parser::Expr&) { return std::nullopt; }
+  /// Binds a column reference (the grouped binder refuses columns outside GROUP BY).
+  virtual BoundExprPtr BindColumnRef(const parser::ColumnRefExpr& expr);
+
+  const BindScope* scope_;
+
+ private:
+  BoundExprPtr BindUnary(const parser::UnaryExpr& expr);
+  BoundExprPtr BindBinary(const parser::BinaryExpr& expr);
+  BoundExprPtr BindComparison(planner::ScalarFunction function, BoundExprPtr left,
+                              BoundExprPtr right, std::string_view op, int position);
+  BoundExprPtr BindArithmetic(const parser::BinaryExpr& expr, BoundExprPtr left,
+                              BoundExprPtr right);
+  BoundExprPtr BindFunction(const parser::FunctionCallExpr& expr);
+  BoundExprPtr BindCase(const parser::CaseExpr& expr);
+  BoundExprPtr BindCast(const parser::CastExpr& expr);
+  BoundExprPtr BindLiteral(const parser::LiteralExpr& expr);
+};
+
+/// Whether `name` (lower-case, last part of a function name) is an aggregate function.
+bool IsAggregateFunction(const parser::QualifiedName& name);
+/// Whether the expression contains an aggregate call.
+bool ContainsAggregate(const parser::Expr& expr);
+
+/// Resolves a type name; throws 42704 (`type "x" does not exist`) for unknown names.
+DataType ResolveType(const parser::TypeName& type);
+
+/// The output name PostgreSQL gives an unaliased select expression ("count", "?column?").
+std::string DefaultColumnName(const parser::Expr& expr);
+
+}  // namespace stave::planner

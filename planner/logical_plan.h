@@ -1,0 +1,96 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "planner/bound_expression.h"
+#include "planner/catalog.h"
+
+namespace stave::planner {
+
+enum class PlanNodeKind { kScan, kValues, kFilter, kProject, kAggregate, kSort, kLimit };
+
+struct PlanNode;
+using PlanNodePtr = std::shared_ptr<const PlanNode>;
+
+/// A node of a logical plan. Nodes are immutable and form a tree from the output down to
+/// the scans; every node knows its output columns.
+struct PlanNode {
+  explicit PlanNode(PlanNodeKind k) : kind(k) {}
+  virtual ~PlanNode() = default;
+
+  const PlanNodeKind kind;
+  std::vector<Column> output;
+  PlanNodePtr input;  ///< Null for leaves.
+};
+
+/// Reads a stream (as a changelog from its start) or a materialized view (its rows).
+struct ScanNode : PlanNode {
+  ScanNode() : PlanNode(PlanNodeKind::kScan) {}
+  CatalogObjectPtr object;
+};
+
+/// One row with no columns: the input of a SELECT without FROM.
+struct ValuesNode : PlanNode {
+  ValuesNode() : PlanNode(PlanNodeKind::kValues) {}
+};
+
+/// Keeps rows for which `predicate` is true.
+struct FilterNode : PlanNode {
+  FilterNode() : PlanNode(PlanNodeKind::kFilter) {}
+  BoundExprPtr predicate;
+};
+
+/// Computes one output column per expression.
+struct ProjectNode : PlanNode {
+  ProjectNode() : PlanNode(PlanNodeKind::kProject) {}
+  std::vector<BoundExprPtr> expressions;
+};
+
+/// Groups by `group_keys` and computes `aggregates`; output = keys, then aggregates. With
+/// no keys there is exactly one group, present even for empty input (count = 0).
+struct AggregateNode : PlanNode {
+  AggregateNode() : PlanNode(PlanNodeKind::kAggregate) {}
+  std::vector<BoundExprPtr> group_keys;
+  std::vector<AggregateCall> aggregates;
+};
+
+struct SortKey {
+  size_t column = 0;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
+/// Orders rows (batch queries only).
+struct SortNode : PlanNode {
+  SortNode() : PlanNode(PlanNodeKind::kSort) {}
+  std::vector<SortKey> keys;
+};
+
+/// Skips `offset` rows, then keeps at most `limit` (-1: no limit). Batch queries only.
+struct LimitNode : PlanNode {
+  LimitNode() : PlanNode(PlanNodeKind::kLimit) {}
+  int64_t limit = -1;
+  int64_t offset = 0;
+};
+
+/// A bound SELECT: a plan whose first `visible_columns` output columns are the result. Any
+/// further columns are hidden helpers: for a grouped query, the group keys (they identify a
+/// row of a materialized view, which is keyed by them); then sort keys not in the select
+/// list.
+struct BoundQuery {
+  PlanNodePtr root;
+  size_t visible_columns = 0;
+  /// Whether result rows are identified by `key_columns` (grouped and DISTINCT queries;
+  /// a global aggregate's one row has an empty key). Otherwise rows have no key and an
+  /// append-only view numbers them.
+  bool keyed = false;
+  /// Positions (in root->output) of the columns that identify a result row.
+  std::vector<size_t> key_columns;
+  /// The objects the query reads.
+  std::vector<CatalogObjectPtr> inputs;
+};
+
+}  // namespace stave::planner

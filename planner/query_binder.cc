@@ -1,0 +1,469 @@
+#include "planner/query_binder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/sql_error.h"
+#include "planner/expression_binder.h"
+
+namespace stave::planner {
+namespace {
+
+using parser::ExprKind;
+
+// Binds the select list, HAVING and ORDER BY of a grouped query over the Aggregate node's
+// output: a group key expression becomes a reference to its key column, an aggregate call
+// becomes a reference to its result column, and any other column is an error.
+class GroupedExpressionBinder : public ExpressionBinder {
+ public:
+  GroupedExpressionBinder(const BindScope* input_scope, const std::vector<BoundExprPtr>* group_keys,
+                          std::vector<AggregateCall>* aggregates)
+      : ExpressionBinder(input_scope), group_keys_(group_keys), aggregates_(aggregates) {}
+
+  /// The aggregate node's output column of aggregate `index`.
+  size_t AggregateColumn(size_t index) const { return group_keys_->size() + index; }
+
+ protected:
+  std::optional<BoundExprPtr> Intercept(const parser::Expr& expr) override {
+    if (expr.kind == ExprKind::kFunctionCall) {
+      const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
+      if (IsAggregateFunction(call.name)) return BindAggregate(call);
+    }
+    if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr)) return std::nullopt;
+    // Try the expression as a whole against the group keys: `GROUP BY a % 2` lets the
+    // select list say `a % 2`, though `a` alone is not grouped.
+    ExpressionBinder input_binder(scope_);
+    BoundExprPtr bound;
+    try {
+      bound = input_binder.Bind(expr);
+    } catch (const SqlError&) {
+      return std::nullopt;  // Bound again piece by piece below, which reports the error.
+    }
+    std::string text = bound->ToString();
+    for (size_t i = 0; i < group_keys_->size(); ++i) {
+      if ((*group_keys_)[i]->ToString() == text) return BoundExpr::MakeColumn(i, bound->type);
+    }
+    if (bound->kind == BoundExpr::Kind::kConstant) return bound;
+    return std::nullopt;
+  }
+
+  BoundExprPtr BindColumnRef(const parser::ColumnRefExpr& expr) override {
+    std::optional<size_t> index = ResolveColumn(expr.names, expr.position);
+    if (!index) return ExpressionBinder::BindColumnRef(expr);  // Reports "does not exist".
+    std::string name = expr.names.back();
+    throw SqlError(sqlstate::kGroupingError,
+                   fmt::format("column \"{}.{}\" must appear in the GROUP BY clause or be used "
+                               "in an aggregate function",
+                               scope_->alias.empty() ? scope_->table_name : scope_->alias, name),
+                   expr.position);
+  }
+
+ private:
+  BoundExprPtr BindAggregate(const parser::FunctionCallExpr& call) {
+    std::string name = call.name.back();
+    if (call.distinct) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("{}(DISTINCT ...) is not supported yet", name), call.position);
+    }
+    AggregateCall aggregate;
+    if (call.star) {
+      if (name != "count") {
+        throw SqlError(sqlstate::kSyntaxError, fmt::format("{}(*) is not a function", name),
+                       call.position);
+      }
+      aggregate.kind = AggregateKind::kCountStar;
+      aggregate.result_type = TypeId::kInt64;
+    } else {
+      if (call.args.size() != 1) {
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
+                       call.position);
+      }
+      ExpressionBinder input_binder(scope_);
+      const parser::Expr& arg_expr = *call.args[0];
+      if (ContainsAggregate(arg_expr)) {
+        throw SqlError(sqlstate::kGroupingError, "aggregate function calls cannot be nested",
+                       arg_expr.position);
+      }
+      BoundExprPtr arg = input_binder.Bind(arg_expr);
+      if (arg->type.id == TypeId::kUnknown) arg = Coerce(arg, TypeId::kVarchar, arg_expr.position);
+      aggregate.arg = arg;
+      auto require_numeric = [&] {
+        if (!arg->type.IsNumeric()) {
+          throw SqlError(sqlstate::kUndefinedFunction,
+                         fmt::format("function {}({}) does not exist", name, arg->type.Name()),
+                         call.position)
+              .WithHint("No function matches the given name and argument types.");
+        }
+      };
+      if (name == "count") {
+        aggregate.kind = AggregateKind::kCount;
+        aggregate.result_type = TypeId::kInt64;
+      } else if (name == "sum") {
+        require_numeric();
+        aggregate.kind = AggregateKind::kSum;
+        // Integers sum to bigint (PostgreSQL gives numeric for a bigint input; Stave has no
+        // numeric type yet and reports an overflow instead of losing digits).
+        aggregate.result_type = arg->type.IsInteger() ? DataType(TypeId::kInt64) : arg->type;
+      } else if (name == "avg") {
+        require_numeric();
+        aggregate.kind = AggregateKind::kAvg;
+        aggregate.result_type = TypeId::kFloat64;
+      } else {
+        aggregate.kind = name == "min" ? AggregateKind::kMin : AggregateKind::kMax;
+        aggregate.result_type = arg->type;
+      }
+    }
+    std::string text = aggregate.ToString();
+    for (size_t i = 0; i < aggregates_->size(); ++i) {
+      if ((*aggregates_)[i].ToString() == text) {
+        return BoundExpr::MakeColumn(AggregateColumn(i), aggregate.result_type);
+      }
+    }
+    aggregates_->push_back(aggregate);
+    return BoundExpr::MakeColumn(AggregateColumn(aggregates_->size() - 1), aggregate.result_type);
+  }
+
+  const std::vector<BoundExprPtr>* group_keys_;
+  std::vector<AggregateCall>* aggregates_;
+};
+
+std::shared_ptr<ProjectNode> MakeProject(PlanNodePtr input, std::vector<BoundExprPtr> expressions,
+                                         std::vector<Column> output) {
+  auto project = std::make_shared<ProjectNode>();
+  project->input = std::move(input);
+  project->expressions = std::move(expressions);
+  project->output = std::move(output);
+  return project;
+}
+
+std::vector<Column> ColumnsOf(const std::vector<BoundExprPtr>& expressions,
+                              const std::vector<std::string>& names) {
+  std::vector<Column> columns;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    DataType type = expressions[i]->type;
+    columns.push_back({names[i], type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : type});
+  }
+  return columns;
+}
+
+int64_t BindCount(const parser::Expr& expr, std::string_view what) {
+  BindScope empty;
+  ExpressionBinder binder(&empty);
+  BoundExprPtr bound = ExpressionBinder::Coerce(binder.Bind(expr), TypeId::kInt64, expr.position);
+  if (bound->kind != BoundExpr::Kind::kConstant || !bound->type.IsInteger()) {
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("argument of {} must be an integer constant", what), expr.position);
+  }
+  if (bound->constant.is_null()) return -1;
+  int64_t value = bound->constant.int_value();
+  if (value < 0) {
+    throw SqlError(what == "LIMIT" ? "2201W" : "2201X", fmt::format("{} must not be negative", what),
+                   expr.position);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
+  if (name.size() == 1) return name[0];
+  if (name.size() <= 3 && name[name.size() - 2] == "public" &&
+      (name.size() == 2 || name[0] == "stave")) {
+    return name.back();
+  }
+  std::string schema = name.size() >= 2 ? name[name.size() - 2] : "";
+  throw SqlError("3F000", fmt::format("schema \"{}\" does not exist", schema), position);
+}
+
+BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
+                     QueryPurpose purpose) {
+  BoundQuery query;
+  BindScope scope;
+  PlanNodePtr plan;
+
+  // FROM.
+  if (select.from) {
+    const parser::TableRef& from = *select.from;
+    std::string name = ResolveObjectName(from.name, from.position);
+    CatalogObjectPtr object = catalog.Find(name);
+    if (!object) {
+      throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", name),
+                     from.position);
+    }
+    if (purpose == QueryPurpose::kBatch && object->type == ObjectType::kStream) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("cannot read stream \"{}\" directly", name), from.position)
+          .WithHint("A stream has no stored rows. Create a materialized view over it and query "
+                    "the view.");
+    }
+    if (purpose == QueryPurpose::kMaterializedView && object->type != ObjectType::kStream) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("a materialized view over the {} \"{}\" is not supported yet",
+                                 ObjectTypeName(object->type), name),
+                     from.position);
+    }
+    auto scan = std::make_shared<ScanNode>();
+    scan->object = object;
+    scan->output = object->columns;
+    plan = scan;
+    query.inputs.push_back(object);
+    scope.table_name = object->name;
+    scope.alias = from.alias;
+    scope.columns = object->columns;
+  } else {
+    if (purpose == QueryPurpose::kMaterializedView) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a materialized view needs a FROM clause naming a stream", select.position);
+    }
+    plan = std::make_shared<ValuesNode>();
+  }
+
+  // WHERE.
+  if (select.where) {
+    if (ContainsAggregate(*select.where)) {
+      throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in WHERE",
+                     select.where->position);
+    }
+    ExpressionBinder binder(&scope);
+    auto filter = std::make_shared<FilterNode>();
+    filter->predicate = binder.BindPredicate(*select.where, "WHERE");
+    filter->input = plan;
+    filter->output = plan->output;
+    plan = filter;
+  }
+
+  // Expand the select list.
+  struct Item {
+    const parser::Expr* expr;  // Null for an expanded star column.
+    size_t star_column = 0;
+    std::string name;
+  };
+  std::vector<Item> items;
+  for (const parser::SelectItem& item : select.items) {
+    if (item.expr->kind == ExprKind::kStar) {
+      const auto& star = static_cast<const parser::StarExpr&>(*item.expr);
+      if (!select.from) {
+        throw SqlError(sqlstate::kSyntaxError, "SELECT * with no tables specified is not valid",
+                       item.expr->position);
+      }
+      if (!star.qualifier.empty() &&
+          star.qualifier.back() != (scope.alias.empty() ? scope.table_name : scope.alias)) {
+        throw SqlError(sqlstate::kUndefinedTable,
+                       fmt::format("missing FROM-clause entry for table \"{}\"", star.qualifier.back()),
+                       item.expr->position);
+      }
+      for (size_t i = 0; i < scope.columns.size(); ++i) {
+        items.push_back({nullptr, i, scope.columns[i].name});
+      }
+      continue;
+    }
+    items.push_back({item.expr.get(), 0,
+                     item.alias.empty() ? DefaultColumnName(*item.expr) : item.alias});
+  }
+
+  bool grouped = !select.group_by.empty() ||
+                 (select.having != nullptr) ||
+                 std::any_of(items.begin(), items.end(),
+                             [](const Item& item) { return item.expr && ContainsAggregate(*item.expr); });
+
+  std::vector<BoundExprPtr> select_exprs;
+  std::vector<std::string> names;
+  for (const Item& item : items) names.push_back(item.name);
+  std::vector<BoundExprPtr> group_keys;
+  std::vector<AggregateCall> aggregates;
+  BoundExprPtr having;
+  std::unique_ptr<ExpressionBinder> output_binder;  // Binds ORDER BY like the select list.
+
+  if (grouped) {
+    // GROUP BY: an ordinal or an output name refers to a select item, as in PostgreSQL.
+    ExpressionBinder input_binder(&scope);
+    for (const parser::ExprPtr& key : select.group_by) {
+      const parser::Expr* key_expr = key.get();
+      if (key->kind == ExprKind::kLiteral &&
+          static_cast<const parser::LiteralExpr&>(*key).literal_kind == parser::LiteralKind::kInteger) {
+        int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(*key).value);
+        if (ordinal < 1 || ordinal > static_cast<int64_t>(items.size())) {
+          throw SqlError("42P10", fmt::format("GROUP BY position {} is not in select list", ordinal),
+                         key->position);
+        }
+        const Item& item = items[ordinal - 1];
+        if (!item.expr) {
+          group_keys.push_back(BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
+          continue;
+        }
+        key_expr = item.expr;
+      } else if (key->kind == ExprKind::kColumnRef) {
+        const auto& ref = static_cast<const parser::ColumnRefExpr&>(*key);
+        if (ref.names.size() == 1 && !input_binder.ResolveColumn(ref.names, ref.position)) {
+          for (const Item& item : items) {
+            if (item.expr && item.name == ref.names[0]) key_expr = item.expr;
+          }
+        }
+      }
+      if (ContainsAggregate(*key_expr)) {
+        throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in GROUP BY",
+                       key_expr->position);
+      }
+      group_keys.push_back(input_binder.Bind(*key_expr));
+    }
+    GroupedExpressionBinder binder(&scope, &group_keys, &aggregates);
+    for (const Item& item : items) {
+      if (!item.expr) {
+        parser::ColumnRefExpr ref;
+        ref.names = {scope.columns[item.star_column].name};
+        select_exprs.push_back(binder.Bind(ref));
+      } else {
+        select_exprs.push_back(binder.Bind(*item.expr));
+      }
+    }
+    having = select.having ? binder.BindPredicate(*select.having, "HAVING") : nullptr;
+    output_binder = std::make_unique<GroupedExpressionBinder>(&scope, &group_keys, &aggregates);
+  } else {
+    ExpressionBinder binder(&scope);
+    for (const Item& item : items) {
+      if (!item.expr) {
+        select_exprs.push_back(BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
+      } else {
+        select_exprs.push_back(binder.Bind(*item.expr));
+      }
+    }
+    output_binder = std::make_unique<ExpressionBinder>(&scope);
+  }
+
+  // The projection: visible columns, then hidden group keys, then hidden sort keys.
+  std::vector<BoundExprPtr> projection = select_exprs;
+  std::vector<std::string> projection_names = names;
+  query.visible_columns = select_exprs.size();
+  query.keyed = grouped || select.distinct;
+  if (grouped && !select.distinct) {
+    for (size_t i = 0; i < group_keys.size(); ++i) {
+      query.key_columns.push_back(projection.size());
+      projection.push_back(BoundExpr::MakeColumn(i, group_keys[i]->type));
+      projection_names.push_back(fmt::format("_group_key_{}", i));
+    }
+  }
+
+  // ORDER BY: by ordinal, by output name, or by an expression over the input.
+  std::vector<SortKey> sort_keys;
+  if (purpose == QueryPurpose::kBatch) {
+    for (const parser::OrderItem& order : select.order_by) {
+      SortKey key;
+      key.descending = order.descending;
+      key.nulls_first = order.nulls_first.value_or(order.descending);
+      const parser::Expr& expr = *order.expr;
+      std::optional<size_t> column;
+      if (expr.kind == ExprKind::kLiteral &&
+          static_cast<const parser::LiteralExpr&>(expr).literal_kind == parser::LiteralKind::kInteger) {
+        int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
+        if (ordinal < 1 || ordinal > static_cast<int64_t>(query.visible_columns)) {
+          throw SqlError("42P10", fmt::format("ORDER BY position {} is not in select list", ordinal),
+                         expr.position);
+        }
+        column = static_cast<size_t>(ordinal - 1);
+      } else if (expr.kind == ExprKind::kColumnRef &&
+                 static_cast<const parser::ColumnRefExpr&>(expr).names.size() == 1) {
+        const std::string& name = static_cast<const parser::ColumnRefExpr&>(expr).names[0];
+        for (size_t i = 0; i < query.visible_columns; ++i) {
+          if (names[i] == name) {
+            column = i;
+            break;
+          }
+        }
+      }
+      if (!column) {
+        BoundExprPtr bound = output_binder->Bind(expr);
+        std::string text = bound->ToString();
+        for (size_t i = 0; i < projection.size() && !column; ++i) {
+          if (projection[i]->ToString() == text) column = i;
+        }
+        if (!column) {
+          if (select.distinct) {
+            throw SqlError("42P10",
+                           "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                           expr.position);
+          }
+          column = projection.size();
+          projection.push_back(bound);
+          projection_names.push_back(fmt::format("_sort_key_{}", sort_keys.size()));
+        }
+      }
+      key.column = *column;
+      sort_keys.push_back(key);
+    }
+  } else if (select.limit || select.offset) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "LIMIT and OFFSET in a materialized view are not supported yet",
+                   (select.limit ? select.limit : select.offset)->position);
+  }
+
+  if (grouped) {
+    // Built only now: ORDER BY may have added aggregates.
+    auto aggregate = std::make_shared<AggregateNode>();
+    aggregate->input = plan;
+    aggregate->group_keys = group_keys;
+    aggregate->aggregates = aggregates;
+    for (size_t i = 0; i < group_keys.size(); ++i) {
+      aggregate->output.push_back({fmt::format("_group_key_{}", i), group_keys[i]->type});
+    }
+    for (const AggregateCall& call : aggregates) {
+      aggregate->output.push_back({std::string(AggregateKindName(call.kind)), call.result_type});
+    }
+    plan = aggregate;
+    if (having) {
+      auto filter = std::make_shared<FilterNode>();
+      filter->predicate = having;
+      filter->input = plan;
+      filter->output = plan->output;
+      plan = filter;
+    }
+  }
+  plan = MakeProject(plan, projection, ColumnsOf(projection, projection_names));
+
+  if (select.distinct) {
+    // DISTINCT is a grouping by every output column, with no aggregates.
+    auto distinct = std::make_shared<AggregateNode>();
+    distinct->input = plan;
+    for (size_t i = 0; i < plan->output.size(); ++i) {
+      distinct->group_keys.push_back(BoundExpr::MakeColumn(i, plan->output[i].type));
+    }
+    distinct->output = plan->output;
+    plan = distinct;
+    query.key_columns.clear();
+    for (size_t i = 0; i < query.visible_columns; ++i) query.key_columns.push_back(i);
+  }
+
+  if (!sort_keys.empty()) {
+    auto sort = std::make_shared<SortNode>();
+    sort->keys = sort_keys;
+    sort->input = plan;
+    sort->output = plan->output;
+    plan = sort;
+  }
+  if (purpose == QueryPurpose::kBatch && (select.limit || select.offset)) {
+    auto limit = std::make_shared<LimitNode>();
+    limit->limit = select.limit ? BindCount(*select.limit, "LIMIT") : -1;
+    limit->offset = select.offset ? std::max<int64_t>(BindCount(*select.offset, "OFFSET"), 0) : 0;
+    limit->input = plan;
+    limit->output = plan->output;
+    plan = limit;
+  }
+
+  if (purpose == QueryPurpose::kMaterializedView) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < query.visible_columns; ++i) {
+      if (!seen.insert(names[i]).second) {
+        throw SqlError("42701", fmt::format("column \"{}\" specified more than once", names[i]),
+                       select.position)
+            .WithHint("Give the columns distinct names with AS.");
+      }
+    }
+  }
+  query.root = plan;
+  return query;
+}
+
+}  // namespace stave::planner

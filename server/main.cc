@@ -1,0 +1,100 @@
+// staved: the Stave server. Opens (and recovers) the data directory, then serves the
+// PostgreSQL protocol and the HTTP admin endpoint until SIGTERM or SIGINT.
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/sql_error.h"
+#include "common/version.h"
+#include "executor/connectors/connectors.h"
+#include "executor/database.h"
+#include "server/admin_handler.h"
+#include "server/duration_flag.h"
+#include "server/http/http_server.h"
+#include "server/pgwire/pg_server.h"
+#include "server/session.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"staved — the Stave streaming SQL database server"};
+  stave::executor::DatabaseOptions options;
+  options.data_directory = "stave-data";
+  std::string listen = "127.0.0.1";
+  uint16_t pg_port = 4566;
+  uint16_t http_port = 4567;
+  std::string checkpoint_interval = "1s";
+  std::string log_level = "info";
+  app.add_option("--data-dir", options.data_directory, "Where the RocksDB state lives")
+      ->capture_default_str();
+  app.add_option("--listen", listen, "Address to listen on")->capture_default_str();
+  app.add_option("--pg-port", pg_port, "PostgreSQL protocol port (0 picks a free one)")
+      ->capture_default_str();
+  app.add_option("--http-port", http_port, "HTTP admin port (0 picks a free one)")
+      ->capture_default_str();
+  app.add_option("--checkpoint-interval", checkpoint_interval,
+                 "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
+      ->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.set_version_flag("--version", std::string(stave::kStaveVersion));
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  std::optional<std::chrono::milliseconds> interval = stave::server::ParseDuration(checkpoint_interval);
+  if (!interval) {
+    fmt::print(stderr, "staved: --checkpoint-interval: cannot read \"{}\" (use e.g. 1s, 200ms, 0)\n",
+               checkpoint_interval);
+    return 2;
+  }
+  options.checkpoint_interval = *interval;
+
+  // Signals are taken by sigwait below; every thread started from here inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  stave::planner::ConnectorRegistry connectors;
+  stave::executor::RegisterBuiltinConnectors(&connectors);
+  std::unique_ptr<stave::executor::Database> database;
+  try {
+    database = stave::executor::Database::Open(options, &connectors);
+  } catch (const stave::SqlError& error) {
+    spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory, error.what());
+    return 1;
+  }
+
+  stave::server::pgwire::PgServer pg_server(
+      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+        return std::make_unique<stave::server::Session>(database.get(), parameters);
+      });
+  stave::server::http::HttpServer http_server(
+      listen, http_port, stave::server::MakeAdminHandler(database.get(), &pg_server));
+  if (stave::Status status = pg_server.Start(); !status.ok()) {
+    spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
+    return 1;
+  }
+  if (stave::Status status = http_server.Start(); !status.ok()) {
+    spdlog::critical("cannot serve HTTP on {}:{}: {}", listen, http_port, status.ToString());
+    pg_server.Stop();
+    return 1;
+  }
+  spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
+               stave::kStaveVersion, listen, pg_server.port(), listen, http_server.port(),
+               options.data_directory);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  pg_server.Stop();
+  http_server.Stop();
+  database->Shutdown();
+  spdlog::info("stopped cleanly");
+  return 0;
+}

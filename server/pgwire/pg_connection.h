@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "executor/query_result.h"
+#include "server/pgwire/byte_stream.h"
+#include "server/pgwire/message_writer.h"
+#include "server/query_session.h"
+
+namespace stave::server::pgwire {
+
+/// What a PgConnection needs to know about its place in the server.
+struct PgConnectionConfig {
+  /// The BackendKeyData key a client quotes in a CancelRequest for this connection.
+  int32_t process_id = 0;
+  int32_t secret_key = 0;
+  /// Only for log lines: where the client connects from.
+  std::string peer;
+  /// How long the client may take from connecting to sending its StartupMessage
+  /// (PostgreSQL's authentication_timeout); zero means no limit.
+  std::chrono::milliseconds startup_timeout{60'000};
+  /// Pending output is sent once it grows past this, so big results stream to the client
+  /// instead of piling up in memory.
+  size_t flush_threshold = 64 * 1024;
+  /// Called when the connection turns out to be a CancelRequest, with the key it quotes
+  /// (not verified: that is the callee's job). May be empty.
+  std::function<void(int32_t process_id, int32_t secret_key)> on_cancel_request;
+};
+
+/// The PostgreSQL v3 protocol for one client connection, from the startup packet to the
+/// end: SSL/GSS negotiation (always declined), StartupMessage, trust authentication, then
+/// simple Query messages run through a QuerySession made by the factory. The extended query
+/// protocol is answered with an error (0A000) and skipped up to the next Sync.
+///
+/// Errors of statements are reported and the connection goes on; protocol violations
+/// (bad lengths, unknown message types, malformed messages) get a FATAL ErrorResponse 08P01
+/// and end the connection. Memory use is bounded by what the client actually sends, never by
+/// a length word it claims. Not thread-safe: one thread runs it.
+class PgConnection {
+ public:
+  /// `stream` and `session_factory` must outlive the connection.
+  PgConnection(ByteStream* stream, const QuerySessionFactory* session_factory,
+               PgConnectionConfig config);
+  ~PgConnection();
+
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  /// Runs the connection until the client terminates or disconnects, a protocol error, or a
+  /// failure of the stream. Does not throw; the caller closes the stream afterwards.
+  void Run();
+
+ private:
+  class ConnectionLost;
+
+  // The startup phase; returns true when a session is ready for queries.
+  bool RunStartup();
+  void RunMessageLoop();
+  void RunQuery(std::string_view sql);
+  void SendResult(const executor::QueryResult& result);
+  // Reports a statement error: ErrorResponse, then QuerySession::OnError.
+  void ReportError(const ErrorFields& fields);
+  // Best-effort FATAL ErrorResponse before the connection ends.
+  void SendFatal(std::string_view sqlstate, std::string_view message);
+
+  // Reads exactly `size` bytes unless the stream ends first; returns how many were read.
+  size_t Read(char* data, size_t size);
+  // Reads a message body of `size` bytes, growing the buffer only as bytes arrive. Throws
+  // ConnectionLost if the stream ends first.
+  std::string ReadBody(size_t size);
+  // Discards `size` bytes without buffering them. Throws ConnectionLost if the stream ends.
+  void SkipBody(size_t size);
+  // Sends the pending output. Throws ConnectionLost if the client is gone.
+  void Flush();
+  void FlushIfLarge();
+
+  ByteStream* stream_;
+  const QuerySessionFactory* session_factory_;
+  PgConnectionConfig config_;
+  std::unique_ptr<QuerySession> session_;
+  MessageWriter writer_;
+  std::vector<char> input_;  // Bytes read from the stream but not consumed yet.
+  size_t input_begin_ = 0;
+  size_t input_end_ = 0;
+  bool skipping_until_sync_ = false;  // After an extended-protocol error, as PostgreSQL does.
+  bool connection_lost_ = false;      // Set when a write failed inside a session callback.
+};
+
+}  // namespace stave::server::pgwire

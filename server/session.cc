@@ -1,0 +1,264 @@
+#include "server/session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "common/sql_error.h"
+#include "common/version.h"
+#include "parser/parser.h"
+
+namespace stave::server {
+namespace {
+
+struct SettingDefinition {
+  std::string_view name;          // As PostgreSQL spells it in ParameterStatus and SHOW ALL.
+  std::string_view default_value;
+  bool reported;                  // Sent as ParameterStatus (GUC_REPORT).
+  std::string_view description;
+};
+
+constexpr std::array<SettingDefinition, 20> kSettings = {{
+    {"application_name", "", true, "Sets the application name to be reported."},
+    {"client_encoding", "UTF8", true, "Sets the client's character set encoding."},
+    {"DateStyle", "ISO, MDY", true, "Sets the display format for date and time values."},
+    {"default_transaction_read_only", "off", true, "Default read-only status of new transactions."},
+    {"in_hot_standby", "off", true, "Shows whether hot standby is currently active."},
+    {"integer_datetimes", "on", true, "Shows whether datetimes are integer based."},
+    {"IntervalStyle", "postgres", true, "Sets the display format for interval values."},
+    {"is_superuser", "on", true, "Shows whether the current user is a superuser."},
+    {"server_encoding", "UTF8", true, "Shows the server (database) character set encoding."},
+    {"server_version", "15.18 (Stave 0.1.0)", true, "Shows the server version."},
+    {"session_authorization", "stave", true, "Sets the session user name."},
+    {"standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally."},
+    {"TimeZone", "UTC", true, "Sets the time zone for displaying and interpreting time stamps."},
+    {"extra_float_digits", "1", false, "Sets the number of digits displayed for floating-point values."},
+    {"search_path", "\"$user\", public", false, "Sets the schema search order for names."},
+    {"transaction_isolation", "read committed", false, "Sets the current transaction's isolation level."},
+    {"default_transaction_isolation", "read committed", false, "Sets the isolation level of new transactions."},
+    {"statement_timeout", "0", false, "Sets the maximum allowed duration of any statement."},
+    {"server_version_num", "150018", false, "Shows the server version as an integer."},
+    {"max_identifier_length", "63", false, "Shows the maximum identifier length."},
+}};
+
+std::string Lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+const SettingDefinition* FindSetting(const std::string& lower_name) {
+  for (const SettingDefinition& setting : kSettings) {
+    if (Lower(setting.name) == lower_name) return &setting;
+  }
+  return nullptr;
+}
+
+executor::QueryResult Command(std::string tag) {
+  executor::QueryResult result;
+  result.command_tag = std::move(tag);
+  return result;
+}
+
+}  // namespace
+
+Session::Session(executor::Database* database,
+                 const std::vector<std::pair<std::string, std::string>>& startup_parameters)
+    : database_(database) {
+  for (const SettingDefinition& setting : kSettings) {
+    settings_[Lower(setting.name)] = std::string(setting.default_value);
+  }
+  for (const auto& [name, value] : startup_parameters) {
+    std::string lower = Lower(name);
+    if (lower == "user") {
+      settings_["session_authorization"] = value;
+    } else if (FindSetting(lower) && lower != "server_version" && lower != "server_encoding") {
+      try {
+        Assign(lower, value, 0);
+      } catch (const SqlError&) {
+        // A bad start-up value keeps the default, as an unknown start-up parameter does.
+      }
+    }
+  }
+  changed_.clear();
+}
+
+std::vector<std::pair<std::string, std::string>> Session::StartupParameters() {
+  std::vector<std::pair<std::string, std::string>> parameters;
+  for (const SettingDefinition& setting : kSettings) {
+    if (setting.reported) parameters.emplace_back(setting.name, settings_[Lower(setting.name)]);
+  }
+  return parameters;
+}
+
+std::vector<std::pair<std::string, std::string>> Session::TakeChangedParameters() {
+  std::vector<std::pair<std::string, std::string>> parameters;
+  for (const std::string& name : changed_) {
+    const SettingDefinition* setting = FindSetting(name);
+    if (setting && setting->reported) parameters.emplace_back(setting->name, settings_[name]);
+  }
+  changed_.clear();
+  return parameters;
+}
+
+char Session::TransactionStatus() const {
+  switch (transaction_) {
+    case TransactionState::kIdle:
+      return 'I';
+    case TransactionState::kInBlock:
+      return 'T';
+    case TransactionState::kFailed:
+      return 'E';
+  }
+  return 'I';
+}
+
+void Session::OnError() {
+  if (transaction_ == TransactionState::kInBlock) transaction_ = TransactionState::kFailed;
+}
+
+bool Session::RunSimpleQuery(std::string_view sql,
+                             const std::function<void(const executor::QueryResult&)>& on_result) {
+  std::vector<parser::StatementPtr> statements = parser::Parse(sql);
+  if (statements.empty()) return false;
+  for (const parser::StatementPtr& statement : statements) {
+    on_result(RunStatement(*statement));
+  }
+  return true;
+}
+
+executor::QueryResult Session::RunStatement(const parser::Statement& statement) {
+  if (transaction_ == TransactionState::kFailed &&
+      statement.kind != parser::StatementKind::kTransaction) {
+    throw SqlError(sqlstate::kInFailedTransaction,
+                   "current transaction is aborted, commands ignored until end of transaction block");
+  }
+  switch (statement.kind) {
+    case parser::StatementKind::kSetVariable:
+      return Set(static_cast<const parser::SetVariableStatement&>(statement));
+    case parser::StatementKind::kShowVariable:
+      return Show(static_cast<const parser::ShowVariableStatement&>(statement));
+    case parser::StatementKind::kResetVariable:
+      return Reset(static_cast<const parser::ResetVariableStatement&>(statement));
+    case parser::StatementKind::kTransaction:
+      return Transaction(static_cast<const parser::TransactionStatement&>(statement));
+    default:
+      return database_->Execute(statement);
+  }
+}
+
+void Session::Assign(const std::string& name, const std::string& value, int position) {
+  const SettingDefinition* setting = FindSetting(name);
+  if (!setting && name.find('.') == std::string::npos) {
+    throw SqlError(sqlstate::kUndefinedParameter,
+                   fmt::format("unrecognized configuration parameter \"{}\"", name), position);
+  }
+  std::string stored = value;
+  if (name == "client_encoding") {
+    std::string upper = value;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper != "UTF8" && upper != "UTF-8" && upper != "UNICODE") {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("client encoding \"{}\" is not supported; Stave speaks UTF8", value),
+                     position);
+    }
+    stored = "UTF8";
+  } else if (name == "server_version" || name == "server_encoding" || name == "is_superuser" ||
+             name == "integer_datetimes" || name == "in_hot_standby" ||
+             name == "server_version_num" || name == "max_identifier_length") {
+    throw SqlError("55P02", fmt::format("parameter \"{}\" cannot be changed", name), position);
+  }
+  settings_[name] = stored;
+  changed_.push_back(name);
+}
+
+executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
+  std::string name = Lower(set.name);
+  if (set.is_default) {
+    const SettingDefinition* setting = FindSetting(name);
+    Assign(name, setting ? std::string(setting->default_value) : "", set.position);
+    return Command("SET");
+  }
+  std::string value;
+  for (size_t i = 0; i < set.values.size(); ++i) {
+    if (i > 0) value += ", ";
+    value += set.values[i];
+  }
+  Assign(name, value, set.position);
+  return Command("SET");
+}
+
+executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
+  executor::QueryResult result;
+  result.returns_rows = true;
+  result.command_tag = "SHOW";
+  std::string name = Lower(show.name);
+  if (name == "all") {
+    result.columns = {{"name", TypeId::kVarchar}, {"setting", TypeId::kVarchar},
+                      {"description", TypeId::kVarchar}};
+    for (const SettingDefinition& setting : kSettings) {
+      result.rows.push_back({Value::String(std::string(setting.name)),
+                             Value::String(settings_[Lower(setting.name)]),
+                             Value::String(std::string(setting.description))});
+    }
+    return result;
+  }
+  auto it = settings_.find(name);
+  if (it == settings_.end()) {
+    throw SqlError(sqlstate::kUndefinedParameter,
+                   fmt::format("unrecognized configuration parameter \"{}\"", show.name), show.position);
+  }
+  const SettingDefinition* setting = FindSetting(name);
+  result.columns = {{setting ? Lower(setting->name) : name, TypeId::kVarchar}};
+  result.rows.push_back({Value::String(it->second)});
+  return result;
+}
+
+executor::QueryResult Session::Reset(const parser::ResetVariableStatement& reset) {
+  std::string name = Lower(reset.name);
+  if (name == "all") {
+    for (const SettingDefinition& setting : kSettings) {
+      std::string lower = Lower(setting.name);
+      if (settings_[lower] != setting.default_value && lower != "session_authorization") {
+        settings_[lower] = std::string(setting.default_value);
+        changed_.push_back(lower);
+      }
+    }
+    return Command("RESET");
+  }
+  const SettingDefinition* setting = FindSetting(name);
+  if (!setting) {
+    if (name.find('.') != std::string::npos) {
+      settings_.erase(name);
+      return Command("RESET");
+    }
+    throw SqlError(sqlstate::kUndefinedParameter,
+                   fmt::format("unrecognized configuration parameter \"{}\"", reset.name), reset.position);
+  }
+  Assign(name, std::string(setting->default_value), reset.position);
+  return Command("RESET");
+}
+
+executor::QueryResult Session::Transaction(const parser::TransactionStatement& statement) {
+  switch (statement.transaction_kind) {
+    case parser::TransactionKind::kBegin:
+      if (transaction_ == TransactionState::kFailed) {
+        throw SqlError(sqlstate::kInFailedTransaction,
+                       "current transaction is aborted, commands ignored until end of transaction block");
+      }
+      transaction_ = TransactionState::kInBlock;
+      return Command("BEGIN");
+    case parser::TransactionKind::kCommit: {
+      bool failed = transaction_ == TransactionState::kFailed;
+      transaction_ = TransactionState::kIdle;
+      return Command(failed ? "ROLLBACK" : "COMMIT");
+    }
+    case parser::TransactionKind::kRollback:
+      transaction_ = TransactionState::kIdle;
+      return Command("ROLLBACK");
+  }
+  return Command("BEGIN");
+}
+
+}  // namespace stave::server

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "executor/database.h"
+#include "server/query_session.h"
+
+namespace stave::server {
+
+/// A client's session: its settings (SET/SHOW/RESET, reported to the client when they
+/// change), its transaction state (BEGIN/COMMIT/ROLLBACK and the failed state after an
+/// error), and the dispatch of every other statement to the database. Each statement runs
+/// and commits on its own; a transaction block only tracks status, as clients expect.
+class Session : public QuerySession {
+ public:
+  Session(executor::Database* database,
+          const std::vector<std::pair<std::string, std::string>>& startup_parameters);
+
+  std::vector<std::pair<std::string, std::string>> StartupParameters() override;
+  bool RunSimpleQuery(std::string_view sql,
+                      const std::function<void(const executor::QueryResult&)>& on_result) override;
+  std::vector<std::pair<std::string, std::string>> TakeChangedParameters() override;
+  char TransactionStatus() const override;
+  void OnError() override;
+
+ private:
+  executor::QueryResult RunStatement(const parser::Statement& statement);
+  executor::QueryResult Set(const parser::SetVariableStatement& set);
+  executor::QueryResult Show(const parser::ShowVariableStatement& show);
+  executor::QueryResult Reset(const parser::ResetVariableStatement& reset);
+  executor::QueryResult Transaction(const parser::TransactionStatement& statement);
+  /// Validates and stores a setting; throws 42704 for unknown names, 22023 for bad values.
+  void Assign(const std::string& name, const std::string& value, int position);
+
+  executor::Database* database_;
+  std::map<std::string, std::string> settings_;  // By lower-case name.
+  std::vector<std::string> changed_;             // Lower-case names to report.
+  enum class TransactionState { kIdle, kInBlock, kFailed } transaction_ = TransactionState::kIdle;
+};
+
+}  // namespace stave::server

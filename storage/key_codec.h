@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/data_type.h"
+#include "common/value.h"
+
+namespace stave::storage {
+
+/// Memcomparable encoding: the byte order of encoded keys is the SQL order of the values
+/// (ascending, NULLS LAST), so RocksDB range scans walk state in key order. Each value is a
+/// marker byte (0x01 value, 0x02 NULL) followed by: integers as big-endian with the sign bit
+/// flipped; doubles as IEEE-754 bits transformed so that byte order is numeric order;
+/// strings with 0x00 escaped as 0x00 0xFF and terminated by 0x00 0x00.
+void EncodeKeyValue(const Value& value, DataType type, std::string* out);
+
+/// Decodes one value written by EncodeKeyValue from the front of `*in`, advancing it.
+/// Returns false if the bytes are malformed.
+bool DecodeKeyValue(std::string_view* in, DataType type, Value* value);
+
+/// Appends `value` as 4 big-endian bytes (ids in keys sort numerically).
+void AppendBigEndian32(uint32_t value, std::string* out);
+void AppendBigEndian16(uint16_t value, std::string* out);
+void AppendBigEndian64(uint64_t value, std::string* out);
+uint64_t ReadBigEndian64(std::string_view bytes);
+
+}  // namespace stave::storage

@@ -1,0 +1,207 @@
+#include "storage/store.h"
+
+#include <cstring>
+
+#include <rocksdb/options.h>
+
+#include "storage/key_codec.h"
+
+namespace stave::storage {
+namespace {
+
+constexpr std::string_view kCommittedEpochName = "committed_epoch";
+constexpr std::string_view kNextObjectIdName = "next_object_id";
+
+Status FromRocks(const rocksdb::Status& status, std::string_view what) {
+  if (status.ok()) return Status::Ok();
+  std::string message = std::string(what) + ": " + status.ToString();
+  if (status.IsCorruption()) return Status::Corruption(message);
+  return Status::IoError(message);
+}
+
+std::string MetaKey(std::string_view name) {
+  std::string key(1, key_section::kMeta);
+  key.append(name);
+  return key;
+}
+
+std::string EncodeU64(uint64_t value) {
+  std::string bytes(8, '\0');
+  std::memcpy(bytes.data(), &value, 8);
+  return bytes;
+}
+
+std::string CatalogKey(uint32_t object_id) {
+  std::string key(1, key_section::kCatalog);
+  AppendBigEndian32(object_id, &key);
+  return key;
+}
+
+std::string StateTablePrefix(uint32_t table_id) {
+  std::string key(1, key_section::kState);
+  AppendBigEndian32(table_id, &key);
+  return key;
+}
+
+std::string SourcePositionPrefix(uint32_t owner) {
+  std::string key(1, key_section::kSourcePosition);
+  AppendBigEndian32(owner, &key);
+  return key;
+}
+
+// The smallest key greater than every key starting with `prefix`.
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<uint8_t>(prefix.back()) + 1);
+  return prefix;
+}
+
+}  // namespace
+
+void EpochBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
+
+void EpochBatch::DeleteState(std::string_view key) { batch_.Delete(key); }
+
+void EpochBatch::DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id) {
+  batch_.DeleteRange(StateTablePrefix(first_table_id), StateTablePrefix(end_table_id));
+}
+
+void EpochBatch::PutCatalogEntry(uint32_t object_id, std::string_view entry) {
+  batch_.Put(CatalogKey(object_id), entry);
+}
+
+void EpochBatch::DeleteCatalogEntry(uint32_t object_id) { batch_.Delete(CatalogKey(object_id)); }
+
+void EpochBatch::PutNextObjectId(uint64_t next_id) {
+  next_object_id_ = next_id;
+  batch_.Put(MetaKey(kNextObjectIdName), EncodeU64(next_id));
+}
+
+void EpochBatch::PutSourcePosition(uint32_t owner, std::string_view name,
+                                   std::string_view position) {
+  std::string key = SourcePositionPrefix(owner);
+  key.append(name);
+  batch_.Put(key, position);
+}
+
+void EpochBatch::DeleteSourcePositions(uint32_t owner) {
+  std::string begin = SourcePositionPrefix(owner);
+  batch_.DeleteRange(begin, PrefixEnd(begin));
+}
+
+Snapshot::~Snapshot() { db_->ReleaseSnapshot(snapshot_); }
+
+Status Snapshot::ScanStateTable(
+    uint32_t table_id,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) const {
+  std::string begin = StateTablePrefix(table_id);
+  std::string end = PrefixEnd(begin);
+  rocksdb::ReadOptions options;
+  options.snapshot = snapshot_;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    std::string_view key(it->key().data(), it->key().size());
+    key.remove_prefix(begin.size());
+    if (!visit(key, std::string_view(it->value().data(), it->value().size()))) break;
+  }
+  return FromRocks(it->status(), "scanning a state table");
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.IncreaseParallelism(2);
+  options.OptimizeLevelStyleCompaction();
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status = rocksdb::DB::Open(options, directory, &raw);
+  if (!status.ok()) {
+    return FromRocks(status, "cannot open the data directory \"" + directory + "\"");
+  }
+  std::unique_ptr<Store> store(new Store(std::unique_ptr<rocksdb::DB>(raw)));
+  Status meta = store->LoadMeta();
+  if (!meta.ok()) return meta;
+  return store;
+}
+
+Store::~Store() {
+  if (db_) {
+    db_->Close().PermitUncheckedError();
+  }
+}
+
+Status Store::LoadMeta() {
+  std::string value;
+  rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), MetaKey(kCommittedEpochName), &value);
+  if (status.ok() && value.size() == 8) {
+    std::memcpy(&committed_epoch_, value.data(), 8);
+  } else if (!status.ok() && !status.IsNotFound()) {
+    return FromRocks(status, "reading the committed epoch");
+  }
+  status = db_->Get(rocksdb::ReadOptions(), MetaKey(kNextObjectIdName), &value);
+  if (status.ok() && value.size() == 8) {
+    std::memcpy(&next_object_id_, value.data(), 8);
+  } else if (!status.ok() && !status.IsNotFound()) {
+    return FromRocks(status, "reading the next object id");
+  }
+  return Status::Ok();
+}
+
+Status Store::Commit(EpochBatch* batch) {
+  batch->batch_.Put(MetaKey(kCommittedEpochName), EncodeU64(batch->epoch()));
+  rocksdb::WriteOptions options;
+  options.sync = true;
+  Status status = FromRocks(db_->Write(options, &batch->batch_), "committing an epoch");
+  if (!status.ok()) return status;
+  committed_epoch_ = batch->epoch();
+  if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
+  return Status::Ok();
+}
+
+std::shared_ptr<const Snapshot> Store::NewSnapshot() const {
+  return std::shared_ptr<const Snapshot>(
+      new Snapshot(db_.get(), db_->GetSnapshot(), committed_epoch_));
+}
+
+Result<std::optional<std::string>> Store::GetState(std::string_view full_key) const {
+  std::string value;
+  rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), full_key, &value);
+  if (status.IsNotFound()) return std::optional<std::string>();
+  if (!status.ok()) return FromRocks(status, "reading state");
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries() const {
+  std::vector<std::pair<uint32_t, std::string>> entries;
+  std::string begin(1, key_section::kCatalog);
+  std::string end = PrefixEnd(begin);
+  rocksdb::ReadOptions options;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    if (it->key().size() != 5) return Status::Corruption("malformed catalog key");
+    uint32_t id = 0;
+    for (size_t i = 1; i < 5; ++i) id = (id << 8) | static_cast<uint8_t>(it->key()[i]);
+    entries.emplace_back(id, it->value().ToString());
+  }
+  Status status = FromRocks(it->status(), "reading the catalog");
+  if (!status.ok()) return status;
+  return entries;
+}
+
+Result<std::optional<std::string>> Store::GetSourcePosition(uint32_t owner,
+                                                            std::string_view name) const {
+  std::string key = SourcePositionPrefix(owner);
+  key.append(name);
+  return GetState(key);
+}
+
+uint64_t Store::ApproximateSize() const {
+  uint64_t size = 0;
+  db_->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &size);
+  return size;
+}
+
+}  // namespace stave::storage

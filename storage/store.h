@@ -1,0 +1,131 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include "common/status.h"
+
+namespace stave::storage {
+
+/// Everything one checkpoint changes, gathered while the barrier of epoch `epoch` passes
+/// through the dataflow, then written by Store::Commit as one synced RocksDB write batch.
+/// That write is the checkpoint's commit point: all of it or none of it survives a crash.
+/// Not thread-safe.
+class EpochBatch {
+ public:
+  explicit EpochBatch(uint64_t epoch) : epoch_(epoch) {}
+
+  uint64_t epoch() const { return epoch_; }
+
+  /// `key` is the full state key built by StateTable (section, table, virtual node, key).
+  void PutState(std::string_view key, std::string_view value);
+  void DeleteState(std::string_view key);
+  /// Removes every row of the state tables in [first, end) (a dropped object's tables).
+  void DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id);
+
+  void PutCatalogEntry(uint32_t object_id, std::string_view entry);
+  void DeleteCatalogEntry(uint32_t object_id);
+  void PutNextObjectId(uint64_t next_id);
+
+  /// Records a source's read position; `owner` is the job reading it.
+  void PutSourcePosition(uint32_t owner, std::string_view name, std::string_view position);
+  void DeleteSourcePositions(uint32_t owner);
+
+  size_t ByteSize() const { return batch_.GetDataSize(); }
+  size_t Count() const { return static_cast<size_t>(batch_.Count()); }
+
+ private:
+  friend class Store;
+  uint64_t epoch_;
+  std::optional<uint64_t> next_object_id_;
+  rocksdb::WriteBatch batch_;
+};
+
+/// A consistent read-only view of everything committed up to one epoch: ad-hoc SELECTs read
+/// all views through one Snapshot, so they see them at the same point in time. Keeps the
+/// RocksDB snapshot alive while it exists. REQUIRES: the Store outlives it.
+class Snapshot {
+ public:
+  ~Snapshot();
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
+  uint64_t epoch() const { return epoch_; }
+
+  /// Calls `visit(key, value)` for every row of a state table in key order (within a virtual
+  /// node), `key` without the table prefix. Stops early when `visit` returns false.
+  Status ScanStateTable(
+      uint32_t table_id,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
+
+ private:
+  friend class Store;
+  Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snapshot, uint64_t epoch)
+      : db_(db), snapshot_(snapshot), epoch_(epoch) {}
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snapshot_;
+  uint64_t epoch_;
+};
+
+/// The embedded RocksDB database under a data directory. Thread-safe: sessions read
+/// snapshots while the engine commits epochs.
+class Store {
+ public:
+  /// Opens (creating if needed) the database in `directory`. The database then holds
+  /// exactly the last committed epoch: uncommitted changes never reach RocksDB.
+  static Result<std::unique_ptr<Store>> Open(const std::string& directory);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  /// The last committed epoch, 0 for a new database.
+  uint64_t committed_epoch() const { return committed_epoch_; }
+  uint64_t next_object_id() const { return next_object_id_; }
+
+  /// Writes `batch` synced, together with `committed_epoch = batch.epoch()`.
+  /// REQUIRES: batch.epoch() > committed_epoch(); called by one thread at a time.
+  Status Commit(EpochBatch* batch);
+
+  /// A snapshot of the latest committed epoch.
+  std::shared_ptr<const Snapshot> NewSnapshot() const;
+
+  /// Reads one committed state row by its full key (see StateTable).
+  Result<std::optional<std::string>> GetState(std::string_view full_key) const;
+
+  /// All catalog entries, ordered by object id.
+  Result<std::vector<std::pair<uint32_t, std::string>>> LoadCatalogEntries() const;
+
+  /// A source position recorded by PutSourcePosition, or nullopt if none was committed.
+  Result<std::optional<std::string>> GetSourcePosition(uint32_t owner,
+                                                       std::string_view name) const;
+
+  /// Approximate bytes of state on disk (for metrics).
+  uint64_t ApproximateSize() const;
+
+ private:
+  explicit Store(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {}
+  Status LoadMeta();
+
+  std::unique_ptr<rocksdb::DB> db_;
+  uint64_t committed_epoch_ = 0;
+  uint64_t next_object_id_ = 1;
+};
+
+/// Key sections (see storage/README.md).
+namespace key_section {
+inline constexpr char kMeta = 0x01;
+inline constexpr char kCatalog = 0x02;
+inline constexpr char kState = 0x03;
+inline constexpr char kSourcePosition = 0x04;
+}  // namespace key_section
+
+}  // namespace stave::storage

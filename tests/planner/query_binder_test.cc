@@ -1,0 +1,100 @@
+#include "planner/query_binder.h"
+
+#include <gtest/gtest.h>
+
+#include "common/sql_error.h"
+#include "parser/parser.h"
+
+namespace stave::planner {
+namespace {
+
+class QueryBinderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto stream = std::make_shared<CatalogObject>();
+    stream->id = 1;
+    stream->type = ObjectType::kStream;
+    stream->name = "s";
+    stream->columns = {{"id", TypeId::kInt64}, {"name", TypeId::kVarchar}, {"price", TypeId::kFloat64}};
+    catalog_.Add(stream);
+    auto view = std::make_shared<CatalogObject>();
+    view->id = 2;
+    view->type = ObjectType::kMaterializedView;
+    view->name = "v";
+    view->columns = {{"parity", TypeId::kInt64}, {"count", TypeId::kInt64}};
+    view->depends_on = {1};
+    catalog_.Add(view);
+  }
+
+  BoundQuery Bind(const std::string& sql, QueryPurpose purpose) {
+    statements_ = parser::Parse(sql);
+    return BindQuery(static_cast<const parser::SelectStatement&>(*statements_.at(0)), catalog_, purpose);
+  }
+
+  // The SQLSTATE and position of the error binding `sql` raises.
+  std::pair<std::string, int> Error(const std::string& sql, QueryPurpose purpose) {
+    try {
+      Bind(sql, purpose);
+    } catch (const SqlError& error) {
+      return {error.sqlstate(), error.position()};
+    }
+    return {"none", 0};
+  }
+
+  Catalog catalog_;
+  std::vector<parser::StatementPtr> statements_;
+};
+
+TEST_F(QueryBinderTest, GroupedViewKeysByGroupExpression) {
+  BoundQuery query = Bind("SELECT id % 2 AS parity, count(*), sum(id) FROM s GROUP BY id % 2",
+                          QueryPurpose::kMaterializedView);
+  EXPECT_EQ(query.visible_columns, 3u);
+  ASSERT_EQ(query.key_columns.size(), 1u);
+  EXPECT_EQ(query.key_columns[0], 3u);  // A hidden group key after the visible columns.
+  EXPECT_EQ(query.root->output[0].name, "parity");
+  EXPECT_EQ(query.root->output[1].name, "count");
+  EXPECT_EQ(query.root->output[2].name, "sum");
+  EXPECT_EQ(query.root->output[2].type, DataType(TypeId::kInt64));
+  ASSERT_EQ(query.root->kind, PlanNodeKind::kProject);
+  EXPECT_EQ(query.root->input->kind, PlanNodeKind::kAggregate);
+}
+
+TEST_F(QueryBinderTest, UngroupedViewHasNoKey) {
+  BoundQuery query = Bind("SELECT id, price * 2 FROM s WHERE name <> 'x'", QueryPurpose::kMaterializedView);
+  EXPECT_TRUE(query.key_columns.empty());
+  EXPECT_EQ(query.root->output[1].name, "?column?");
+  EXPECT_EQ(query.root->input->kind, PlanNodeKind::kFilter);
+}
+
+TEST_F(QueryBinderTest, ErrorsCarrySqlstateAndPosition) {
+  EXPECT_EQ(Error("SELECT nope FROM s", QueryPurpose::kMaterializedView), std::make_pair(std::string("42703"), 8));
+  EXPECT_EQ(Error("SELECT * FROM missing", QueryPurpose::kBatch), std::make_pair(std::string("42P01"), 15));
+  EXPECT_EQ(Error("SELECT name, count(*) FROM s", QueryPurpose::kMaterializedView).first, "42803");
+  EXPECT_EQ(Error("SELECT id FROM s WHERE id", QueryPurpose::kMaterializedView), std::make_pair(std::string("42804"), 24));
+  EXPECT_EQ(Error("SELECT id + name FROM s", QueryPurpose::kMaterializedView).first, "42883");
+  EXPECT_EQ(Error("SELECT * FROM s", QueryPurpose::kBatch).first, "0A000");
+  EXPECT_EQ(Error("SELECT id FROM s WHERE sum(id) > 1", QueryPurpose::kMaterializedView).first, "42803");
+  EXPECT_EQ(Error("SELECT count(*), count(*) FROM s", QueryPurpose::kMaterializedView).first, "42701");
+  EXPECT_EQ(Error("SELECT id FROM s WHERE id = 'abc'", QueryPurpose::kMaterializedView).first, "22P02");
+}
+
+TEST_F(QueryBinderTest, BatchOrderByAliasOrdinalAndHiddenExpression) {
+  BoundQuery query = Bind("SELECT parity FROM v ORDER BY count DESC, 1 LIMIT 5", QueryPurpose::kBatch);
+  EXPECT_EQ(query.visible_columns, 1u);
+  ASSERT_EQ(query.root->kind, PlanNodeKind::kLimit);
+  const auto& sort = static_cast<const SortNode&>(*query.root->input);
+  ASSERT_EQ(sort.keys.size(), 2u);
+  EXPECT_EQ(sort.keys[0].column, 1u);  // `count` is not selected: a hidden sort column.
+  EXPECT_TRUE(sort.keys[0].descending);
+  EXPECT_EQ(sort.keys[1].column, 0u);
+}
+
+TEST_F(QueryBinderTest, SelectWithoutFrom) {
+  BoundQuery query = Bind("SELECT 1, version(), 'a' || 2", QueryPurpose::kBatch);
+  EXPECT_EQ(query.visible_columns, 3u);
+  EXPECT_EQ(query.root->output[0].type, DataType(TypeId::kInt32));
+  EXPECT_EQ(query.root->output[1].name, "version");
+}
+
+}  // namespace
+}  // namespace stave::planner

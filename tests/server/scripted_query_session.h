@@ -1,0 +1,204 @@
+#pragma once
+
+#include <cctype>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/data_type.h"
+#include "common/sql_error.h"
+#include "common/value.h"
+#include "executor/query_result.h"
+#include "server/query_session.h"
+
+namespace stave::server::testing {
+
+/// A QuerySession for protocol tests that answers a fixed repertoire of statements, so the
+/// server can be tested without the parser, planner and executor. Statements are split on
+/// ';' (no quoting rules) and matched case-sensitively after trimming:
+///   SELECT 1                  one int4 column "?column?" with 1, tag "SELECT 1"
+///   SELECT 'a'                one text column with "a"
+///   SELECT types              one row of every type, with a NULL in the last column
+///   SELECT rows N             N rows of (n bigint, s varchar)
+///   SELECT bad row            a row whose value does not match its column type
+///   BEGIN / COMMIT / ROLLBACK transaction status changes, as PostgreSQL
+///   SET application_name = V  reported back as a changed parameter
+///   THROW                     throws std::runtime_error("boom")
+///   SLEEP MS                  sleeps MS milliseconds, tag "SLEEP"
+/// Anything else is a syntax error at its first word, with its position in the query.
+/// In a failed transaction block every statement but COMMIT/ROLLBACK fails with 25P02.
+class ScriptedQuerySession : public QuerySession {
+ public:
+  explicit ScriptedQuerySession(std::vector<std::pair<std::string, std::string>> startup)
+      : startup_(std::move(startup)) {}
+
+  std::vector<std::pair<std::string, std::string>> StartupParameters() override {
+    std::string application_name;
+    for (const auto& [name, value] : startup_) {
+      if (name == "application_name") application_name = value;
+    }
+    return {{"application_name", application_name},
+            {"client_encoding", "UTF8"},
+            {"DateStyle", "ISO, MDY"},
+            {"integer_datetimes", "on"},
+            {"server_encoding", "UTF8"},
+            {"server_version", "15.0 (Stave)"},
+            {"standard_conforming_strings", "on"},
+            {"TimeZone", "UTC"}};
+  }
+
+  bool RunSimpleQuery(std::string_view sql,
+                      const std::function<void(const executor::QueryResult&)>& on_result) override {
+    bool any = false;
+    size_t begin = 0;
+    while (begin <= sql.size()) {
+      size_t end = sql.find(';', begin);
+      if (end == std::string_view::npos) end = sql.size();
+      std::string_view statement = sql.substr(begin, end - begin);
+      size_t offset = begin;
+      while (!statement.empty() && std::isspace(static_cast<unsigned char>(statement.front()))) {
+        statement.remove_prefix(1);
+        ++offset;
+      }
+      while (!statement.empty() && std::isspace(static_cast<unsigned char>(statement.back()))) {
+        statement.remove_suffix(1);
+      }
+      if (!statement.empty()) {
+        any = true;
+        on_result(Run(statement, static_cast<int>(offset) + 1));
+      }
+      begin = end + 1;
+    }
+    return any;
+  }
+
+  std::vector<std::pair<std::string, std::string>> TakeChangedParameters() override {
+    return std::exchange(changed_, {});
+  }
+
+  char TransactionStatus() const override { return status_; }
+
+  void OnError() override {
+    if (status_ == 'T') status_ = 'E';
+  }
+
+ private:
+  executor::QueryResult Run(std::string_view statement, int position) {
+    executor::QueryResult result;
+    if (statement == "COMMIT" || statement == "ROLLBACK") {
+      result.command_tag = status_ == 'E' ? "ROLLBACK" : std::string(statement);
+      status_ = 'I';
+      return result;
+    }
+    if (status_ == 'E') {
+      throw SqlError(sqlstate::kInFailedTransaction,
+                     "current transaction is aborted, commands ignored until end of transaction "
+                     "block");
+    }
+    if (statement == "BEGIN") {
+      status_ = 'T';
+      result.command_tag = "BEGIN";
+      return result;
+    }
+    if (statement == "SELECT 1") {
+      result.returns_rows = true;
+      result.columns = {{"?column?", TypeId::kInt32}};
+      result.rows = {{Value::Int(1)}};
+      result.command_tag = "SELECT 1";
+      return result;
+    }
+    if (statement == "SELECT 'a'") {
+      result.returns_rows = true;
+      result.columns = {{"?column?", TypeId::kUnknown}};
+      result.rows = {{Value::String("a")}};
+      result.command_tag = "SELECT 1";
+      return result;
+    }
+    if (statement == "SELECT types") {
+      result.returns_rows = true;
+      result.columns = {{"b", TypeId::kBoolean}, {"i", TypeId::kInt16},  {"n", TypeId::kInt64},
+                        {"f", TypeId::kFloat64}, {"s", TypeId::kVarchar}, {"z", TypeId::kInt32}};
+      result.rows = {{Value::Boolean(true), Value::Int(-7), Value::Int(9000000000),
+                      Value::Double(1.5), Value::String("h\xC3\xA9llo"), Value::Null()}};
+      result.command_tag = "SELECT 1";
+      return result;
+    }
+    if (statement.starts_with("SELECT rows ")) {
+      int count = std::stoi(std::string(statement.substr(12)));
+      result.returns_rows = true;
+      result.columns = {{"n", TypeId::kInt64}, {"s", TypeId::kVarchar}};
+      for (int i = 0; i < count; ++i) {
+        result.rows.push_back({Value::Int(i), Value::String("row " + std::to_string(i))});
+      }
+      result.command_tag = "SELECT " + std::to_string(count);
+      return result;
+    }
+    if (statement == "SELECT bad row") {
+      result.returns_rows = true;
+      result.columns = {{"n", TypeId::kInt64}};
+      result.rows = {{Value::String("not a number")}};
+      result.command_tag = "SELECT 1";
+      return result;
+    }
+    if (statement.starts_with("SET application_name = ")) {
+      changed_.emplace_back("application_name", std::string(statement.substr(23)));
+      result.command_tag = "SET";
+      return result;
+    }
+    if (statement == "THROW") throw std::runtime_error("boom");
+    if (statement.starts_with("SLEEP ")) {
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::stoi(std::string(statement.substr(6)))));
+      result.command_tag = "SLEEP";
+      return result;
+    }
+    // A syntax error at the second word if there is one (as "syntax error at or near"
+    // points at the token the parser choked on), else at the first.
+    size_t space = statement.find(' ');
+    size_t at = space == std::string_view::npos ? 0 : space + 1;
+    std::string_view token = statement.substr(at, statement.find(' ', at) - at);
+    throw SqlError(sqlstate::kSyntaxError,
+                   "syntax error at or near \"" + std::string(token) + "\"",
+                   position + static_cast<int>(at));
+  }
+
+  std::vector<std::pair<std::string, std::string>> startup_;
+  std::vector<std::pair<std::string, std::string>> changed_;
+  char status_ = 'I';
+};
+
+/// A thread-safe QuerySessionFactory for ScriptedQuerySession that remembers the startup
+/// parameters of the last connection.
+class ScriptedSessionFactory {
+ public:
+  QuerySessionFactory AsFactory() {
+    return [this](const std::vector<std::pair<std::string, std::string>>& parameters) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      last_parameters_ = parameters;
+      ++sessions_created_;
+      return std::make_unique<ScriptedQuerySession>(parameters);
+    };
+  }
+
+  std::vector<std::pair<std::string, std::string>> last_parameters() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_parameters_;
+  }
+
+  int sessions_created() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sessions_created_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> last_parameters_;
+  int sessions_created_ = 0;
+};
+
+}  // namespace stave::server::testing

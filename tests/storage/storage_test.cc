@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "storage/key_codec.h"
+#include "storage/row_codec.h"
+#include "storage/state_table.h"
+#include "storage/store.h"
+
+namespace stave::storage {
+namespace {
+
+class TempDirectory {
+ public:
+  TempDirectory() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("stave-test-" + std::to_string(std::random_device()()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDirectory() { std::filesystem::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string Key(const Value& value, DataType type) {
+  std::string key;
+  EncodeKeyValue(value, type, &key);
+  return key;
+}
+
+TEST(KeyCodecTest, ByteOrderIsValueOrder) {
+  std::vector<int64_t> ints = {INT64_MIN, -1000, -1, 0, 1, 7, 1000, INT64_MAX};
+  for (size_t i = 0; i + 1 < ints.size(); ++i) {
+    EXPECT_LT(Key(Value::Int(ints[i]), TypeId::kInt64), Key(Value::Int(ints[i + 1]), TypeId::kInt64));
+  }
+  std::vector<double> doubles = {-1e300, -2.5, -0.5, 0, 1e-300, 0.5, 2.5, 1e300};
+  for (size_t i = 0; i + 1 < doubles.size(); ++i) {
+    EXPECT_LT(Key(Value::Double(doubles[i]), TypeId::kFloat64),
+              Key(Value::Double(doubles[i + 1]), TypeId::kFloat64));
+  }
+  std::vector<std::string> strings = {"", std::string("a\0", 2), "a", "ab", "b"};
+  std::sort(strings.begin(), strings.end());
+  for (size_t i = 0; i + 1 < strings.size(); ++i) {
+    EXPECT_LT(Key(Value::String(strings[i]), TypeId::kVarchar),
+              Key(Value::String(strings[i + 1]), TypeId::kVarchar));
+  }
+  // NULLS LAST.
+  EXPECT_LT(Key(Value::Int(INT64_MAX), TypeId::kInt64), Key(Value::Null(), TypeId::kInt64));
+}
+
+TEST(KeyCodecTest, RoundTrips) {
+  std::string key;
+  EncodeKeyValue(Value::Int(-5), TypeId::kInt64, &key);
+  EncodeKeyValue(Value::String(std::string("x\0y", 3)), TypeId::kVarchar, &key);
+  EncodeKeyValue(Value::Null(), TypeId::kFloat64, &key);
+  std::string_view rest = key;
+  Value a, b, c;
+  ASSERT_TRUE(DecodeKeyValue(&rest, TypeId::kInt64, &a));
+  ASSERT_TRUE(DecodeKeyValue(&rest, TypeId::kVarchar, &b));
+  ASSERT_TRUE(DecodeKeyValue(&rest, TypeId::kFloat64, &c));
+  EXPECT_TRUE(rest.empty());
+  EXPECT_EQ(a.int_value(), -5);
+  EXPECT_EQ(b.string_value(), std::string("x\0y", 3));
+  EXPECT_TRUE(c.is_null());
+  std::string_view truncated = std::string_view(key).substr(0, 3);
+  EXPECT_FALSE(DecodeKeyValue(&truncated, TypeId::kInt64, &a));
+}
+
+TEST(RowCodecTest, RoundTripsAndRejectsGarbage) {
+  RowTypes types = {TypeId::kInt64, TypeId::kVarchar, TypeId::kFloat64, TypeId::kBoolean};
+  std::vector<Value> row = {Value::Int(1), Value::String("hello"), Value::Null(), Value::Boolean(true)};
+  std::string bytes;
+  EncodeRow(row, types, &bytes);
+  auto decoded = DecodeRow(bytes, types);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, row);
+  EXPECT_FALSE(DecodeRow(bytes.substr(0, bytes.size() - 1), types));
+  EXPECT_FALSE(DecodeRow(bytes + "x", types));
+}
+
+TEST(StoreTest, StateIsVisibleOnlyAfterCommitAndSurvivesReopen) {
+  TempDirectory directory;
+  {
+    auto store = Store::Open(directory.path()).ValueOrThrow();
+    EXPECT_EQ(store->committed_epoch(), 0u);
+    StateTable table(store.get(), 7);
+    table.Put("k1", "v1");
+    // Read-your-writes before commit; RocksDB has nothing yet.
+    EXPECT_EQ(table.Get("k1").ValueOrThrow(), std::optional<std::string>("v1"));
+    EXPECT_EQ(store->GetState(table.FullKey("k1")).ValueOrThrow(), std::nullopt);
+
+    EpochBatch batch(1);
+    table.FlushTo(&batch);
+    batch.PutSourcePosition(3, "source", "pos-1");
+    batch.PutCatalogEntry(3, "entry");
+    ASSERT_TRUE(store->Commit(&batch).ok());
+    EXPECT_EQ(store->committed_epoch(), 1u);
+
+    // Uncommitted writes of the next epoch are lost with the process.
+    table.Put("k2", "v2");
+    table.Delete("k1");
+    EXPECT_EQ(table.Get("k1").ValueOrThrow(), std::nullopt);
+  }
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  EXPECT_EQ(store->committed_epoch(), 1u);
+  StateTable table(store.get(), 7);
+  EXPECT_EQ(table.Get("k1").ValueOrThrow(), std::optional<std::string>("v1"));
+  EXPECT_EQ(table.Get("k2").ValueOrThrow(), std::nullopt);
+  EXPECT_EQ(store->GetSourcePosition(3, "source").ValueOrThrow(), std::optional<std::string>("pos-1"));
+  auto entries = store->LoadCatalogEntries().ValueOrThrow();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].first, 3u);
+}
+
+TEST(StoreTest, SnapshotIsStableAcrossLaterCommitsAndDropsDeleteRanges) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 9);
+  for (int i = 0; i < 100; ++i) table.Put("key" + std::to_string(i), "v");
+  EpochBatch first(1);
+  table.FlushTo(&first);
+  ASSERT_TRUE(store->Commit(&first).ok());
+  auto snapshot = store->NewSnapshot();
+
+  EpochBatch second(2);
+  second.DeleteStateTables(9, 10);
+  ASSERT_TRUE(store->Commit(&second).ok());
+
+  size_t rows = 0;
+  ASSERT_TRUE(snapshot->ScanStateTable(9, [&](std::string_view, std::string_view) {
+    ++rows;
+    return true;
+  }).ok());
+  EXPECT_EQ(rows, 100u);
+  rows = 0;
+  ASSERT_TRUE(store->NewSnapshot()->ScanStateTable(9, [&](std::string_view, std::string_view) {
+    ++rows;
+    return true;
+  }).ok());
+  EXPECT_EQ(rows, 0u);
+}
+
+TEST(StoreTest, OpenReportsAnUnusableDirectory) {
+  auto result = Store::Open("/proc/stave-cannot-be-here");
+  EXPECT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("cannot open the data directory"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stave::storage

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Stave needs to build, run and test, and only those missing.
+# Idempotent; uses sudo when not run as root.
+set -euo pipefail
+
+packages=(
+  # Toolchain.
+  g++ cmake ninja-build ccache pkg-config git
+  # Libraries (see README.md, "Dependencies", for why each is here).
+  libantlr4-runtime-dev antlr4 librocksdb-dev librdkafka-dev libpqxx-dev
+  libboost-dev libboost-system-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev libre2-dev
+  # Real clients and tools the tests drive.
+  postgresql-client python3
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  sudo="sudo"
+fi
+echo "Installing: ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

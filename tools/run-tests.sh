@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs every test twice: a Release build, and a
+# build with AddressSanitizer + UndefinedBehaviorSanitizer. Unit tests (GoogleTest) and the
+# end-to-end tests (the real staved driven by the real psql) run under CTest in both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+
+jobs=$(nproc)
+
+run_suite() {
+  local name=$1
+  shift
+  echo "=== ${name}: configure and build"
+  cmake -S . -B "build/${name}" -G Ninja "$@" >/dev/null
+  cmake --build "build/${name}" -j "${jobs}"
+  echo "=== ${name}: tests"
+  ctest --test-dir "build/${name}" --output-on-failure -j "${jobs}" --timeout 600
+}
+
+run_suite release -DCMAKE_BUILD_TYPE=Release
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds Stave (Release) and starts staved with its embedded
+# defaults: state in ./stave-data, PostgreSQL protocol on 127.0.0.1:4566, HTTP admin on
+# 127.0.0.1:4567. Extra arguments go to staved (e.g. --pg-port 5433).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTAVE_BUILD_TESTS=OFF >/dev/null
+cmake --build build/release --target staved
+echo
+echo "Starting staved. Connect with:  psql -h 127.0.0.1 -p 4566 -d stave"
+echo "Stop it with Ctrl-C (a clean stop: the last changes are checkpointed)."
+exec build/release/server/staved --data-dir stave-data "$@"

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 
 jobs=$(nproc)
+# ccache keys on paths relative to the checkout, so clones in other folders share hits.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 run_suite() {
   local name=$1

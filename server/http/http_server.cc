@@ -111,7 +111,8 @@ void ServeConnection(tcp::socket& socket, const HttpHandler& handler,
     request.target = std::string(message.target());
     size_t question_mark = request.target.find('?');
     request.path = request.target.substr(0, question_mark);
-    if (question_mark != std::string::npos) request.query = request.target.substr(question_mark + 1);
+    if (question_mark != std::string::npos)
+      request.query = request.target.substr(question_mark + 1);
     for (const auto& field : message) {
       request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
@@ -121,8 +122,7 @@ void ServeConnection(tcp::socket& socket, const HttpHandler& handler,
     try {
       response = handler(request);
     } catch (const std::exception& e) {
-      spdlog::error("http: handler failed for {} {}: {}", request.method, request.target,
-                    e.what());
+      spdlog::error("http: handler failed for {} {}: {}", request.method, request.target, e.what());
       response = HttpResponse::Text(500, "internal server error\n");
     } catch (...) {
       spdlog::error("http: handler failed for {} {}", request.method, request.target);

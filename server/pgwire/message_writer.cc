@@ -91,8 +91,8 @@ void MessageWriter::WriteRowDescription(const std::vector<executor::ResultColumn
 void MessageWriter::WriteDataRow(const std::vector<Value>& row,
                                  const std::vector<executor::ResultColumn>& columns) {
   if (row.size() != columns.size()) {
-    throw std::invalid_argument("result row has " + std::to_string(row.size()) +
-                                " values but " + std::to_string(columns.size()) + " columns");
+    throw std::invalid_argument("result row has " + std::to_string(row.size()) + " values but " +
+                                std::to_string(columns.size()) + " columns");
   }
   if (columns.size() > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
     throw std::invalid_argument("too many result columns for the protocol");

@@ -77,8 +77,7 @@ bool PgConnection::RunStartup() {
     char length_word[4];
     size_t read = Read(length_word, sizeof(length_word));
     if (read == 0) {
-      spdlog::debug("pgwire: connection from {} closed or timed out before startup",
-                    config_.peer);
+      spdlog::debug("pgwire: connection from {} closed or timed out before startup", config_.peer);
       return false;
     }
     if (read < sizeof(length_word)) throw ConnectionLost("incomplete startup packet");
@@ -108,8 +107,9 @@ bool PgConnection::RunStartup() {
   }
   stream_->SetReadDeadline(std::nullopt);
 
-  int32_t major = packet.protocol_version >> 16;
-  int32_t minor = packet.protocol_version & 0xffff;
+  auto version = static_cast<uint32_t>(packet.protocol_version);
+  uint32_t major = version >> 16;
+  uint32_t minor = version & 0xffff;
   if (major != 3) {
     throw ProtocolError("unsupported frontend protocol " + std::to_string(major) + "." +
                         std::to_string(minor) + ": server supports 3.0 to 3." +
@@ -126,7 +126,7 @@ bool PgConnection::RunStartup() {
       parameters.emplace_back(std::move(name), std::move(value));
     }
   }
-  if (minor > kNewestMinorVersion || !unrecognized_options.empty()) {
+  if (minor > static_cast<uint32_t>(kNewestMinorVersion) || !unrecognized_options.empty()) {
     writer_.WriteNegotiateProtocolVersion(kNewestMinorVersion, unrecognized_options);
   }
   spdlog::debug("pgwire: connection {} from {}: user={} database={} application_name={}",

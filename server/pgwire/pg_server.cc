@@ -3,9 +3,9 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/write.hpp>
-#include <algorithm>
 #include <cerrno>
 #include <limits>
 #include <optional>
@@ -64,8 +64,8 @@ class SocketByteStream : public ByteStream {
 
 }  // namespace
 
-PgServer::PgServer(std::string listen_address, uint16_t port,
-                   QuerySessionFactory session_factory, PgServerOptions options)
+PgServer::PgServer(std::string listen_address, uint16_t port, QuerySessionFactory session_factory,
+                   PgServerOptions options)
     : session_factory_(std::move(session_factory)), options_(std::move(options)) {
   auto serve = [this](tcp::socket& socket, uint64_t /*connection_id*/) {
     BackendKey key = RegisterConnection();
@@ -79,8 +79,8 @@ PgServer::PgServer(std::string listen_address, uint16_t port,
     PgConnectionConfig config;
     config.process_id = key.process_id;
     config.secret_key = key.secret_key;
-    config.peer = error ? "unknown" : remote.address().to_string() + ":" +
-                                          std::to_string(remote.port());
+    config.peer =
+        error ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
     config.startup_timeout = options_.startup_timeout;
     config.on_cancel_request = [this](int32_t process_id, int32_t secret_key) {
       OnCancelRequest(process_id, secret_key);
@@ -102,9 +102,9 @@ PgServer::PgServer(std::string listen_address, uint16_t port,
     socket.non_blocking(true, ignored);
     socket.write_some(boost::asio::buffer(writer.data()), ignored);
   };
-  tcp_server_ = std::make_unique<TcpServer>("pgwire", std::move(listen_address), port,
-                                            options_.max_connections, std::move(serve),
-                                            std::move(reject));
+  tcp_server_ =
+      std::make_unique<TcpServer>("pgwire", std::move(listen_address), port,
+                                  options_.max_connections, std::move(serve), std::move(reject));
 }
 
 PgServer::~PgServer() { Stop(); }

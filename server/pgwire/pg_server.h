@@ -77,9 +77,9 @@ class PgServer {
   std::unique_ptr<TcpServer> tcp_server_;
 
   std::mutex keys_mutex_;
-  int32_t next_process_id_ = 1;                                // GUARDED_BY(keys_mutex_)
+  int32_t next_process_id_ = 1;                                 // GUARDED_BY(keys_mutex_)
   std::unordered_map<int32_t, int32_t> secret_key_by_process_;  // GUARDED_BY(keys_mutex_)
-  std::random_device random_device_;                           // GUARDED_BY(keys_mutex_)
+  std::random_device random_device_;                            // GUARDED_BY(keys_mutex_)
 };
 
 }  // namespace stave::server::pgwire

@@ -14,6 +14,26 @@ namespace stave::server::pgwire {
 
 using boost::asio::ip::tcp;
 
+namespace {
+
+// Closing a socket with unread input makes the kernel send a reset, which can destroy a
+// last message (such as a FATAL error) before the client reads it. So the sending side is
+// shut down first and input that already arrived is discarded.
+void CloseGracefully(tcp::socket& socket) {
+  boost::system::error_code ignored;
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.non_blocking(true, ignored);
+  char scratch[4096];
+  for (int i = 0; i < 16; ++i) {
+    boost::system::error_code error;
+    socket.read_some(boost::asio::buffer(scratch), error);
+    if (error) break;
+  }
+  socket.close(ignored);
+}
+
+}  // namespace
+
 /// One accepted connection and the thread serving it.
 struct TcpServer::Connection {
   explicit Connection(tcp::socket accepted)
@@ -43,15 +63,17 @@ TcpServer::~TcpServer() { Stop(); }
 
 Status TcpServer::Start() {
   std::lock_guard<std::mutex> lifecycle_lock(lifecycle_mutex_);
-  if (started_ || stopped_) return Status::InvalidArgument(name_ + " server was already started");
+  if (started_ || stopped_) {
+    return Status::InvalidArgument(name_ + " server cannot be started more than once");
+  }
   boost::system::error_code error;
   tcp::resolver resolver(io_context_);
-  auto endpoints =
-      resolver.resolve(listen_address_, std::to_string(requested_port_),
-                       tcp::resolver::passive | tcp::resolver::numeric_service, error);
+  auto endpoints = resolver.resolve(listen_address_, std::to_string(requested_port_),
+                                    tcp::resolver::passive | tcp::resolver::numeric_service, error);
   if (error || endpoints.empty()) {
-    return Status::InvalidArgument(fmt::format("{} server: cannot resolve listen address \"{}\": {}",
-                                               name_, listen_address_, error.message()));
+    return Status::InvalidArgument(
+        fmt::format("{} server: cannot resolve listen address \"{}\": {}", name_, listen_address_,
+                    error.message()));
   }
   tcp::endpoint endpoint = endpoints.begin()->endpoint();
   auto fail = [&](const char* step) {
@@ -174,6 +196,7 @@ void TcpServer::OnAccepted(tcp::socket socket) {
   } catch (const std::exception& e) {
     spdlog::warn("{} server: rejecting a connection failed: {}", name_, e.what());
   }
+  CloseGracefully(socket);
 }
 
 void TcpServer::Serve(Connection* connection) {
@@ -186,8 +209,7 @@ void TcpServer::Serve(Connection* connection) {
   }
   {
     std::lock_guard<std::mutex> socket_lock(connection->socket_mutex);
-    boost::system::error_code ignored;
-    connection->socket.close(ignored);
+    CloseGracefully(connection->socket);
     connection->socket_closed = true;
   }
   connection->finished = true;

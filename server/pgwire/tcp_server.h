@@ -30,6 +30,7 @@ class TcpServer {
       std::function<void(boost::asio::ip::tcp::socket& socket, uint64_t connection_id)>;
   /// Tells a client it cannot be served because `max_connections` are busy; runs on the
   /// accept thread, so it must not block (the socket is fresh: a short write does not).
+  /// The socket is closed after it returns.
   using RejectHandler = std::function<void(boost::asio::ip::tcp::socket& socket)>;
 
   /// `name` only labels log lines ("pgwire", "http"). Port 0 picks a free port.
@@ -82,8 +83,8 @@ class TcpServer {
   bool stopped_ = false;        // GUARDED_BY(lifecycle_mutex_)
 
   mutable std::mutex mutex_;
-  bool stopping_ = false;                            // GUARDED_BY(mutex_)
-  uint64_t next_connection_id_ = 1;                  // GUARDED_BY(mutex_)
+  bool stopping_ = false;                               // GUARDED_BY(mutex_)
+  uint64_t next_connection_id_ = 1;                     // GUARDED_BY(mutex_)
   std::list<std::unique_ptr<Connection>> connections_;  // GUARDED_BY(mutex_)
 };
 

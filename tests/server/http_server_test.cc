@@ -162,8 +162,8 @@ TEST_F(HttpServerTest, MalformedRequestsGet400) {
 }
 
 TEST_F(HttpServerTest, OversizedBodyGets413) {
-  std::string answer = RawExchange("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" +
-                                   std::string(5000, 'x'));
+  std::string answer = RawExchange(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" + std::string(5000, 'x'));
   EXPECT_EQ(answer.substr(0, 12), "HTTP/1.1 413") << answer;
 }
 
@@ -192,8 +192,7 @@ TEST_F(HttpServerTest, PortInUseFailsToStart) {
   HttpServer other("127.0.0.1", server_->port(), Route);
   Status status = other.Start();
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("Address already in use"), std::string::npos)
-      << status.message();
+  EXPECT_NE(status.message().find("Address already in use"), std::string::npos) << status.message();
 }
 
 }  // namespace

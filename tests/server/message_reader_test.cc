@@ -16,9 +16,10 @@ using testing::AppendInt32;
 std::string BodyOf(const std::string& packet) { return packet.substr(4); }
 
 TEST(MessageReaderTest, ReadsBigEndianIntegersAndStrings) {
-  std::string body("\x01\x02\xff\xfe\x00\x00\x00\x2a"
-                   "abc\0tail",
-                   16);
+  std::string body(
+      "\x01\x02\xff\xfe\x00\x00\x00\x2a"
+      "abc\0tail",
+      16);
   MessageReader reader(body);
   EXPECT_EQ(reader.ReadInt16(), 0x0102);
   EXPECT_EQ(reader.ReadInt16(), -2);
@@ -52,9 +53,10 @@ TEST(MessageReaderTest, DecodeUint32) {
 }
 
 TEST(ParseStartupPacketTest, StartupMessageWithParameters) {
-  std::string packet = testing::StartupMessageBytes(
-      {{"user", "u_scram"}, {"database", "postgres"}, {"application_name", "psql"},
-       {"some_unknown_option", ""}});
+  std::string packet = testing::StartupMessageBytes({{"user", "u_scram"},
+                                                     {"database", "postgres"},
+                                                     {"application_name", "psql"},
+                                                     {"some_unknown_option", ""}});
   StartupPacket parsed = ParseStartupPacket(BodyOf(packet));
   EXPECT_EQ(parsed.kind, StartupPacket::Kind::kStartupMessage);
   EXPECT_EQ(parsed.protocol_version, kProtocolVersion30);

@@ -55,8 +55,8 @@ TEST(MessageWriterTest, RowDescriptionMatchesPostgres) {
 TEST(MessageWriterTest, RowDescriptionOfVarcharHasVariableLength) {
   MessageWriter writer;
   writer.WriteRowDescription({{"s", TypeId::kVarchar}});
-  std::string expected = Bytes({'T', 0, 0, 0, 26, 0, 1, 's', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x04,
-                                0x13, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0});
+  std::string expected = Bytes({'T', 0, 0, 0,    26,   0,    1,    's',  0,    0,    0,    0, 0, 0,
+                                0,   0, 0, 0x04, 0x13, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0});
   EXPECT_EQ(writer.data(), expected);
 }
 
@@ -153,8 +153,8 @@ TEST(MessageWriterTest, NoticeResponse) {
 TEST(MessageWriterTest, NegotiateProtocolVersion) {
   MessageWriter writer;
   writer.WriteNegotiateProtocolVersion(0, {"_pq_.x"});
-  EXPECT_EQ(writer.data(), Bytes({'v', 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 0, 1}) +
-                               std::string("_pq_.x\0", 7));
+  EXPECT_EQ(writer.data(),
+            Bytes({'v', 0, 0, 0, 19, 0, 0, 0, 0, 0, 0, 0, 1}) + std::string("_pq_.x\0", 7));
 }
 
 TEST(MessageWriterTest, ClearForgetsMessages) {

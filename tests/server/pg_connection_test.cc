@@ -140,16 +140,14 @@ TEST_F(PgConnectionTest, TypesAndNullsInTextFormat) {
 }
 
 TEST_F(PgConnectionTest, EmptyQueryGetsEmptyQueryResponse) {
-  auto messages = AfterStartup(
-      Converse(Startup() + QueryBytes("") + QueryBytes(" ; ;") + QueryBytes("SELECT 1") +
-               Terminate()));
+  auto messages = AfterStartup(Converse(Startup() + QueryBytes("") + QueryBytes(" ; ;") +
+                                        QueryBytes("SELECT 1") + Terminate()));
   EXPECT_EQ(MessageTypes(messages), "IZIZTDCZ");
 }
 
 TEST_F(PgConnectionTest, StatementErrorIsReportedAndConnectionContinues) {
-  auto messages =
-      AfterStartup(Converse(Startup() + QueryBytes("SELECT 1; BAD x; SELECT 1") +
-                            QueryBytes("SELECT 1") + Terminate()));
+  auto messages = AfterStartup(Converse(Startup() + QueryBytes("SELECT 1; BAD x; SELECT 1") +
+                                        QueryBytes("SELECT 1") + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "TDCEZTDCZ");
   const BackendMessage& error = messages[3];
   EXPECT_EQ(ErrorField(error, 'S'), "ERROR");
@@ -161,9 +159,9 @@ TEST_F(PgConnectionTest, StatementErrorIsReportedAndConnectionContinues) {
 }
 
 TEST_F(PgConnectionTest, ErrorInTransactionBlockFailsIt) {
-  auto messages = AfterStartup(Converse(Startup() + QueryBytes("BEGIN") + QueryBytes("BAD x") +
-                                        QueryBytes("SELECT 1") + QueryBytes("ROLLBACK") +
-                                        Terminate()));
+  auto messages =
+      AfterStartup(Converse(Startup() + QueryBytes("BEGIN") + QueryBytes("BAD x") +
+                            QueryBytes("SELECT 1") + QueryBytes("ROLLBACK") + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "CZEZEZCZ");
   EXPECT_EQ(messages[1].body, "T");
   EXPECT_EQ(messages[3].body, "E");
@@ -188,8 +186,8 @@ TEST_F(PgConnectionTest, BadValueNeverSendsAHalfRow) {
 }
 
 TEST_F(PgConnectionTest, ChangedParametersAreReportedBeforeReady) {
-  auto messages = AfterStartup(
-      Converse(Startup() + QueryBytes("SET application_name = foo") + Terminate()));
+  auto messages =
+      AfterStartup(Converse(Startup() + QueryBytes("SET application_name = foo") + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "CSZ");
   EXPECT_EQ(messages[1].body, std::string("application_name\0foo\0", 21));
 }
@@ -201,31 +199,32 @@ TEST_F(PgConnectionTest, ExtendedProtocolIsRejectedUntilSync) {
   std::string execute = MessageBytes('E', std::string(5, '\0'));
   std::string sync = MessageBytes('S', "");
   std::string flush = MessageBytes('H', "");
-  auto messages = AfterStartup(Converse(Startup() + parse + bind + describe + flush + execute +
-                                        sync + parse + sync + QueryBytes("SELECT 1") +
-                                        sync + Terminate()));
+  auto messages =
+      AfterStartup(Converse(Startup() + parse + bind + describe + flush + execute + sync + parse +
+                            sync + QueryBytes("SELECT 1") + sync + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "EZEZTDCZZ");
   EXPECT_EQ(ErrorField(messages[0], 'C'), "0A000");
   EXPECT_EQ(ErrorField(messages[0], 'M'), "extended query protocol is not supported yet");
 }
 
 TEST_F(PgConnectionTest, QueryWhileSkippingUntilSyncIsIgnored) {
-  auto messages = AfterStartup(
-      Converse(Startup() + MessageBytes('P', std::string("\0x\0\0\0", 5)) +
-               QueryBytes("SELECT 1") + MessageBytes('S', "") + Terminate()));
+  auto messages =
+      AfterStartup(Converse(Startup() + MessageBytes('P', std::string("\0x\0\0\0", 5)) +
+                            QueryBytes("SELECT 1") + MessageBytes('S', "") + Terminate()));
   EXPECT_EQ(MessageTypes(messages), "EZ");
 }
 
 TEST_F(PgConnectionTest, FunctionCallIsRejectedAndStrayCopyMessagesIgnored) {
-  auto messages = AfterStartup(
-      Converse(Startup() + MessageBytes('F', "xxxx") + MessageBytes('d', "copy data") +
-               MessageBytes('c', "") + QueryBytes("SELECT 1") + Terminate()));
+  auto messages =
+      AfterStartup(Converse(Startup() + MessageBytes('F', "xxxx") + MessageBytes('d', "copy data") +
+                            MessageBytes('c', "") + QueryBytes("SELECT 1") + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "EZTDCZ");
   EXPECT_EQ(ErrorField(messages[0], 'C'), "0A000");
 }
 
 TEST_F(PgConnectionTest, UnknownMessageTypeIsFatal) {
-  auto messages = AfterStartup(Converse(Startup() + MessageBytes('?', "") + QueryBytes("SELECT 1")));
+  auto messages =
+      AfterStartup(Converse(Startup() + MessageBytes('?', "") + QueryBytes("SELECT 1")));
   ASSERT_EQ(MessageTypes(messages), "E");
   EXPECT_EQ(ErrorField(messages[0], 'S'), "FATAL");
   EXPECT_EQ(ErrorField(messages[0], 'C'), "08P01");
@@ -281,10 +280,9 @@ TEST_F(PgConnectionTest, TruncatedInputAnywhereEndsQuietly) {
 }
 
 TEST_F(PgConnectionTest, ByteAtATimeDelivery) {
-  auto messages = AfterStartup(Converse(
-      testing::SslRequestBytes().substr(0) + Startup() + QueryBytes("SELECT 1; SELECT 'a'") +
-          Terminate(),
-      /*max_read=*/1)
+  auto messages = AfterStartup(Converse(testing::SslRequestBytes().substr(0) + Startup() +
+                                            QueryBytes("SELECT 1; SELECT 'a'") + Terminate(),
+                                        /*max_read=*/1)
                                    .substr(1));  // Skip the 'N' answer.
   EXPECT_EQ(MessageTypes(messages), "TDCTDCZ");
 }
@@ -326,8 +324,8 @@ TEST_F(PgConnectionTest, UnsupportedProtocolVersionIsFatal) {
 TEST_F(PgConnectionTest, NewerMinorVersionAndProtocolOptionsAreNegotiated) {
   auto with_option = kStartup;
   with_option.emplace_back("_pq_.something", "on");
-  auto messages = ParseBackendMessages(
-      Converse(StartupMessageBytes(with_option, (3 << 16) | 2) + Terminate()));
+  auto messages =
+      ParseBackendMessages(Converse(StartupMessageBytes(with_option, (3 << 16) | 2) + Terminate()));
   ASSERT_EQ(MessageTypes(messages).substr(0, 2), "vR");
   EXPECT_EQ(testing::ReadUint32(messages[0].body, 0), 0u);
   EXPECT_EQ(testing::ReadUint32(messages[0].body, 4), 1u);
@@ -344,8 +342,8 @@ TEST_F(PgConnectionTest, BadStartupPacketsAreFatal) {
   AppendInt32(&no_terminator, 3 << 16);
   no_terminator.append("user\0u\0", 7);
   for (const std::string& input :
-       {too_long + std::string(10000, 'x'), too_short,
-        testing::StartupPacketBytes(no_terminator), std::string("GET / HTTP/1.1\r\n\r\n")}) {
+       {too_long + std::string(10000, 'x'), too_short, testing::StartupPacketBytes(no_terminator),
+        std::string("GET / HTTP/1.1\r\n\r\n")}) {
     auto messages = ParseBackendMessages(Converse(input));
     ASSERT_EQ(MessageTypes(messages), "E");
     EXPECT_EQ(ErrorField(messages[0], 'C'), "08P01");
@@ -354,8 +352,8 @@ TEST_F(PgConnectionTest, BadStartupPacketsAreFatal) {
 }
 
 TEST_F(PgConnectionTest, FactoryErrorRejectsTheConnection) {
-  factory_ = [](const std::vector<std::pair<std::string, std::string>>&)
-      -> std::unique_ptr<QuerySession> {
+  factory_ =
+      [](const std::vector<std::pair<std::string, std::string>>&) -> std::unique_ptr<QuerySession> {
     throw SqlError("3D000", "database \"nope\" does not exist");
   };
   auto messages = ParseBackendMessages(Converse(Startup() + QueryBytes("SELECT 1")));

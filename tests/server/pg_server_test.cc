@@ -126,8 +126,8 @@ class PgServerTest : public ::testing::Test {
 
   CommandResult Psql(const std::string& sql, const std::string& extra_options = "") {
     return RunCommand("PGCONNECT_TIMEOUT=10 PGAPPNAME=stave_test psql -h 127.0.0.1 -p " +
-                      std::to_string(server_->port()) + " -U u -d stave -X -A -t " +
-                      extra_options + " -c " + ShellQuote(sql));
+                      std::to_string(server_->port()) + " -U u -d stave -X -A -t " + extra_options +
+                      " -c " + ShellQuote(sql));
   }
 
   // Waits until the server counts `expected` open connections, for at most 5 s.
@@ -378,8 +378,7 @@ TEST_F(PgServerTest, PortInUseFailsToStart) {
   Status status = other.Start();
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), Status::Code::kIoError);
-  EXPECT_NE(status.message().find("Address already in use"), std::string::npos)
-      << status.message();
+  EXPECT_NE(status.message().find("Address already in use"), std::string::npos) << status.message();
 }
 
 TEST_F(PgServerTest, BadListenAddressFailsToStart) {

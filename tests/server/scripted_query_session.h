@@ -121,7 +121,7 @@ class ScriptedQuerySession : public QuerySession {
     }
     if (statement == "SELECT types") {
       result.returns_rows = true;
-      result.columns = {{"b", TypeId::kBoolean}, {"i", TypeId::kInt16},  {"n", TypeId::kInt64},
+      result.columns = {{"b", TypeId::kBoolean}, {"i", TypeId::kInt16},   {"n", TypeId::kInt64},
                         {"f", TypeId::kFloat64}, {"s", TypeId::kVarchar}, {"z", TypeId::kInt32}};
       result.rows = {{Value::Boolean(true), Value::Int(-7), Value::Int(9000000000),
                       Value::Double(1.5), Value::String("h\xC3\xA9llo"), Value::Null()}};
@@ -162,8 +162,7 @@ class ScriptedQuerySession : public QuerySession {
     size_t space = statement.find(' ');
     size_t at = space == std::string_view::npos ? 0 : space + 1;
     std::string_view token = statement.substr(at, statement.find(' ', at) - at);
-    throw SqlError(sqlstate::kSyntaxError,
-                   "syntax error at or near \"" + std::string(token) + "\"",
+    throw SqlError(sqlstate::kSyntaxError, "syntax error at or near \"" + std::string(token) + "\"",
                    position + static_cast<int>(at));
   }
 

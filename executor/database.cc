@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/sql_error.h"
@@ -43,6 +44,8 @@ std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
       return parser::ObjectKind::kStream;
     case planner::ObjectType::kMaterializedView:
       return parser::ObjectKind::kMaterializedView;
+    case planner::ObjectType::kTable:
+      return parser::ObjectKind::kTable;
   }
   return std::nullopt;
 }
@@ -89,6 +92,12 @@ void Database::Recover(JobSet* jobs) {
       const parser::Statement& statement = *statements[0];
       if (statement.kind == parser::StatementKind::kCreateStream) {
         catalog_.Add(PlanStream(static_cast<const parser::CreateStreamStatement&>(statement), id));
+      } else if (statement.kind == parser::StatementKind::kCreateTable) {
+        planner::CatalogObjectPtr object =
+            PlanTable(static_cast<const parser::CreateTableStatement&>(statement), id);
+        catalog_.Add(object);
+        std::lock_guard lock(tables_mutex_);
+        tables_.emplace(id, std::make_shared<Table>(object, store_.get()));
       } else if (statement.kind == parser::StatementKind::kCreateMaterializedView) {
         auto [object, job] =
             PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement), id);
@@ -100,15 +109,34 @@ void Database::Recover(JobSet* jobs) {
       }
     } catch (const SqlError& error) {
       throw SqlError("XX001", fmt::format("cannot recover {} \"{}\" from its definition: {}",
-                                          entry->type == planner::ObjectType::kStream ? "stream" : "materialized view",
+                                          planner::ObjectTypeName(entry->type),
                                           entry->name, error.what()));
     }
   }
   spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
 }
 
-QueryResult Database::Execute(const parser::Statement& statement) {
+QueryResult Database::Execute(const parser::Statement& statement, Transaction* transaction) {
   switch (statement.kind) {
+    case parser::StatementKind::kCreateTable:
+      return CreateTable(static_cast<const parser::CreateTableStatement&>(statement));
+    case parser::StatementKind::kInsert:
+    case parser::StatementKind::kUpdate:
+    case parser::StatementKind::kDelete: {
+      Transaction autocommit;
+      Transaction* target = transaction ? transaction : &autocommit;
+      DmlExecutor dml = MakeDml();
+      std::string tag;
+      if (statement.kind == parser::StatementKind::kInsert) {
+        tag = dml.Insert(static_cast<const parser::InsertStatement&>(statement), target);
+      } else if (statement.kind == parser::StatementKind::kUpdate) {
+        tag = dml.Update(static_cast<const parser::UpdateStatement&>(statement), target);
+      } else {
+        tag = dml.Delete(static_cast<const parser::DeleteStatement&>(statement), target);
+      }
+      if (!transaction) Commit(&autocommit);
+      return Command(tag);
+    }
     case parser::StatementKind::kSelect:
       return Select(static_cast<const parser::SelectStatement&>(statement));
     case parser::StatementKind::kCreateStream:
@@ -120,7 +148,7 @@ QueryResult Database::Execute(const parser::Statement& statement) {
     case parser::StatementKind::kShowObjects:
       return ShowObjects(static_cast<const parser::ShowObjectsStatement&>(statement));
     case parser::StatementKind::kCheckpoint:
-      engine_->Checkpoint();
+      engine_->Checkpoint(TableTargets());
       return Command("CHECKPOINT");
     default:
       throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
@@ -182,6 +210,47 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
   return object;
 }
 
+planner::CatalogObjectPtr Database::PlanTable(const parser::CreateTableStatement& create,
+                                              uint32_t id) {
+  auto object = std::make_shared<planner::CatalogObject>();
+  object->id = id;
+  object->type = planner::ObjectType::kTable;
+  object->name = planner::ResolveObjectName(create.name, create.position);
+  object->definition = create.text;
+  object->append_only = create.append_only;
+  if (create.columns.empty()) {
+    throw SqlError(sqlstate::kSyntaxError, "a table needs at least one column", create.position);
+  }
+  if (!create.options.empty()) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("unknown table option '{}'", create.options.front().key),
+                   create.options.front().position);
+  }
+  std::set<std::string> names;
+  for (const parser::ColumnDef& column : create.columns) {
+    if (!names.insert(column.name).second) {
+      throw SqlError("42701", fmt::format("column \"{}\" specified more than once", column.name),
+                     column.position);
+    }
+    if (column.name == planner::kRowIdColumn) {
+      throw SqlError("42701", fmt::format("column name \"{}\" is reserved", column.name), column.position);
+    }
+    object->columns.push_back({column.name, planner::ResolveType(column.type), column.not_null});
+  }
+  for (const std::string& key : create.primary_key) {
+    auto it = std::find_if(object->columns.begin(), object->columns.end(),
+                           [&](const planner::Column& c) { return c.name == key; });
+    if (it == object->columns.end()) {
+      throw SqlError(sqlstate::kUndefinedColumn,
+                     fmt::format("column \"{}\" named in key does not exist", key),
+                     create.primary_key_position);
+    }
+    it->not_null = true;
+    object->primary_key.push_back(static_cast<size_t>(it - object->columns.begin()));
+  }
+  return object;
+}
+
 std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
     const parser::CreateMaterializedViewStatement& create, uint32_t id) {
   planner::BoundQuery query =
@@ -193,8 +262,60 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   object->definition = create.text;
   for (size_t i = 0; i < query.visible_columns; ++i) object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
-  std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_);
+  std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_,
+                                      [this](uint32_t table_id) { return FindTable(table_id); });
   return {object, std::move(job)};
+}
+
+std::shared_ptr<Table> Database::FindTable(uint32_t id) const {
+  std::lock_guard lock(tables_mutex_);
+  auto it = tables_.find(id);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+SourceTargets Database::TableTargets() const {
+  std::lock_guard lock(tables_mutex_);
+  SourceTargets targets;
+  for (const auto& [id, table] : tables_) targets[id] = table->next_sequence();
+  return targets;
+}
+
+DmlExecutor Database::MakeDml() {
+  return DmlExecutor(
+      &catalog_, store_.get(), [this](const planner::CatalogObject& object) { return FindTable(object.id); },
+      [this](const parser::SelectStatement& select) { return Select(select); });
+}
+
+void Database::Commit(Transaction* transaction) {
+  DmlExecutor::Commit(transaction, store_.get());
+  engine_->Wake();
+}
+
+void Database::CommitCreate(const planner::CatalogObjectPtr& object, Engine::Change change) {
+  uint64_t next_id = next_object_id_ + 1;
+  engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
+    if (change) change(jobs, batch);
+    batch->PutCatalogEntry(object->id, planner::SerializeCatalogEntry(*object));
+    batch->PutNextObjectId(next_id);
+  });
+  next_object_id_ = next_id;
+  catalog_.Add(object);
+}
+
+QueryResult Database::CreateTable(const parser::CreateTableStatement& create) {
+  std::lock_guard lock(ddl_mutex_);
+  std::string name = planner::ResolveObjectName(create.name, create.position);
+  if (catalog_.Find(name)) {
+    if (create.if_not_exists) return Command("CREATE TABLE");
+    throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
+                   create.position);
+  }
+  planner::CatalogObjectPtr object = PlanTable(create, static_cast<uint32_t>(next_object_id_));
+  auto table = std::make_shared<Table>(object, store_.get());
+  CommitCreate(object);
+  std::lock_guard tables_lock(tables_mutex_);
+  tables_.emplace(object->id, std::move(table));
+  return Command("CREATE TABLE");
 }
 
 QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) {
@@ -205,14 +326,7 @@ QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) 
     throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
                    create.position);
   }
-  planner::CatalogObjectPtr object = PlanStream(create, static_cast<uint32_t>(next_object_id_));
-  uint64_t next_id = next_object_id_ + 1;
-  engine_->ApplyChange([&](JobSet*, storage::EpochBatch* batch) {
-    batch->PutCatalogEntry(object->id, planner::SerializeCatalogEntry(*object));
-    batch->PutNextObjectId(next_id);
-  });
-  next_object_id_ = next_id;
-  catalog_.Add(object);
+  CommitCreate(PlanStream(create, static_cast<uint32_t>(next_object_id_)));
   return Command("CREATE STREAM");
 }
 
@@ -227,17 +341,17 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
   auto planned = PlanView(create, static_cast<uint32_t>(next_object_id_));
   planner::CatalogObjectPtr object = planned.first;
   std::unique_ptr<Job> job = std::move(planned.second);
-  uint64_t next_id = next_object_id_ + 1;
-  engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
-    // A new view starts at the stream's beginning; Recover finds no position and starts
-    // its operators (a global aggregate emits its first row into this very epoch).
+  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch*) {
+    // A new view starts at its input's beginning; Recover finds no position and starts its
+    // operators (a global aggregate emits its first row into this very epoch).
     job->Recover(*store_);
     jobs->emplace(object->id, std::move(job));
-    batch->PutCatalogEntry(object->id, planner::SerializeCatalogEntry(*object));
-    batch->PutNextObjectId(next_id);
   });
-  next_object_id_ = next_id;
-  catalog_.Add(object);
+  // Over a table that already holds rows, the view returns only once it has read them all
+  // and committed, so a SELECT right after sees them.
+  bool reads_table = std::any_of(object->depends_on.begin(), object->depends_on.end(),
+                                 [this](uint32_t id) { return FindTable(id) != nullptr; });
+  if (reads_table) engine_->Checkpoint(TableTargets());
   return Command("CREATE MATERIALIZED VIEW");
 }
 
@@ -282,9 +396,14 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
       batch->DeleteCatalogEntry(victim->id);
       batch->DeleteStateTables(StateTableId(victim->id, 0), StateTableId(victim->id + 1, 0));
       batch->DeleteSourcePositions(victim->id);
+      batch->DeleteTableLog(victim->id);
     }
   });
-  for (const auto& victim : victims) catalog_.Remove(victim->id);
+  for (const auto& victim : victims) {
+    catalog_.Remove(victim->id);
+    std::lock_guard lock(tables_mutex_);
+    tables_.erase(victim->id);
+  }
   return Command(tag);
 }
 
@@ -322,8 +441,10 @@ QueryResult Database::Select(const parser::SelectStatement& select) {
                     "last checkpoint.");
     }
   }
-  // The snapshot is taken after binding, so every view the query found is in it.
-  std::shared_ptr<const storage::Snapshot> snapshot = engine_->snapshot();
+  // A fresh snapshot, taken after binding so every object the query found is in it: views
+  // as of the last committed epoch (RocksDB holds nothing else of theirs), tables with
+  // every acknowledged write.
+  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
   return ExecuteBatchQuery(query, *snapshot);
 }
 

@@ -5,7 +5,10 @@
 #include <mutex>
 #include <string>
 
+#include "executor/dml.h"
 #include "executor/engine.h"
+#include "executor/table.h"
+#include "executor/transaction.h"
 #include "executor/metrics.h"
 #include "executor/query_result.h"
 #include "parser/ast.h"
@@ -19,6 +22,9 @@ struct DatabaseOptions {
   std::string data_directory = "data";
   /// Zero: checkpoints only on demand (CHECKPOINT) and at shutdown.
   std::chrono::milliseconds checkpoint_interval{1000};
+  /// Whether clients may arm failpoints at runtime (SET stave.failpoints = '...'). Off in
+  /// production: no client may crash a server started without it.
+  bool enable_failpoints = false;
 };
 
 /// One Stave database: the store, the catalog, the engine running the views, and the
@@ -33,13 +39,19 @@ class Database {
                                         const planner::ConnectorRegistry* connectors);
   ~Database();
 
-  /// Executes one statement. Throws SqlError.
-  QueryResult Execute(const parser::Statement& statement);
+  /// Executes one statement. DML goes into `transaction` when the session has one open,
+  /// else commits on its own. Throws SqlError.
+  QueryResult Execute(const parser::Statement& statement, Transaction* transaction = nullptr);
+
+  /// Commits a session's transaction atomically and durably. Throws SqlError (then
+  /// nothing of it was written).
+  void Commit(Transaction* transaction);
 
   /// Stops the engine after a final checkpoint. Idempotent.
   void Shutdown();
 
   Metrics* metrics() { return &metrics_; }
+  const DatabaseOptions& options() const { return options_; }
   const planner::Catalog& catalog() const { return catalog_; }
   Engine* engine() { return engine_.get(); }
 
@@ -49,6 +61,8 @@ class Database {
 
   /// Builds the catalog object of CREATE STREAM (validating its connector and options).
   planner::CatalogObjectPtr PlanStream(const parser::CreateStreamStatement& create, uint32_t id);
+  /// Builds the catalog object of CREATE TABLE.
+  planner::CatalogObjectPtr PlanTable(const parser::CreateTableStatement& create, uint32_t id);
   /// Builds the catalog object and the job of CREATE MATERIALIZED VIEW.
   std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
       const parser::CreateMaterializedViewStatement& create, uint32_t id);
@@ -56,6 +70,13 @@ class Database {
 
   QueryResult CreateStream(const parser::CreateStreamStatement& create);
   QueryResult CreateView(const parser::CreateMaterializedViewStatement& create);
+  QueryResult CreateTable(const parser::CreateTableStatement& create);
+  /// Commits a DDL change: the catalog entry of `object` and what `change` adds.
+  void CommitCreate(const planner::CatalogObjectPtr& object, Engine::Change change = nullptr);
+  std::shared_ptr<Table> FindTable(uint32_t id) const;
+  /// Where every table's log ends now: what CHECKPOINT must cover.
+  SourceTargets TableTargets() const;
+  DmlExecutor MakeDml();
   QueryResult Drop(const parser::DropStatement& drop);
   QueryResult ShowObjects(const parser::ShowObjectsStatement& show);
   QueryResult Select(const parser::SelectStatement& select);
@@ -67,6 +88,8 @@ class Database {
   planner::Catalog catalog_;
   std::unique_ptr<Engine> engine_;
   std::mutex ddl_mutex_;  // One DDL statement at a time: names and ids are decided under it.
+  mutable std::mutex tables_mutex_;
+  std::map<uint32_t, std::shared_ptr<Table>> tables_;  // GUARDED_BY(tables_mutex_)
   uint64_t next_object_id_;  // GUARDED_BY(ddl_mutex_)
 };
 

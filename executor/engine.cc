@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
+#include "common/failpoint.h"
 #include "common/sql_error.h"
 
 namespace stave::executor {
@@ -68,7 +71,19 @@ void Engine::ApplyChange(Change change) {
   Submit(std::move(request));
 }
 
-void Engine::Checkpoint() { Submit(std::make_unique<Request>()); }
+void Engine::Checkpoint(const SourceTargets& targets) {
+  auto request = std::make_unique<Request>();
+  request->targets = targets;
+  Submit(std::move(request));
+}
+
+void Engine::Wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
 
 std::shared_ptr<const storage::Snapshot> Engine::snapshot() const {
   std::lock_guard lock(mutex_);
@@ -85,12 +100,23 @@ std::optional<std::string> Engine::JobError(uint32_t job_id) const {
 bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto start = Clock::now();
   storage::EpochBatch batch(store_->committed_epoch() + 1);
-  for (auto& request : *requests) {
-    if (request->change) request->change(&jobs_, &batch);
+  Status status;
+  try {
+    failpoint::Hit("epoch_barrier_injected");
+    for (auto& request : *requests) {
+      if (request->change) request->change(&jobs_, &batch);
+    }
+    for (auto& [id, job] : jobs_) {
+      job->Checkpoint(&batch);
+      failpoint::Hit("epoch_job_flushed");
+    }
+    failpoint::Hit("epoch_before_commit");
+    status = store_->Commit(&batch);
+    if (status.ok()) failpoint::Hit("epoch_after_commit");
+  } catch (const SqlError& error) {
+    status = Status::IoError(error.what());
   }
-  for (auto& [id, job] : jobs_) job->Checkpoint(&batch);
   size_t bytes = batch.ByteSize();
-  Status status = store_->Commit(&batch);
   if (!status.ok()) {
     spdlog::critical("checkpoint of epoch {} failed: {}", batch.epoch(), status.ToString());
     std::lock_guard lock(mutex_);
@@ -126,13 +152,28 @@ void Engine::Run() {
                                                        : Clock::time_point::max();
   };
   schedule();
+  // Requests whose source targets the jobs have not reached yet.
+  std::vector<std::unique_ptr<Request>> waiting;
   while (true) {
     std::vector<std::unique_ptr<Request>> requests;
     bool stopping;
     {
       std::lock_guard lock(mutex_);
-      requests.swap(pending_);
+      for (auto& request : pending_) waiting.push_back(std::move(request));
+      pending_.clear();
+      woken_ = false;
       stopping = stopping_;
+    }
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      bool ready = stopping || std::all_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+                     return entry.second->CaughtUp((*it)->targets);
+                   });
+      if (ready) {
+        requests.push_back(std::move(*it));
+        it = waiting.erase(it);
+      } else {
+        ++it;
+      }
     }
     bool due = Clock::now() >= next_checkpoint;
     if (!requests.empty() || stopping || due) {
@@ -168,7 +209,7 @@ void Engine::Run() {
       // Wake at least every 100 ms so a changed interval takes effect soon.
       wake_at = std::min(wake_at, Clock::now() + std::chrono::milliseconds(100));
       std::unique_lock lock(mutex_);
-      wake_.wait_until(lock, wake_at, [this] { return !pending_.empty() || stopping_; });
+      wake_.wait_until(lock, wake_at, [this] { return !pending_.empty() || stopping_ || woken_; });
     }
   }
 }

@@ -49,9 +49,12 @@ class Engine {
   /// Throws SqlError if the engine cannot commit (a storage failure).
   void ApplyChange(Change change);
 
-  /// Forces a checkpoint and returns once an epoch covering everything processed before
-  /// the call has committed.
-  void Checkpoint();
+  /// Forces a checkpoint and returns once an epoch has committed in which every job has
+  /// read its sources at least up to `targets` (the table writes acknowledged before).
+  void Checkpoint(const SourceTargets& targets = {});
+
+  /// Tells the engine that a source has new data (a table write committed).
+  void Wake();
 
   /// The snapshot of the last committed epoch.
   std::shared_ptr<const storage::Snapshot> snapshot() const;
@@ -63,7 +66,8 @@ class Engine {
 
  private:
   struct Request {
-    Change change;  // Empty for a plain checkpoint request.
+    Change change;          // Empty for a plain checkpoint request.
+    SourceTargets targets;  // What the jobs must have read before the commit.
     std::promise<void> done;
   };
 
@@ -81,6 +85,7 @@ class Engine {
   std::condition_variable wake_;
   std::vector<std::unique_ptr<Request>> pending_;  // GUARDED_BY(mutex_)
   bool stopping_ = false;                          // GUARDED_BY(mutex_)
+  bool woken_ = false;                             // GUARDED_BY(mutex_)
   std::optional<std::string> failure_;             // GUARDED_BY(mutex_)
   std::chrono::milliseconds checkpoint_interval_;  // GUARDED_BY(mutex_)
   std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)

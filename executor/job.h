@@ -43,6 +43,12 @@ class Job {
   /// passing through the job). A failed job writes nothing: its committed state stays.
   void Checkpoint(storage::EpochBatch* batch);
 
+  /// Whether the job has read everything `targets` asks of its source (a failed or
+  /// finished job has read all it ever will).
+  bool CaughtUp(const SourceTargets& targets) const {
+    return failed_ || finished_ || source_->CaughtUp(targets);
+  }
+
   bool failed() const { return failed_; }
   /// Why the job failed (a runtime error such as an overflow), empty while it runs.
   const std::string& error() const { return error_; }

@@ -4,6 +4,7 @@
 
 #include "common/sql_error.h"
 #include "executor/connectors/connectors.h"
+#include "executor/connectors/table/table_source.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/hash_aggregate_operator.h"
 #include "executor/operators/materialize_operator.h"
@@ -12,7 +13,8 @@
 namespace stave::executor {
 
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
-                              const storage::Store* store, Metrics* metrics) {
+                              const storage::Store* store, Metrics* metrics,
+                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables) {
   // The plan is a chain from the root down to one scan; operators run from the scan up.
   std::vector<const planner::PlanNode*> chain;
   for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
@@ -23,7 +25,12 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
     throw SqlError(sqlstate::kFeatureNotSupported, "a materialized view must read a stream");
   }
   const auto& scan = static_cast<const planner::ScanNode&>(*leaf);
-  std::unique_ptr<SourceReader> source = OpenSourceReader(*scan.object);
+  std::unique_ptr<SourceReader> source;
+  if (scan.object->type == planner::ObjectType::kTable) {
+    source = std::make_unique<TableSource>(tables(scan.object->id), store);
+  } else {
+    source = OpenSourceReader(*scan.object);
+  }
 
   std::vector<std::unique_ptr<StreamOperator>> operators;
   uint32_t next_slot = kViewRowsSlot + 2;  // 0: view rows, 1: materialization counters.
@@ -65,9 +72,12 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   Job::Counters counters;
   counters.rows_in = metrics->Counter("stave_view_rows_in_total", {{"view", view.name}},
                                       "Rows a materialized view read from its stream.");
-  counters.stream_rows = metrics->Counter("stave_stream_rows_read_total",
-                                          {{"stream", scan.object->name}},
-                                          "Rows read from a stream, over all views reading it.");
+  counters.stream_rows =
+      scan.object->type == planner::ObjectType::kTable
+          ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
+                             "Row changes read from a table's log, over all views reading it.")
+          : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
+                             "Rows read from a stream, over all views reading it.");
   return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(operators), counters);
 }
 

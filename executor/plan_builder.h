@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <memory>
 
+#include <functional>
+
 #include "executor/job.h"
+#include "executor/table.h"
 #include "executor/metrics.h"
 #include "planner/catalog.h"
 #include "planner/logical_plan.h"
@@ -19,8 +22,10 @@ inline constexpr uint32_t kViewRowsSlot = 0;
 
 /// Builds the dataflow of a materialized view from its bound query: a reader of the
 /// stream, then one operator per plan node, then the materialization into the view's rows.
+/// `tables` gives the runtime of a table the view reads.
 /// Throws SqlError if the plan has a node streaming execution does not support.
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
-                              const storage::Store* store, Metrics* metrics);
+                              const storage::Store* store, Metrics* metrics,
+                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables);
 
 }  // namespace stave::executor

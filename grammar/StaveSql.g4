@@ -1,4 +1,5 @@
-// The SQL dialect of Stave: a PostgreSQL-flavoured subset for streams and materialized views.
+// The SQL dialect of Stave: a PostgreSQL-flavoured subset for streams, tables and materialized
+// views.
 //
 // The expression rules follow the layering of Trino's SqlBase.g4: booleanExpression (NOT, AND,
 // OR and predicates) over valueExpression (arithmetic and ||) over primaryExpression (literals,
@@ -27,7 +28,18 @@ statement
     | CREATE STREAM (IF NOT EXISTS)? qualifiedName
         LPAREN columnDefinition (COMMA columnDefinition)* RPAREN
         streamOptions                                                  #createStream
+    | CREATE TABLE (IF NOT EXISTS)? qualifiedName
+        LPAREN tableElement (COMMA tableElement)* RPAREN
+        (APPEND ONLY)? withClause?                                     #createTable
     | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query #createMaterializedView
+    | INSERT INTO qualifiedName
+        (LPAREN columns+=identifier (COMMA columns+=identifier)* RPAREN)?
+        (VALUES valuesRow (COMMA valuesRow)* | query)                  #insertStatement
+    // SET is not reserved, yet "UPDATE t SET a = 1" has no alias: reading SET as the alias
+    // would need a second SET.
+    | UPDATE tableReference SET assignment (COMMA assignment)*
+        (WHERE where=expression)?                                      #updateStatement
+    | DELETE FROM tableReference (WHERE where=expression)?             #deleteStatement
     | DROP objectType (IF EXISTS)? qualifiedName (CASCADE | RESTRICT)? #drop
     // SHOW STREAMS also matches "SHOW <variable>"; ANTLR resolves such ambiguities in favour
     // of the earlier alternative, so the object listings must come first.
@@ -97,7 +109,18 @@ offsetClause
     ;
 
 // ---------------------------------------------------------------------------------------
-// CREATE STREAM
+// CREATE STREAM / CREATE TABLE
+
+// Columns and table constraints may be mixed in any order, as in PostgreSQL; the AST builder
+// rejects a second primary key.
+tableElement
+    : columnDefinition
+    | tableConstraint
+    ;
+
+tableConstraint
+    : PRIMARY KEY LPAREN identifier (COMMA identifier)* RPAREN
+    ;
 
 columnDefinition
     : identifier dataType columnConstraint*
@@ -138,6 +161,17 @@ propertyValue
 
 formatClause
     : FORMAT (identifier | stringValue)
+    ;
+
+// ---------------------------------------------------------------------------------------
+// INSERT / UPDATE
+
+valuesRow
+    : LPAREN expression (COMMA expression)* RPAREN
+    ;
+
+assignment
+    : identifier EQ expression
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -318,19 +352,20 @@ booleanValue
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
     : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | DEFAULT | DEFERRABLE | DESC
-    | DISTINCT | ELSE | END | FALSE_ | FROM | GROUP | HAVING | ILIKE | IN | IS | LIKE | LIMIT
-    | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN | TO
-    | TRUE_ | WHEN | WHERE | WITH
+    | DISTINCT | ELSE | END | FALSE_ | FROM | GROUP | HAVING | ILIKE | IN | INTO | IS | LIKE
+    | LIMIT | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN
+    | TO | TRUE_ | WHEN | WHERE | WITH
     ;
 
-// Keywords that remain usable as identifiers, as in PostgreSQL.
+// Keywords that remain usable as identifiers, as in PostgreSQL. APPEND is no PostgreSQL
+// keyword at all; VALUES, like CHARACTER and PRECISION, is one of its column-name keywords.
 nonReserved
-    : ABORT | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED | DOUBLE
-    | DROP | EXISTS | FIRST | FORMAT | IF | ISOLATION | KEY | LAST | LEVEL | LOCAL
-    | MATERIALIZED | NULLS | PRECISION | READ | REPEATABLE | RESET | RESTRICT | ROLLBACK | ROW
-    | ROWS | SERIALIZABLE | SESSION | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS
-    | TABLES | TIME | TRANSACTION | UNCOMMITTED | VARYING | VIEW | VIEWS | WITHOUT | WORK
-    | WRITE | ZONE
+    : ABORT | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED
+    | DELETE | DOUBLE | DROP | EXISTS | FIRST | FORMAT | IF | INSERT | ISOLATION | KEY | LAST
+    | LEVEL | LOCAL | MATERIALIZED | NULLS | PRECISION | READ | REPEATABLE | RESET | RESTRICT
+    | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION | SET | SHOW | SINK | SINKS | START
+    | STREAM | STREAMS | TABLES | TIME | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING
+    | VIEW | VIEWS | WITHOUT | WORK | WRITE | ZONE
     ;
 
 // ========================================================================================
@@ -342,6 +377,7 @@ nonReserved
 ABORT: A B O R T;
 ALL: A L L;
 AND: A N D;
+APPEND: A P P E N D;
 AS: A S;
 ASC: A S C;
 BEGIN: B E G I N;
@@ -357,6 +393,7 @@ COMMITTED: C O M M I T T E D;
 CREATE: C R E A T E;
 DEFAULT: D E F A U L T;
 DEFERRABLE: D E F E R R A B L E;
+DELETE: D E L E T E;
 DESC: D E S C;
 DISTINCT: D I S T I N C T;
 DOUBLE: D O U B L E;
@@ -373,6 +410,8 @@ HAVING: H A V I N G;
 IF: I F;
 ILIKE: I L I K E;
 IN: I N;
+INSERT: I N S E R T;
+INTO: I N T O;
 IS: I S;
 ISOLATION: I S O L A T I O N;
 KEY: K E Y;
@@ -417,6 +456,8 @@ TO: T O;
 TRANSACTION: T R A N S A C T I O N;
 TRUE_: T R U E;
 UNCOMMITTED: U N C O M M I T T E D;
+UPDATE: U P D A T E;
+VALUES: V A L U E S;
 VARYING: V A R Y I N G;
 VIEW: V I E W;
 VIEWS: V I E W S;

@@ -184,6 +184,10 @@ enum class StatementKind {
   kResetVariable,
   kTransaction,
   kCheckpoint,
+  kCreateTable,
+  kInsert,
+  kUpdate,
+  kDelete,
 };
 
 struct Statement {
@@ -317,6 +321,56 @@ struct TransactionStatement : Statement {
 /// `CHECKPOINT`.
 struct CheckpointStatement : Statement {
   CheckpointStatement() : Statement(StatementKind::kCheckpoint) {}
+};
+
+/// `CREATE TABLE [IF NOT EXISTS] name (col type [NOT NULL] [PRIMARY KEY], ...
+/// [, PRIMARY KEY (a, b)]) [APPEND ONLY] [WITH (options)]`. A column-level PRIMARY KEY sets
+/// ColumnDef::primary_key and also appears in `primary_key`; a table-level one fills
+/// `primary_key` only (in the written order). Two primary keys are a syntax error (42P16
+/// "multiple primary keys for table ... are not allowed").
+struct CreateTableStatement : Statement {
+  CreateTableStatement() : Statement(StatementKind::kCreateTable) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::vector<ColumnDef> columns;
+  std::vector<std::string> primary_key;  ///< Column names, lower-cased; empty: keyless.
+  int primary_key_position = 0;          ///< Where the PRIMARY KEY clause starts.
+  bool append_only = false;
+  std::vector<Option> options;
+};
+
+/// `INSERT INTO name [(col, ...)] VALUES (expr, ...), (...)` or `INSERT INTO name [(cols)]
+/// SELECT ...`. Exactly one of `values` and `query` is set.
+struct InsertStatement : Statement {
+  InsertStatement() : Statement(StatementKind::kInsert) {}
+  QualifiedName table;
+  int table_position = 0;
+  std::vector<std::string> columns;  ///< Empty: all columns in order.
+  std::vector<int> column_positions;
+  std::vector<std::vector<ExprPtr>> values;  ///< One vector per VALUES row.
+  std::unique_ptr<SelectStatement> query;
+};
+
+/// One `col = expr` of UPDATE ... SET.
+struct Assignment {
+  std::string column;
+  ExprPtr value;
+  int position = 0;
+};
+
+/// `UPDATE name [[AS] alias] SET col = expr [, ...] [WHERE cond]`.
+struct UpdateStatement : Statement {
+  UpdateStatement() : Statement(StatementKind::kUpdate) {}
+  TableRef table;
+  std::vector<Assignment> assignments;
+  ExprPtr where;  ///< Null: every row.
+};
+
+/// `DELETE FROM name [[AS] alias] [WHERE cond]`.
+struct DeleteStatement : Statement {
+  DeleteStatement() : Statement(StatementKind::kDelete) {}
+  TableRef table;
+  ExprPtr where;  ///< Null: every row.
 };
 
 }  // namespace stave::parser

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,11 @@ namespace stave::parser {
 namespace {
 
 using P = grammar::StaveSqlParser;
+
+// PostgreSQL's SQLSTATEs for a bad table definition: invalid_table_definition (a second
+// primary key) and duplicate_column (a column named twice in a key).
+constexpr std::string_view kInvalidTableDefinition = "42P16";
+constexpr std::string_view kDuplicateColumn = "42701";
 
 int PositionOf(const antlr4::Token* token) { return static_cast<int>(token->getStartIndex()) + 1; }
 
@@ -102,12 +108,110 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitCreateTable(P::CreateTableContext* ctx) override {
+    auto create = std::make_unique<CreateTableStatement>();
+    create->name = BuildQualifiedName(ctx->qualifiedName());
+    create->if_not_exists = ctx->IF() != nullptr;
+    // Like PostgreSQL, check the primary keys only once every column is built (a NULL/NOT
+    // NULL conflict is reported first), in the order they are written.
+    std::vector<PrimaryKeyClause> primary_keys;
+    for (P::TableElementContext* element : ctx->tableElement()) {
+      if (P::ColumnDefinitionContext* column_ctx = element->columnDefinition()) {
+        ColumnDef& column = create->columns.emplace_back(BuildColumn(column_ctx));
+        for (P::ColumnConstraintContext* constraint : column_ctx->columnConstraint()) {
+          if (constraint->PRIMARY() != nullptr) {
+            primary_keys.push_back({{column.name}, PositionOf(constraint)});
+          }
+        }
+      } else {
+        P::TableConstraintContext* constraint = element->tableConstraint();
+        PrimaryKeyClause& primary_key = primary_keys.emplace_back();
+        primary_key.position = PositionOf(constraint);
+        for (P::IdentifierContext* column : constraint->identifier()) {
+          primary_key.columns.push_back(BuildIdentifier(column));
+        }
+      }
+    }
+    for (PrimaryKeyClause& primary_key : primary_keys) {
+      if (create->primary_key_position != 0) {
+        throw SqlError(
+            kInvalidTableDefinition,
+            "multiple primary keys for table \"" + create->name.back() + "\" are not allowed",
+            primary_key.position);
+      }
+      for (size_t i = 0; i < primary_key.columns.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (primary_key.columns[j] == primary_key.columns[i]) {
+            throw SqlError(
+                kDuplicateColumn,
+                "column \"" + primary_key.columns[i] + "\" appears twice in primary key constraint",
+                primary_key.position);
+          }
+        }
+      }
+      create->primary_key = std::move(primary_key.columns);
+      create->primary_key_position = primary_key.position;
+    }
+    create->append_only = ctx->APPEND() != nullptr;
+    if (P::WithClauseContext* with = ctx->withClause()) {
+      for (P::PropertyContext* property : with->property()) {
+        create->options.push_back(BuildOption(property));
+      }
+    }
+    statement_ = std::move(create);
+    return {};
+  }
+
   antlrcpp::Any visitCreateMaterializedView(P::CreateMaterializedViewContext* ctx) override {
     auto create = std::make_unique<CreateMaterializedViewStatement>();
     create->name = BuildQualifiedName(ctx->qualifiedName());
     create->if_not_exists = ctx->IF() != nullptr;
     create->query = BuildQuery(ctx->query());
     statement_ = std::move(create);
+    return {};
+  }
+
+  antlrcpp::Any visitInsertStatement(P::InsertStatementContext* ctx) override {
+    auto insert = std::make_unique<InsertStatement>();
+    insert->table = BuildQualifiedName(ctx->qualifiedName());
+    insert->table_position = PositionOf(ctx->qualifiedName());
+    for (P::IdentifierContext* column : ctx->columns) {
+      insert->columns.push_back(BuildIdentifier(column));
+      insert->column_positions.push_back(PositionOf(column));
+    }
+    if (ctx->query() != nullptr) {
+      insert->query = BuildQuery(ctx->query());
+    } else {
+      for (P::ValuesRowContext* row_ctx : ctx->valuesRow()) {
+        std::vector<ExprPtr>& row = insert->values.emplace_back();
+        for (P::ExpressionContext* value : row_ctx->expression()) {
+          row.push_back(BuildExpr(value));
+        }
+      }
+    }
+    statement_ = std::move(insert);
+    return {};
+  }
+
+  antlrcpp::Any visitUpdateStatement(P::UpdateStatementContext* ctx) override {
+    auto update = std::make_unique<UpdateStatement>();
+    update->table = BuildTableRef(ctx->tableReference());
+    for (P::AssignmentContext* assignment_ctx : ctx->assignment()) {
+      Assignment& assignment = update->assignments.emplace_back();
+      assignment.column = BuildIdentifier(assignment_ctx->identifier());
+      assignment.value = BuildExpr(assignment_ctx->expression());
+      assignment.position = PositionOf(assignment_ctx);
+    }
+    if (ctx->where != nullptr) update->where = BuildExpr(ctx->where);
+    statement_ = std::move(update);
+    return {};
+  }
+
+  antlrcpp::Any visitDeleteStatement(P::DeleteStatementContext* ctx) override {
+    auto delete_statement = std::make_unique<DeleteStatement>();
+    delete_statement->table = BuildTableRef(ctx->tableReference());
+    if (ctx->where != nullptr) delete_statement->where = BuildExpr(ctx->where);
+    statement_ = std::move(delete_statement);
     return {};
   }
 
@@ -590,10 +694,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       select->items.push_back(BuildSelectItem(item));
     }
     if (P::TableReferenceContext* table = ctx->tableReference()) {
-      TableRef& from = select->from.emplace();
-      from.name = BuildQualifiedName(table->qualifiedName());
-      if (table->alias != nullptr) from.alias = BuildIdentifier(table->alias);
-      from.position = PositionOf(table);
+      select->from = BuildTableRef(table);
     }
     if (ctx->where != nullptr) select->where = BuildExpr(ctx->where);
     for (P::ExpressionContext* group : ctx->groupBy) {
@@ -617,6 +718,14 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       select->offset = BuildExpr(offset->expression());
     }
     return select;
+  }
+
+  static TableRef BuildTableRef(P::TableReferenceContext* ctx) {
+    TableRef table;
+    table.name = BuildQualifiedName(ctx->qualifiedName());
+    if (ctx->alias != nullptr) table.alias = BuildIdentifier(ctx->alias);
+    table.position = PositionOf(ctx);
+    return table;
   }
 
   SelectItem BuildSelectItem(P::SelectItemContext* ctx) {
@@ -652,7 +761,13 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     if (else_result != nullptr) case_expr->else_result = BuildExpr(else_result);
   }
 
-  // --- CREATE STREAM ------------------------------------------------------------------
+  // --- CREATE STREAM / CREATE TABLE ---------------------------------------------------
+
+  // One PRIMARY KEY clause of CREATE TABLE, column-level or table-level.
+  struct PrimaryKeyClause {
+    std::vector<std::string> columns;
+    int position = 0;
+  };
 
   ColumnDef BuildColumn(P::ColumnDefinitionContext* ctx) {
     ColumnDef column;

@@ -30,7 +30,12 @@ constexpr std::string_view kOutOfMemory = "53200";
 
 // How much stack one parse may use: about a thousand levels of parentheses in an optimized
 // build, far beyond any real query, and well inside the 8 MiB default thread stack.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Sanitizers make every frame several times larger; connection threads have 8 MiB stacks.
+constexpr size_t kMaxParseStackBytes = 4 * 1024 * 1024;
+#else
 constexpr size_t kMaxParseStackBytes = 1024 * 1024;
+#endif
 
 // The ANTLR 4.9 runtime shares its prediction caches between parser instances without
 // synchronization (antlr/antlr4 issue 3332), so only one parse may run at a time.

@@ -10,14 +10,24 @@ std::string_view ObjectTypeName(ObjectType type) {
       return "stream";
     case ObjectType::kMaterializedView:
       return "materialized view";
+    case ObjectType::kTable:
+      return "table";
   }
   return "object";
+}
+
+std::vector<Column> CatalogObject::ChangelogColumns() const {
+  std::vector<Column> result = columns;
+  if (HasRowId()) result.push_back({std::string(kRowIdColumn), TypeId::kInt64, true});
+  return result;
 }
 
 std::string SerializeCatalogEntry(const CatalogObject& object) {
   nlohmann::json json = {
       {"id", object.id},
-      {"type", object.type == ObjectType::kStream ? "stream" : "materialized_view"},
+      {"type", object.type == ObjectType::kStream             ? "stream"
+               : object.type == ObjectType::kMaterializedView ? "materialized_view"
+                                                              : "table"},
       {"name", object.name},
       {"definition", object.definition},
   };
@@ -38,6 +48,8 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
       object.type = ObjectType::kStream;
     } else if (type == "materialized_view") {
       object.type = ObjectType::kMaterializedView;
+    } else if (type == "table") {
+      object.type = ObjectType::kTable;
     } else {
       return std::nullopt;
     }

@@ -17,11 +17,15 @@ namespace stave::planner {
 struct Column {
   std::string name;
   DataType type;
+  bool not_null = false;  ///< Tables: the column refuses NULL (primary key columns do).
 };
 
-enum class ObjectType { kStream, kMaterializedView };
+enum class ObjectType { kStream, kMaterializedView, kTable };
 
-std::string_view ObjectTypeName(ObjectType type);  // "stream", "materialized view"
+std::string_view ObjectTypeName(ObjectType type);  // "stream", "materialized view", "table"
+
+/// The name of the hidden column that numbers the rows of a table without a primary key.
+inline constexpr std::string_view kRowIdColumn = "_row_id";
 
 /// One catalog object. Immutable once published: a change replaces the object.
 struct CatalogObject {
@@ -38,8 +42,20 @@ struct CatalogObject {
   std::map<std::string, std::string> options;  ///< WITH options, keys lower-case.
   std::string format;
 
+  // Tables.
+  std::vector<size_t> primary_key;  ///< Column positions; empty: rows get a hidden row id.
+  bool append_only = false;         ///< INSERT only: its changelog never retracts.
+
   // Materialized views.
   std::vector<uint32_t> depends_on;  ///< Objects this view reads.
+
+  /// Whether reading this object yields retractions (updates and deletes).
+  bool Retracting() const { return type == ObjectType::kTable && !append_only; }
+  /// Whether rows carry the hidden row id column after the visible ones.
+  bool HasRowId() const { return type == ObjectType::kTable && primary_key.empty(); }
+  /// The columns a reader of this object's changelog sees: the visible ones, then the hidden
+  /// row id of a keyless table.
+  std::vector<Column> ChangelogColumns() const;
 };
 using CatalogObjectPtr = std::shared_ptr<const CatalogObject>;
 

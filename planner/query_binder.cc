@@ -184,6 +184,8 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;
+  std::vector<size_t> input_key;  // Scan columns identifying an input row (tables only).
+  bool retracting = false;        // The input has updates and deletes.
 
   // FROM.
   if (select.from) {
@@ -200,7 +202,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
           .WithHint("A stream has no stored rows. Create a materialized view over it and query "
                     "the view.");
     }
-    if (purpose == QueryPurpose::kMaterializedView && object->type != ObjectType::kStream) {
+    if (purpose == QueryPurpose::kMaterializedView && object->type == ObjectType::kMaterializedView) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("a materialized view over the {} \"{}\" is not supported yet",
                                  ObjectTypeName(object->type), name),
@@ -208,7 +210,17 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     }
     auto scan = std::make_shared<ScanNode>();
     scan->object = object;
-    scan->output = object->columns;
+    scan->output = object->ChangelogColumns();
+    // A non-grouped view over a table keeps the table's row identity: its key, or the
+    // hidden row id of a keyless table.
+    if (object->type == ObjectType::kTable) {
+      if (object->HasRowId()) {
+        input_key.push_back(object->columns.size());
+      } else {
+        input_key = object->primary_key;
+      }
+    }
+    retracting = object->Retracting();
     plan = scan;
     query.inputs.push_back(object);
     scope.table_name = object->name;
@@ -338,12 +350,30 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   std::vector<BoundExprPtr> projection = select_exprs;
   std::vector<std::string> projection_names = names;
   query.visible_columns = select_exprs.size();
-  query.keyed = grouped || select.distinct;
+  query.keyed = grouped || select.distinct || !input_key.empty();
   if (grouped && !select.distinct) {
     for (size_t i = 0; i < group_keys.size(); ++i) {
       query.key_columns.push_back(projection.size());
       projection.push_back(BoundExpr::MakeColumn(i, group_keys[i]->type));
       projection_names.push_back(fmt::format("_group_key_{}", i));
+    }
+  } else if (!grouped && !select.distinct) {
+    for (size_t column : input_key) {
+      query.key_columns.push_back(projection.size());
+      projection.push_back(BoundExpr::MakeColumn(column, plan->output[column].type));
+      projection_names.push_back(fmt::format("_input_key_{}", query.key_columns.size() - 1));
+    }
+  }
+  if (retracting && purpose == QueryPurpose::kMaterializedView) {
+    for (const AggregateCall& call : aggregates) {
+      if (call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("{}() over a table that is updated or deleted from is not "
+                                   "supported yet",
+                                   AggregateKindName(call.kind)),
+                       select.position)
+            .WithHint("Declare the table APPEND ONLY, or aggregate with count, sum or avg.");
+      }
     }
   }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "executor/connectors/connectors.h"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
                  "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_flag("--enable-failpoints", options.enable_failpoints,
+               "Let clients arm failpoints with SET stave.failpoints (testing only)");
   app.set_version_flag("--version", std::string(stave::kStaveVersion));
   CLI11_PARSE(app, argc, argv);
 
@@ -51,6 +54,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.checkpoint_interval = *interval;
+  std::string failpoint_error;
+  if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
+    fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
+    return 2;
+  }
 
   // Signals are taken by sigwait below; every thread started from here inherits the mask.
   sigset_t signals;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "parser/parser.h"
@@ -144,7 +145,7 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
     case parser::StatementKind::kTransaction:
       return Transaction(static_cast<const parser::TransactionStatement&>(statement));
     default:
-      return database_->Execute(statement);
+      return database_->Execute(statement, writes_.get());
   }
 }
 
@@ -155,7 +156,16 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
                    fmt::format("unrecognized configuration parameter \"{}\"", name), position);
   }
   std::string stored = value;
-  if (name == "client_encoding") {
+  if (name == "stave.failpoints") {
+    if (!database_->options().enable_failpoints) {
+      throw SqlError("42501", "failpoints are disabled", position)
+          .WithHint("Start staved with --enable-failpoints (never in production).");
+    }
+    std::string error;
+    if (!failpoint::ArmFromSpec(value, &error)) {
+      throw SqlError(sqlstate::kInvalidParameterValue, error, position);
+    }
+  } else if (name == "client_encoding") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (upper != "UTF8" && upper != "UTF-8" && upper != "UNICODE") {
@@ -247,14 +257,21 @@ executor::QueryResult Session::Transaction(const parser::TransactionStatement& s
         throw SqlError(sqlstate::kInFailedTransaction,
                        "current transaction is aborted, commands ignored until end of transaction block");
       }
+      if (transaction_ == TransactionState::kIdle) {
+        writes_ = std::make_unique<executor::Transaction>();
+      }
       transaction_ = TransactionState::kInBlock;
       return Command("BEGIN");
     case parser::TransactionKind::kCommit: {
       bool failed = transaction_ == TransactionState::kFailed;
+      std::unique_ptr<executor::Transaction> writes = std::move(writes_);
       transaction_ = TransactionState::kIdle;
-      return Command(failed ? "ROLLBACK" : "COMMIT");
+      if (failed) return Command("ROLLBACK");
+      if (writes) database_->Commit(writes.get());  // On error the transaction is over too.
+      return Command("COMMIT");
     }
     case parser::TransactionKind::kRollback:
+      writes_.reset();
       transaction_ = TransactionState::kIdle;
       return Command("ROLLBACK");
   }

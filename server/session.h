@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,8 @@ class Session : public QuerySession {
   std::map<std::string, std::string> settings_;  // By lower-case name.
   std::vector<std::string> changed_;             // Lower-case names to report.
   enum class TransactionState { kIdle, kInBlock, kFailed } transaction_ = TransactionState::kIdle;
+  /// The open transaction's table writes; null outside a transaction block.
+  std::unique_ptr<executor::Transaction> writes_;
 };
 
 }  // namespace stave::server

@@ -43,6 +43,12 @@ std::string StateTablePrefix(uint32_t table_id) {
   return key;
 }
 
+std::string TableLogPrefix(uint32_t table_id) {
+  std::string key(1, key_section::kTableLog);
+  AppendBigEndian32(table_id, &key);
+  return key;
+}
+
 std::string SourcePositionPrefix(uint32_t owner) {
   std::string key(1, key_section::kSourcePosition);
   AppendBigEndian32(owner, &key);
@@ -58,34 +64,45 @@ std::string PrefixEnd(std::string prefix) {
 
 }  // namespace
 
-void EpochBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
+void WriteBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
 
-void EpochBatch::DeleteState(std::string_view key) { batch_.Delete(key); }
+void WriteBatch::DeleteState(std::string_view key) { batch_.Delete(key); }
 
-void EpochBatch::DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id) {
+void WriteBatch::DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id) {
   batch_.DeleteRange(StateTablePrefix(first_table_id), StateTablePrefix(end_table_id));
 }
 
-void EpochBatch::PutCatalogEntry(uint32_t object_id, std::string_view entry) {
+void WriteBatch::PutCatalogEntry(uint32_t object_id, std::string_view entry) {
   batch_.Put(CatalogKey(object_id), entry);
 }
 
-void EpochBatch::DeleteCatalogEntry(uint32_t object_id) { batch_.Delete(CatalogKey(object_id)); }
+void WriteBatch::DeleteCatalogEntry(uint32_t object_id) { batch_.Delete(CatalogKey(object_id)); }
 
-void EpochBatch::PutNextObjectId(uint64_t next_id) {
+void WriteBatch::PutNextObjectId(uint64_t next_id) {
   next_object_id_ = next_id;
   batch_.Put(MetaKey(kNextObjectIdName), EncodeU64(next_id));
 }
 
-void EpochBatch::PutSourcePosition(uint32_t owner, std::string_view name,
+void WriteBatch::PutSourcePosition(uint32_t owner, std::string_view name,
                                    std::string_view position) {
   std::string key = SourcePositionPrefix(owner);
   key.append(name);
   batch_.Put(key, position);
 }
 
-void EpochBatch::DeleteSourcePositions(uint32_t owner) {
+void WriteBatch::DeleteSourcePositions(uint32_t owner) {
   std::string begin = SourcePositionPrefix(owner);
+  batch_.DeleteRange(begin, PrefixEnd(begin));
+}
+
+void WriteBatch::PutTableLogRecord(uint32_t table_id, uint64_t sequence, std::string_view record) {
+  std::string key = TableLogPrefix(table_id);
+  AppendBigEndian64(sequence, &key);
+  batch_.Put(key, record);
+}
+
+void WriteBatch::DeleteTableLog(uint32_t table_id) {
+  std::string begin = TableLogPrefix(table_id);
   batch_.DeleteRange(begin, PrefixEnd(begin));
 }
 
@@ -157,6 +174,49 @@ Status Store::Commit(EpochBatch* batch) {
   committed_epoch_ = batch->epoch();
   if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
   return Status::Ok();
+}
+
+Status Store::WriteDurably(WriteBatch* batch) {
+  rocksdb::WriteOptions options;
+  options.sync = true;
+  Status status = FromRocks(db_->Write(options, &batch->batch_), "writing table changes");
+  if (status.ok() && batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
+  return status;
+}
+
+Result<uint64_t> Store::NextTableLogSequence(uint32_t table_id) const {
+  std::string begin = TableLogPrefix(table_id);
+  std::string end = PrefixEnd(begin);
+  rocksdb::ReadOptions options;
+  rocksdb::Slice lower(begin);
+  options.iterate_lower_bound = &lower;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  it->SeekForPrev(end);
+  if (it->Valid() && it->key().starts_with(begin)) {
+    if (it->key().size() != begin.size() + 8) return Status::Corruption("malformed table log key");
+    return ReadBigEndian64(std::string_view(it->key().data() + begin.size(), 8)) + 1;
+  }
+  Status status = FromRocks(it->status(), "reading a table log");
+  if (!status.ok()) return status;
+  return uint64_t{0};
+}
+
+Status Store::ReadTableLog(uint32_t table_id, uint64_t from,
+                           const std::function<bool(uint64_t, std::string_view)>& visit) const {
+  std::string begin = TableLogPrefix(table_id);
+  std::string end = PrefixEnd(begin);
+  std::string start = begin;
+  AppendBigEndian64(from, &start);
+  rocksdb::ReadOptions options;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  for (it->Seek(start); it->Valid(); it->Next()) {
+    if (it->key().size() != begin.size() + 8) return Status::Corruption("malformed table log key");
+    uint64_t sequence = ReadBigEndian64(std::string_view(it->key().data() + begin.size(), 8));
+    if (!visit(sequence, std::string_view(it->value().data(), it->value().size()))) break;
+  }
+  return FromRocks(it->status(), "reading a table log");
 }
 
 std::shared_ptr<const Snapshot> Store::NewSnapshot() const {

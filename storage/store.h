@@ -16,16 +16,10 @@
 
 namespace stave::storage {
 
-/// Everything one checkpoint changes, gathered while the barrier of epoch `epoch` passes
-/// through the dataflow, then written by Store::Commit as one synced RocksDB write batch.
-/// That write is the checkpoint's commit point: all of it or none of it survives a crash.
+/// Changes written to RocksDB together, atomically: all of them survive a crash or none.
 /// Not thread-safe.
-class EpochBatch {
+class WriteBatch {
  public:
-  explicit EpochBatch(uint64_t epoch) : epoch_(epoch) {}
-
-  uint64_t epoch() const { return epoch_; }
-
   /// `key` is the full state key built by StateTable (section, table, virtual node, key).
   void PutState(std::string_view key, std::string_view value);
   void DeleteState(std::string_view key);
@@ -40,14 +34,29 @@ class EpochBatch {
   void PutSourcePosition(uint32_t owner, std::string_view name, std::string_view position);
   void DeleteSourcePositions(uint32_t owner);
 
+  /// Appends record `sequence` to a table's log (the changes of one DML commit).
+  void PutTableLogRecord(uint32_t table_id, uint64_t sequence, std::string_view record);
+  void DeleteTableLog(uint32_t table_id);
+
   size_t ByteSize() const { return batch_.GetDataSize(); }
   size_t Count() const { return static_cast<size_t>(batch_.Count()); }
 
  private:
   friend class Store;
-  uint64_t epoch_;
   std::optional<uint64_t> next_object_id_;
   rocksdb::WriteBatch batch_;
+};
+
+/// Everything one checkpoint changes, gathered while the barrier of epoch `epoch` passes
+/// through the dataflow, then written by Store::Commit as one synced write. That write is
+/// the checkpoint's commit point.
+class EpochBatch : public WriteBatch {
+ public:
+  explicit EpochBatch(uint64_t epoch) : epoch_(epoch) {}
+  uint64_t epoch() const { return epoch_; }
+
+ private:
+  uint64_t epoch_;
 };
 
 /// A consistent read-only view of everything committed up to one epoch: ad-hoc SELECTs read
@@ -95,6 +104,17 @@ class Store {
   /// REQUIRES: batch.epoch() > committed_epoch(); called by one thread at a time.
   Status Commit(EpochBatch* batch);
 
+  /// Writes `batch` synced, outside any epoch: a table's acknowledged writes are durable
+  /// before the client hears of them.
+  Status WriteDurably(WriteBatch* batch);
+
+  /// The sequence number the next record of a table's log gets (0 for an empty log).
+  Result<uint64_t> NextTableLogSequence(uint32_t table_id) const;
+  /// Calls `visit(sequence, record)` for a table's log records from `from` on, in order,
+  /// until it returns false. Reads the latest data.
+  Status ReadTableLog(uint32_t table_id, uint64_t from,
+                      const std::function<bool(uint64_t, std::string_view)>& visit) const;
+
   /// A snapshot of the latest committed epoch.
   std::shared_ptr<const Snapshot> NewSnapshot() const;
 
@@ -126,6 +146,7 @@ inline constexpr char kMeta = 0x01;
 inline constexpr char kCatalog = 0x02;
 inline constexpr char kState = 0x03;
 inline constexpr char kSourcePosition = 0x04;
+inline constexpr char kTableLog = 0x05;
 }  // namespace key_section
 
 }  // namespace stave::storage

@@ -26,12 +26,20 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
 
 std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& snapshot) {
   std::vector<DataType> types = TypesOf(scan.output);
+  std::vector<DataType> visible = TypesOf(scan.object->columns);
   std::vector<Chunk> chunks;
   Chunk current = Chunk::WithTypes(types);
   std::optional<SqlError> error;
   Status status = snapshot.ScanStateTable(
-      StateTableId(scan.object->id, kViewRowsSlot), [&](std::string_view, std::string_view value) {
-        auto row = storage::DecodeRow(value, types);
+      StateTableId(scan.object->id, kViewRowsSlot), [&](std::string_view key, std::string_view value) {
+        auto row = storage::DecodeRow(value, visible);
+        if (row && scan.object->HasRowId()) {
+          // A keyless table's hidden row id is its key (after the virtual node).
+          std::string_view rest = key.substr(2);
+          Value row_id;
+          storage::DecodeKeyValue(&rest, TypeId::kInt64, &row_id);
+          row->push_back(row_id);
+        }
         if (!row) {
           error = SqlError("XX001", "corrupt row in materialized view \"" + scan.object->name + "\"");
           return false;

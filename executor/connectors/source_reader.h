@@ -1,6 +1,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -8,6 +10,10 @@
 #include "executor/chunk.h"
 
 namespace stave::executor {
+
+/// Positions sources must reach before a checkpoint may commit: table id → log sequence
+/// (every record below it). Used by CHECKPOINT to cover all writes acknowledged before it.
+using SourceTargets = std::map<uint32_t, uint64_t>;
 
 /// Reads one stream for one job. Its position is what a checkpoint records and what
 /// recovery seeks back to, so a replayable source loses nothing and counts nothing twice.
@@ -30,6 +36,12 @@ class SourceReader {
   virtual std::string Position() const = 0;
   /// Continues after a position returned by Position() (from a committed checkpoint).
   virtual Status Seek(std::string_view position) = 0;
+
+  /// Whether this reader has read everything `targets` asks of it.
+  virtual bool CaughtUp(const SourceTargets& targets) const {
+    (void)targets;
+    return true;
+  }
 };
 
 }  // namespace stave::executor

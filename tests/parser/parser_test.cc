@@ -218,6 +218,15 @@ std::optional<ErrorInfo> ParseError(std::string_view sql) {
     EXPECT_EQ(error->position, (expected_position)) << (sql);         \
   } while (false)
 
+#define EXPECT_SQL_ERROR(sql, expected_sqlstate, expected_message, expected_position) \
+  do {                                                                                \
+    std::optional<ErrorInfo> error = ParseError(sql);                                 \
+    ASSERT_TRUE(error.has_value()) << "parsed: " << (sql);                            \
+    EXPECT_EQ(error->sqlstate, (expected_sqlstate)) << (sql);                         \
+    EXPECT_EQ(error->message, (expected_message)) << (sql);                           \
+    EXPECT_EQ(error->position, (expected_position)) << (sql);                         \
+  } while (false)
+
 // --- SELECT -----------------------------------------------------------------------------
 
 TEST(ParserSelectTest, MinimalSelect) {
@@ -781,6 +790,470 @@ TEST(ParserCreateMaterializedViewTest, ParenthesizedQuery) {
   EXPECT_EQ(create->query->position, 35);
 }
 
+// --- CREATE TABLE -----------------------------------------------------------------------
+
+TEST(ParserCreateTableTest, Full) {
+  std::string sql =
+      "CREATE TABLE IF NOT EXISTS public.Orders (id bigint NOT NULL PRIMARY KEY, "
+      "name varchar(20) NULL, amount double precision) APPEND ONLY "
+      "WITH (connector = 'datagen', rows.per.second = 10)";
+  auto create = ParseOne<CreateTableStatement>(sql);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->kind, StatementKind::kCreateTable);
+  EXPECT_EQ(create->position, 1);
+  EXPECT_EQ(create->text, sql);
+  EXPECT_TRUE(create->if_not_exists);
+  EXPECT_EQ(create->name, (QualifiedName{"public", "orders"}));
+  ASSERT_EQ(create->columns.size(), 3u);
+  const ColumnDef& id = create->columns[0];
+  EXPECT_EQ(id.name, "id");
+  EXPECT_EQ(ToString(id.type), "bigint");
+  EXPECT_TRUE(id.not_null);
+  EXPECT_TRUE(id.primary_key);
+  EXPECT_EQ(id.position, 43);
+  EXPECT_EQ(id.type.position, 46);
+  EXPECT_EQ(create->columns[1].name, "name");
+  EXPECT_EQ(ToString(create->columns[1].type), "varchar(20)");
+  EXPECT_FALSE(create->columns[1].not_null);
+  EXPECT_FALSE(create->columns[1].primary_key);
+  EXPECT_EQ(create->columns[1].position, static_cast<int>(sql.find("name")) + 1);
+  EXPECT_EQ(ToString(create->columns[2].type), "double precision");
+  EXPECT_FALSE(create->columns[2].primary_key);
+  EXPECT_EQ(create->primary_key, (std::vector<std::string>{"id"}));
+  EXPECT_EQ(create->primary_key_position, 62);
+  EXPECT_EQ(create->primary_key_position, static_cast<int>(sql.find("PRIMARY")) + 1);
+  EXPECT_TRUE(create->append_only);
+  ASSERT_EQ(create->options.size(), 2u);
+  EXPECT_EQ(create->options[0].key, "connector");
+  EXPECT_EQ(create->options[0].value, "datagen");
+  EXPECT_EQ(create->options[0].position, static_cast<int>(sql.find("connector")) + 1);
+  EXPECT_EQ(create->options[1].key, "rows.per.second");
+  EXPECT_EQ(create->options[1].value, "10");
+}
+
+TEST(ParserCreateTableTest, Minimal) {
+  auto create = ParseOne<CreateTableStatement>("create table t (a int)");
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->text, "create table t (a int)");
+  EXPECT_FALSE(create->if_not_exists);
+  EXPECT_EQ(create->name, (QualifiedName{"t"}));
+  ASSERT_EQ(create->columns.size(), 1u);
+  EXPECT_FALSE(create->columns[0].not_null);
+  EXPECT_FALSE(create->columns[0].primary_key);
+  EXPECT_TRUE(create->primary_key.empty());
+  EXPECT_EQ(create->primary_key_position, 0);
+  EXPECT_FALSE(create->append_only);
+  EXPECT_TRUE(create->options.empty());
+}
+
+TEST(ParserCreateTableTest, TableLevelPrimaryKey) {
+  //                    1234567890123456789012345678901234567890123456789012345678
+  std::string sql = "CREATE TABLE t (a int, b text NOT NULL, \"C\" int, PRIMARY KEY (b, A, \"C\"))";
+  auto create = ParseOne<CreateTableStatement>(sql);
+  ASSERT_NE(create, nullptr);
+  ASSERT_EQ(create->columns.size(), 3u);
+  EXPECT_EQ(create->columns[2].name, "C");
+  for (const ColumnDef& column : create->columns) EXPECT_FALSE(column.primary_key);
+  EXPECT_TRUE(create->columns[1].not_null);
+  // In the written order, not the column order; names are folded like any identifier.
+  EXPECT_EQ(create->primary_key, (std::vector<std::string>{"b", "a", "C"}));
+  EXPECT_EQ(create->primary_key_position, 50);
+  EXPECT_FALSE(create->append_only);
+  // A table constraint may come anywhere among the columns, and a quoted name differs from the
+  // folded one.
+  auto first = ParseOne<CreateTableStatement>(
+      "CREATE TABLE t (PRIMARY KEY (\"A\", a), a int, \"A\" int) WITH (x = 1)");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->primary_key, (std::vector<std::string>{"A", "a"}));
+  EXPECT_EQ(first->primary_key_position, 17);
+  EXPECT_EQ(first->columns.size(), 2u);
+  EXPECT_EQ(first->options.size(), 1u);
+}
+
+TEST(ParserCreateTableTest, ColumnConstraintsInAnyOrder) {
+  auto create = ParseOne<CreateTableStatement>(
+      "CREATE TABLE t (a int PRIMARY KEY NOT NULL, b int NULL, c int NOT NULL, d int, "
+      "e text NULL NULL)");
+  ASSERT_NE(create, nullptr);
+  ASSERT_EQ(create->columns.size(), 5u);
+  EXPECT_TRUE(create->columns[0].primary_key);
+  EXPECT_TRUE(create->columns[0].not_null);
+  EXPECT_FALSE(create->columns[1].not_null);
+  EXPECT_TRUE(create->columns[2].not_null);
+  EXPECT_FALSE(create->columns[3].not_null);
+  EXPECT_FALSE(create->columns[4].not_null);
+  EXPECT_EQ(create->primary_key, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(create->primary_key_position, 23);
+
+  auto null_key = ParseOne<CreateTableStatement>("CREATE TABLE t (x int, k text NULL PRIMARY KEY)");
+  ASSERT_NE(null_key, nullptr);
+  EXPECT_TRUE(null_key->columns[1].primary_key);
+  EXPECT_FALSE(null_key->columns[1].not_null);
+  EXPECT_EQ(null_key->primary_key, (std::vector<std::string>{"k"}));
+  EXPECT_EQ(null_key->primary_key_position, 36);
+}
+
+TEST(ParserCreateTableTest, AppendOnlyWithoutOptions) {
+  auto create = ParseOne<CreateTableStatement>("CREATE TABLE t (a int) append only");
+  ASSERT_NE(create, nullptr);
+  EXPECT_TRUE(create->append_only);
+  EXPECT_TRUE(create->options.empty());
+  EXPECT_EQ(create->text, "CREATE TABLE t (a int) append only");
+}
+
+TEST(ParserCreateTableTest, MultiplePrimaryKeys) {
+  // At the second PRIMARY KEY, as PostgreSQL reports it; the table name is unqualified.
+  EXPECT_SQL_ERROR("CREATE TABLE t (a int PRIMARY KEY, b int PRIMARY KEY)", "42P16",
+                   "multiple primary keys for table \"t\" are not allowed", 42);
+  EXPECT_SQL_ERROR("CREATE TABLE s.T (a int PRIMARY KEY, PRIMARY KEY (a))", "42P16",
+                   "multiple primary keys for table \"t\" are not allowed", 38);
+  EXPECT_SQL_ERROR("CREATE TABLE t (a int, PRIMARY KEY (a), PRIMARY KEY (a))", "42P16",
+                   "multiple primary keys for table \"t\" are not allowed", 41);
+  EXPECT_SQL_ERROR("CREATE TABLE t (a int PRIMARY KEY PRIMARY KEY)", "42P16",
+                   "multiple primary keys for table \"t\" are not allowed", 35);
+  EXPECT_SQL_ERROR("CREATE TABLE t (PRIMARY KEY (a), a int PRIMARY KEY)", "42P16",
+                   "multiple primary keys for table \"t\" are not allowed", 40);
+  std::string quoted = "CREATE TABLE \"My T\" (a int, PRIMARY KEY (a), PRIMARY KEY (a))";
+  EXPECT_SQL_ERROR(quoted, "42P16", "multiple primary keys for table \"My T\" are not allowed",
+                   static_cast<int>(quoted.rfind("PRIMARY")) + 1);
+  // Column definitions are checked before the keys, as in PostgreSQL.
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int PRIMARY KEY, b int PRIMARY KEY, c int NULL NOT NULL)",
+                      "conflicting NULL/NOT NULL declarations for column \"c\"", 66);
+}
+
+TEST(ParserCreateTableTest, ColumnTwiceInPrimaryKey) {
+  // At the PRIMARY KEY clause, as PostgreSQL reports it.
+  EXPECT_SQL_ERROR("CREATE TABLE t (a int, b int, PRIMARY KEY (a, b, A))", "42701",
+                   "column \"a\" appears twice in primary key constraint", 31);
+  EXPECT_SQL_ERROR("CREATE TABLE t (\"X\" int, PRIMARY KEY (\"X\", \"X\"))", "42701",
+                   "column \"X\" appears twice in primary key constraint", 26);
+  // The first key is checked completely before the second one is looked at.
+  EXPECT_SQL_ERROR("CREATE TABLE t (a int, PRIMARY KEY (a, a), PRIMARY KEY (a))", "42701",
+                   "column \"a\" appears twice in primary key constraint", 24);
+}
+
+TEST(ParserCreateTableTest, SyntaxErrors) {
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t ()", "syntax error at or near \")\"", 17);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int) APPEND", "syntax error at end of input", 30);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int) WITH (x = 1) APPEND ONLY",
+                      "syntax error at or near \"APPEND\"", 37);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int) FORMAT json", "syntax error at or near \"FORMAT\"",
+                      24);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int, PRIMARY KEY ())", "syntax error at or near \")\"",
+                      37);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int, PRIMARY KEY a)", "syntax error at or near \"a\"", 36);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (a int NOT NULL NULL)",
+                      "conflicting NULL/NOT NULL declarations for column \"a\"", 32);
+}
+
+// --- INSERT -----------------------------------------------------------------------------
+
+TEST(ParserInsertTest, ValuesWithColumns) {
+  //                 1234567890123456789012345678901234567890123456789012345678901234567890
+  std::string sql = "INSERT INTO public.t (a, \"B\", c) VALUES (1, 'x', a + 1), (2, NULL, -3)";
+  auto insert = ParseOne<InsertStatement>(sql);
+  ASSERT_NE(insert, nullptr);
+  EXPECT_EQ(insert->kind, StatementKind::kInsert);
+  EXPECT_EQ(insert->position, 1);
+  EXPECT_EQ(insert->text, sql);
+  EXPECT_EQ(insert->table, (QualifiedName{"public", "t"}));
+  EXPECT_EQ(insert->table_position, 13);
+  EXPECT_EQ(insert->columns, (std::vector<std::string>{"a", "B", "c"}));
+  EXPECT_EQ(insert->column_positions, (std::vector<int>{23, 26, 31}));
+  EXPECT_EQ(insert->query, nullptr);
+  ASSERT_EQ(insert->values.size(), 2u);
+  ASSERT_EQ(insert->values[0].size(), 3u);
+  ASSERT_EQ(insert->values[1].size(), 3u);
+  EXPECT_EQ(ToString(insert->values[0][0].get()), "1");
+  EXPECT_EQ(ToString(insert->values[0][1].get()), "'x'");
+  EXPECT_EQ(ToString(insert->values[0][2].get()), "(+ a 1)");
+  EXPECT_EQ(ToString(insert->values[1][0].get()), "2");
+  EXPECT_EQ(ToString(insert->values[1][1].get()), "NULL");
+  EXPECT_EQ(ToString(insert->values[1][2].get()), "(- 3)");
+  EXPECT_EQ(insert->values[0][0]->position, 42);
+  EXPECT_EQ(insert->values[0][1]->position, 45);
+  EXPECT_EQ(insert->values[0][2]->position, 50);
+  EXPECT_EQ(static_cast<const BinaryExpr*>(insert->values[0][2].get())->right->position, 54);
+  EXPECT_EQ(insert->values[1][0]->position, 59);
+  EXPECT_EQ(insert->values[1][1]->position, 62);
+  EXPECT_EQ(insert->values[1][2]->position, 68);
+}
+
+TEST(ParserInsertTest, ValuesWithoutColumns) {
+  auto insert = ParseOne<InsertStatement>("insert into T values (1)");
+  ASSERT_NE(insert, nullptr);
+  EXPECT_EQ(insert->table, (QualifiedName{"t"}));
+  EXPECT_TRUE(insert->columns.empty());
+  EXPECT_TRUE(insert->column_positions.empty());
+  ASSERT_EQ(insert->values.size(), 1u);
+  ASSERT_EQ(insert->values[0].size(), 1u);
+  EXPECT_EQ(ToString(insert->values[0][0].get()), "1");
+  EXPECT_EQ(insert->query, nullptr);
+}
+
+TEST(ParserInsertTest, ManyRows) {
+  std::string sql = "INSERT INTO t VALUES (0, 'r0')";
+  for (int i = 1; i < 1000; ++i) {
+    sql += ", (" + std::to_string(i) + ", 'r" + std::to_string(i) + "')";
+  }
+  auto insert = ParseOne<InsertStatement>(sql);
+  ASSERT_NE(insert, nullptr);
+  ASSERT_EQ(insert->values.size(), 1000u);
+  EXPECT_EQ(ToString(insert->values[999][0].get()), "999");
+  EXPECT_EQ(ToString(insert->values[999][1].get()), "'r999'");
+  EXPECT_EQ(insert->values[999][1]->position, static_cast<int>(sql.rfind("'r999'")) + 1);
+}
+
+TEST(ParserInsertTest, Select) {
+  //                 123456789012345
+  std::string sql = "INSERT INTO t SELECT a, b FROM s WHERE a > 1";
+  auto insert = ParseOne<InsertStatement>(sql);
+  ASSERT_NE(insert, nullptr);
+  EXPECT_EQ(insert->text, sql);
+  EXPECT_TRUE(insert->columns.empty());
+  EXPECT_TRUE(insert->values.empty());
+  ASSERT_NE(insert->query, nullptr);
+  EXPECT_EQ(insert->query->position, 15);
+  EXPECT_EQ(insert->query->text, "SELECT a, b FROM s WHERE a > 1");
+  EXPECT_EQ(insert->query->items.size(), 2u);
+  ASSERT_TRUE(insert->query->from.has_value());
+  EXPECT_EQ(insert->query->from->name, (QualifiedName{"s"}));
+  EXPECT_EQ(ToString(insert->query->where.get()), "(> a 1)");
+}
+
+TEST(ParserInsertTest, ParenthesizedSelect) {
+  //                 12345678901234567890
+  std::string sql = "INSERT INTO t (a) (SELECT 1)";
+  auto with_columns = ParseOne<InsertStatement>(sql);
+  ASSERT_NE(with_columns, nullptr);
+  EXPECT_EQ(with_columns->text, sql);
+  EXPECT_EQ(with_columns->columns, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(with_columns->column_positions, (std::vector<int>{16}));
+  EXPECT_TRUE(with_columns->values.empty());
+  ASSERT_NE(with_columns->query, nullptr);
+  EXPECT_EQ(with_columns->query->text, "SELECT 1");
+  EXPECT_EQ(with_columns->query->position, 20);
+
+  auto bare = ParseOne<InsertStatement>("INSERT INTO t ((SELECT x FROM s))");
+  ASSERT_NE(bare, nullptr);
+  EXPECT_TRUE(bare->columns.empty());
+  ASSERT_NE(bare->query, nullptr);
+  EXPECT_EQ(bare->query->text, "SELECT x FROM s");
+  EXPECT_EQ(bare->query->position, 17);
+}
+
+TEST(ParserInsertTest, Errors) {
+  EXPECT_SYNTAX_ERROR("INSERT INTO t VALUES ()", "syntax error at or near \")\"", 23);
+  EXPECT_SYNTAX_ERROR("INSERT t VALUES (1)", "syntax error at or near \"t\"", 8);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t VALUES (1),", "syntax error at end of input", 26);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t VALUES (1) (2)", "syntax error at or near \"(\"", 26);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t (a) VALUES", "syntax error at end of input", 25);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t ()", "syntax error at or near \")\"", 16);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t", "syntax error at end of input", 14);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t VALUES 1", "syntax error at or near \"1\"", 22);
+}
+
+// --- UPDATE -----------------------------------------------------------------------------
+
+TEST(ParserUpdateTest, AliasAssignmentsAndWhere) {
+  //                 1234567890123456789012345678901234567890123456789012345678901234567890
+  std::string sql =
+      "UPDATE public.t AS x SET a = a + 1, \"B\" = 'y', update = NULL WHERE x.id = 3 AND "
+      "delete IS NULL";
+  auto update = ParseOne<UpdateStatement>(sql);
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(update->kind, StatementKind::kUpdate);
+  EXPECT_EQ(update->position, 1);
+  EXPECT_EQ(update->text, sql);
+  EXPECT_EQ(update->table.name, (QualifiedName{"public", "t"}));
+  EXPECT_EQ(update->table.alias, "x");
+  EXPECT_EQ(update->table.position, 8);
+  ASSERT_EQ(update->assignments.size(), 3u);
+  EXPECT_EQ(update->assignments[0].column, "a");
+  EXPECT_EQ(update->assignments[0].position, 26);
+  EXPECT_EQ(ToString(update->assignments[0].value.get()), "(+ a 1)");
+  EXPECT_EQ(update->assignments[0].value->position, 30);
+  EXPECT_EQ(update->assignments[1].column, "B");
+  EXPECT_EQ(update->assignments[1].position, 37);
+  EXPECT_EQ(ToString(update->assignments[1].value.get()), "'y'");
+  EXPECT_EQ(update->assignments[1].value->position, 43);
+  EXPECT_EQ(update->assignments[2].column, "update");
+  EXPECT_EQ(update->assignments[2].position, 48);
+  EXPECT_EQ(ToString(update->assignments[2].value.get()), "NULL");
+  EXPECT_EQ(update->assignments[2].value->position, 57);
+  EXPECT_EQ(ToString(update->where.get()), "(AND (= x.id 3) (delete IS NULL))");
+  EXPECT_EQ(update->where->position, 68);
+}
+
+TEST(ParserUpdateTest, Minimal) {
+  auto update = ParseOne<UpdateStatement>("update t set a = 1");
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(update->text, "update t set a = 1");
+  EXPECT_EQ(update->table.name, (QualifiedName{"t"}));
+  EXPECT_EQ(update->table.alias, "");
+  EXPECT_EQ(update->table.position, 8);
+  ASSERT_EQ(update->assignments.size(), 1u);
+  EXPECT_EQ(update->assignments[0].column, "a");
+  EXPECT_EQ(update->where, nullptr);
+}
+
+TEST(ParserUpdateTest, BareAliasAndSetAsAName) {
+  auto bare = ParseOne<UpdateStatement>("UPDATE t x SET b = x.b * 2, c = DEFAULT_VALUE()");
+  ASSERT_NE(bare, nullptr);
+  EXPECT_EQ(bare->table.alias, "x");
+  ASSERT_EQ(bare->assignments.size(), 2u);
+  EXPECT_EQ(ToString(bare->assignments[0].value.get()), "(* x.b 2)");
+  EXPECT_EQ(ToString(bare->assignments[1].value.get()), "default_value()");
+  // SET is not reserved: a column named "set" needs no alias to be told apart.
+  auto set_column = ParseOne<UpdateStatement>("UPDATE t SET set = set + 1");
+  ASSERT_NE(set_column, nullptr);
+  EXPECT_EQ(set_column->table.alias, "");
+  ASSERT_EQ(set_column->assignments.size(), 1u);
+  EXPECT_EQ(set_column->assignments[0].column, "set");
+  EXPECT_EQ(ToString(set_column->assignments[0].value.get()), "(+ set 1)");
+  auto set_alias = ParseOne<UpdateStatement>("UPDATE t AS set SET a = set.a");
+  ASSERT_NE(set_alias, nullptr);
+  EXPECT_EQ(set_alias->table.alias, "set");
+  EXPECT_EQ(ToString(set_alias->assignments[0].value.get()), "set.a");
+}
+
+TEST(ParserUpdateTest, Errors) {
+  EXPECT_SYNTAX_ERROR("UPDATE t SET a", "syntax error at end of input", 15);
+  EXPECT_SYNTAX_ERROR("UPDATE t WHERE a = 1", "syntax error at or near \"WHERE\"", 10);
+  EXPECT_SYNTAX_ERROR("UPDATE t SET a = 1 WHERE", "syntax error at end of input", 25);
+  EXPECT_SYNTAX_ERROR("UPDATE t SET a = 1,", "syntax error at end of input", 20);
+  EXPECT_SYNTAX_ERROR("UPDATE t SET t.a = 1", "syntax error at or near \".\"", 15);
+  EXPECT_SYNTAX_ERROR("UPDATE t SET a == 1", "syntax error at or near \"=\"", 17);
+  EXPECT_SYNTAX_ERROR("UPDATE SET a = 1", "syntax error at or near \"=\"", 14);
+}
+
+// --- DELETE -----------------------------------------------------------------------------
+
+TEST(ParserDeleteTest, AliasAndWhere) {
+  //                 1234567890123456789012345678
+  std::string sql = "DELETE FROM s.t AS x WHERE x.a > 1";
+  auto delete_statement = ParseOne<DeleteStatement>(sql);
+  ASSERT_NE(delete_statement, nullptr);
+  EXPECT_EQ(delete_statement->kind, StatementKind::kDelete);
+  EXPECT_EQ(delete_statement->position, 1);
+  EXPECT_EQ(delete_statement->text, sql);
+  EXPECT_EQ(delete_statement->table.name, (QualifiedName{"s", "t"}));
+  EXPECT_EQ(delete_statement->table.alias, "x");
+  EXPECT_EQ(delete_statement->table.position, 13);
+  EXPECT_EQ(ToString(delete_statement->where.get()), "(> x.a 1)");
+  EXPECT_EQ(delete_statement->where->position, 28);
+}
+
+TEST(ParserDeleteTest, Minimal) {
+  auto all_rows = ParseOne<DeleteStatement>("delete from T");
+  ASSERT_NE(all_rows, nullptr);
+  EXPECT_EQ(all_rows->table.name, (QualifiedName{"t"}));
+  EXPECT_EQ(all_rows->table.alias, "");
+  EXPECT_EQ(all_rows->where, nullptr);
+  auto bare_alias = ParseOne<DeleteStatement>("DELETE FROM t x WHERE x.a IN (1, 2)");
+  ASSERT_NE(bare_alias, nullptr);
+  EXPECT_EQ(bare_alias->table.alias, "x");
+  EXPECT_EQ(ToString(bare_alias->where.get()), "(x.a IN (1, 2))");
+}
+
+TEST(ParserDeleteTest, Errors) {
+  EXPECT_SYNTAX_ERROR("DELETE t", "syntax error at or near \"t\"", 8);
+  EXPECT_SYNTAX_ERROR("DELETE FROM", "syntax error at end of input", 12);
+  EXPECT_SYNTAX_ERROR("DELETE FROM t WHERE", "syntax error at end of input", 20);
+  EXPECT_SYNTAX_ERROR("DELETE FROM t x y", "syntax error at or near \"y\"", 17);
+}
+
+// --- Data manipulation together ---------------------------------------------------------
+
+TEST(ParserDmlTest, ScriptOfStatements) {
+  std::string sql = "INSERT INTO t VALUES (1); UPDATE t SET a = 2;DELETE FROM t ;";
+  std::vector<StatementPtr> statements = Parse(sql);
+  ASSERT_EQ(statements.size(), 3u);
+  EXPECT_EQ(statements[0]->kind, StatementKind::kInsert);
+  EXPECT_EQ(statements[0]->text, "INSERT INTO t VALUES (1)");
+  EXPECT_EQ(statements[0]->position, 1);
+  EXPECT_EQ(statements[1]->kind, StatementKind::kUpdate);
+  EXPECT_EQ(statements[1]->text, "UPDATE t SET a = 2");
+  EXPECT_EQ(statements[1]->position, 27);
+  EXPECT_EQ(statements[2]->kind, StatementKind::kDelete);
+  EXPECT_EQ(statements[2]->text, "DELETE FROM t");
+  EXPECT_EQ(statements[2]->position, 46);
+}
+
+TEST(ParserDmlTest, NewKeywordsAreStillNames) {
+  // INSERT, UPDATE, DELETE, VALUES and APPEND are not reserved, as in PostgreSQL.
+  auto select = ParseSelect(
+      "SELECT insert, update, delete, values, append, set FROM values update "
+      "WHERE update > delete ORDER BY insert");
+  ASSERT_NE(select, nullptr);
+  std::vector<std::string> names;
+  for (const SelectItem& item : select->items) names.push_back(ToString(item.expr.get()));
+  EXPECT_EQ(Join(names, ","), "insert,update,delete,values,append,set");
+  EXPECT_EQ(select->from->name, (QualifiedName{"values"}));
+  EXPECT_EQ(select->from->alias, "update");
+  EXPECT_EQ(ToString(select->where.get()), "(> update delete)");
+  auto aliases = ParseSelect("SELECT 1 insert, 2 delete, 3 AS update");
+  ASSERT_NE(aliases, nullptr);
+  EXPECT_EQ(aliases->items[0].alias, "insert");
+  EXPECT_EQ(aliases->items[1].alias, "delete");
+  EXPECT_EQ(aliases->items[2].alias, "update");
+
+  // Statements that begin with SET, SHOW or RESET keep their meaning.
+  auto set = ParseOne<SetVariableStatement>("SET update = 1");
+  ASSERT_NE(set, nullptr);
+  EXPECT_EQ(set->name, "update");
+  EXPECT_EQ(set->values, (std::vector<std::string>{"1"}));
+  auto set_values = ParseOne<SetVariableStatement>("SET x TO values");
+  ASSERT_NE(set_values, nullptr);
+  EXPECT_EQ(set_values->values, (std::vector<std::string>{"values"}));
+  auto show = ParseOne<ShowVariableStatement>("SHOW delete");
+  ASSERT_NE(show, nullptr);
+  EXPECT_EQ(show->name, "delete");
+  EXPECT_NE(ParseOne<ResetVariableStatement>("RESET insert"), nullptr);
+
+  auto create = ParseOne<CreateTableStatement>(
+      "CREATE TABLE append (insert int, update int, delete int, values int, append int, "
+      "set int, key int, primary key (update, set))");
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->name, (QualifiedName{"append"}));
+  std::vector<std::string> columns;
+  for (const ColumnDef& column : create->columns) columns.push_back(column.name);
+  EXPECT_EQ(Join(columns, ","), "insert,update,delete,values,append,set,key");
+  EXPECT_EQ(create->primary_key, (std::vector<std::string>{"update", "set"}));
+  EXPECT_FALSE(create->append_only);
+
+  auto insert = ParseOne<InsertStatement>("INSERT INTO update (delete, values) VALUES (1, 2)");
+  ASSERT_NE(insert, nullptr);
+  EXPECT_EQ(insert->table, (QualifiedName{"update"}));
+  EXPECT_EQ(insert->columns, (std::vector<std::string>{"delete", "values"}));
+  EXPECT_EQ(insert->values.size(), 1u);
+
+  auto update = ParseOne<UpdateStatement>("UPDATE delete SET update = values + 1 WHERE insert");
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(update->table.name, (QualifiedName{"delete"}));
+  EXPECT_EQ(update->table.alias, "");
+  EXPECT_EQ(update->assignments[0].column, "update");
+  EXPECT_EQ(ToString(update->assignments[0].value.get()), "(+ values 1)");
+  EXPECT_EQ(ToString(update->where.get()), "insert");
+
+  auto delete_statement = ParseOne<DeleteStatement>("DELETE FROM insert values WHERE append");
+  ASSERT_NE(delete_statement, nullptr);
+  EXPECT_EQ(delete_statement->table.name, (QualifiedName{"insert"}));
+  EXPECT_EQ(delete_statement->table.alias, "values");
+  EXPECT_EQ(ToString(delete_statement->where.get()), "append");
+}
+
+TEST(ParserDmlTest, IntoAndOnlyAreReserved) {
+  // As in PostgreSQL; after AS any word will do.
+  EXPECT_SYNTAX_ERROR("SELECT into FROM t", "syntax error at or near \"into\"", 8);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE into (a int)", "syntax error at or near \"into\"", 14);
+  EXPECT_SYNTAX_ERROR("CREATE TABLE t (only int)", "syntax error at or near \"only\"", 17);
+  auto select = ParseSelect("SELECT 1 AS into, 2 AS only");
+  ASSERT_NE(select, nullptr);
+  EXPECT_EQ(select->items[0].alias, "into");
+  EXPECT_EQ(select->items[1].alias, "only");
+}
+
 // --- DROP / SHOW ------------------------------------------------------------------------
 
 TEST(ParserDropTest, AllKinds) {
@@ -980,7 +1453,7 @@ TEST(ParserErrorTest, PositionsAndMessages) {
   EXPECT_SYNTAX_ERROR("SELECT CASE END", "syntax error at or near \"END\"", 13);
   EXPECT_SYNTAX_ERROR("SELECT 1; SELEC 2", "syntax error at or near \"SELEC\"", 11);
   EXPECT_SYNTAX_ERROR("SELECT 'é', FROM t", "syntax error at or near \"FROM\"", 13);
-  EXPECT_SYNTAX_ERROR("INSERT INTO t VALUES (1)", "syntax error at or near \"INSERT\"", 1);
+  EXPECT_SYNTAX_ERROR("INSERT INTO t DEFAULT VALUES", "syntax error at or near \"DEFAULT\"", 15);
   EXPECT_SYNTAX_ERROR("SELECT a FROM t ORDER a", "syntax error at or near \"a\"", 23);
   EXPECT_SYNTAX_ERROR("SELECT 1 FROM t LIMIT", "syntax error at end of input", 22);
 }
@@ -1121,7 +1594,12 @@ TEST(ParserErrorTest, RandomInputsOnlyEverThrowSqlError) {
                                                "/*",        "--",
                                                "$",         "é",
                                                "int",       "double",
-                                               "precision", "\n"};
+                                               "precision", "\n",
+                                               "INSERT",    "INTO",
+                                               "VALUES",    "UPDATE",
+                                               "DELETE",    "TABLE",
+                                               "PRIMARY",   "KEY",
+                                               "APPEND",    "ONLY"};
   std::mt19937 random(12345);
   for (int round = 0; round < 3000; ++round) {
     std::string sql;
@@ -1158,6 +1636,9 @@ TEST(ParserConcurrencyTest, ParallelParsesAgree) {
       "SELECT CASE WHEN x IS NULL THEN 0 ELSE x END::bigint FROM s",
       "SET search_path TO public",
       "SELECT 1 FROM",
+      "INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y')",
+      "UPDATE t AS x SET a = a + 1 WHERE b IS NULL",
+      "CREATE TABLE t (a int PRIMARY KEY, b int PRIMARY KEY)",
   };
   std::vector<std::string> expected;
   for (const std::string& query : queries) {

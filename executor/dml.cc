@@ -1,0 +1,378 @@
+#include "executor/dml.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "common/failpoint.h"
+#include "common/sql_error.h"
+#include "common/value_cast.h"
+#include "executor/expression_evaluator.h"
+#include "executor/plan_builder.h"
+#include "planner/expression_binder.h"
+#include "planner/query_binder.h"
+#include "storage/key_codec.h"
+#include "storage/row_codec.h"
+
+namespace stave::executor {
+namespace {
+
+using planner::BoundExpr;
+using planner::BoundExprPtr;
+
+// Whether a value of `from` may be stored into a column of `to` (PostgreSQL's assignment
+// casts, for the types Stave has).
+bool AssignmentAllowed(DataType from, DataType to) {
+  if (from == to || from.id == TypeId::kUnknown) return true;
+  if (from.IsNumeric() && to.IsNumeric()) return true;
+  if (to.IsString()) return true;
+  return false;
+}
+
+[[noreturn]] void ThrowAssignmentMismatch(const planner::Column& column, DataType from, int position) {
+  throw SqlError(sqlstate::kDatatypeMismatch,
+                 fmt::format("column \"{}\" is of type {} but expression is of type {}", column.name,
+                             column.type.Name(), from.Name()),
+                 position)
+      .WithHint("You will need to rewrite or cast the expression.");
+}
+
+BoundExprPtr CoerceForAssignment(BoundExprPtr expr, const planner::Column& column, int position) {
+  if (!AssignmentAllowed(expr->type, column.type)) ThrowAssignmentMismatch(column, expr->type, position);
+  if (expr->type == column.type) return expr;
+  BoundExprPtr coerced = planner::ExpressionBinder::Coerce(expr, column.type, position);
+  if (coerced->type == column.type) return coerced;
+  return BoundExpr::MakeFunction(planner::ScalarFunction::kCast, column.type, {expr});
+}
+
+// Evaluates expressions that reference no column, for one VALUES row.
+Value EvaluateConstant(const BoundExpr& expr) {
+  Chunk one;
+  one.ops.push_back(RowOp::kInsert);
+  return Evaluate(expr, one).GetValue(0);
+}
+
+std::string FormatKey(const planner::CatalogObject& table, const std::vector<Value>& row) {
+  std::string names, values;
+  for (size_t i = 0; i < table.primary_key.size(); ++i) {
+    size_t column = table.primary_key[i];
+    if (i > 0) {
+      names += ", ";
+      values += ", ";
+    }
+    names += table.columns[column].name;
+    values += row[column].is_null() ? "null" : row[column].ToText(table.columns[column].type);
+  }
+  return fmt::format("Key ({})=({}) already exists.", names, values);
+}
+
+}  // namespace
+
+std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& name, int position,
+                                                 std::string_view verb) const {
+  std::string resolved = planner::ResolveObjectName(name, position);
+  planner::CatalogObjectPtr object = catalog_->Find(resolved);
+  if (!object) {
+    throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", resolved),
+                   position);
+  }
+  if (object->type != planner::ObjectType::kTable) {
+    throw SqlError(sqlstate::kWrongObjectType,
+                   fmt::format("cannot {} {} \"{}\"", verb, planner::ObjectTypeName(object->type), resolved),
+                   position)
+        .WithHint(object->type == planner::ObjectType::kStream
+                      ? "A stream is fed by its connector. Create a table to write rows with SQL."
+                      : "A materialized view is maintained from its query.");
+  }
+  std::shared_ptr<Table> table = tables_(*object);
+  if (!table) throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", resolved), position);
+  return table;
+}
+
+void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* transaction,
+                            std::vector<Value> row, int position) {
+  const planner::CatalogObject& table = writes->table->object();
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (row[i].is_null() && table.columns[i].not_null) {
+      throw SqlError("23502",
+                     fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
+                                 "constraint",
+                                 table.columns[i].name, table.name),
+                     position);
+    }
+  }
+  if (table.HasRowId()) {
+    std::lock_guard lock(writes->table->mutex());
+    row.push_back(Value::Int(writes->table->AllocateRowId()));
+  }
+  std::string key = writes->table->KeyOf(row);
+  if (!table.HasRowId() && transaction->Lookup(writes, key)) {
+    throw SqlError("23505",
+                   fmt::format("duplicate key value violates unique constraint \"{}_pkey\"", table.name),
+                   position)
+        .WithDetail(FormatKey(table, row));
+  }
+  writes->overlay[key] = row;
+  writes->changes.push_back({RowOp::kInsert, std::move(key), std::move(row)});
+}
+
+std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
+  std::shared_ptr<Table> table = ResolveTable(insert.table, insert.table_position, "insert into");
+  const planner::CatalogObject& object = table->object();
+  // Target columns, in the order values are given.
+  std::vector<size_t> targets;
+  if (insert.columns.empty()) {
+    for (size_t i = 0; i < object.columns.size(); ++i) targets.push_back(i);
+  } else {
+    for (size_t i = 0; i < insert.columns.size(); ++i) {
+      auto it = std::find_if(object.columns.begin(), object.columns.end(),
+                             [&](const planner::Column& c) { return c.name == insert.columns[i]; });
+      int position = i < insert.column_positions.size() ? insert.column_positions[i] : insert.position;
+      if (it == object.columns.end()) {
+        throw SqlError(sqlstate::kUndefinedColumn,
+                       fmt::format("column \"{}\" of relation \"{}\" does not exist", insert.columns[i],
+                                   object.name),
+                       position);
+      }
+      size_t index = static_cast<size_t>(it - object.columns.begin());
+      if (std::find(targets.begin(), targets.end(), index) != targets.end()) {
+        throw SqlError("42701", fmt::format("column \"{}\" specified more than once", insert.columns[i]),
+                       position);
+      }
+      targets.push_back(index);
+    }
+  }
+
+  std::vector<std::vector<Value>> rows;
+  if (insert.query) {
+    QueryResult result = run_select_(*insert.query);
+    if (result.columns.size() != targets.size()) {
+      throw SqlError(sqlstate::kSyntaxError,
+                     result.columns.size() > targets.size()
+                         ? "INSERT has more expressions than target columns"
+                         : "INSERT has more target columns than expressions",
+                     insert.query->position);
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (!AssignmentAllowed(result.columns[i].type, object.columns[targets[i]].type)) {
+        ThrowAssignmentMismatch(object.columns[targets[i]], result.columns[i].type, insert.query->position);
+      }
+    }
+    for (auto& source : result.rows) {
+      std::vector<Value> row(object.columns.size());
+      for (size_t i = 0; i < targets.size(); ++i) {
+        try {
+          row[targets[i]] = CastValue(source[i], result.columns[i].type, object.columns[targets[i]].type);
+        } catch (SqlError& error) {
+          throw error.WithPositionIfUnset(insert.query->position);
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+  } else {
+    planner::BindScope empty;
+    planner::ExpressionBinder binder(&empty);
+    for (const auto& values : insert.values) {
+      if (values.size() != targets.size()) {
+        throw SqlError(sqlstate::kSyntaxError,
+                       values.size() > targets.size() ? "INSERT has more expressions than target columns"
+                                                      : "INSERT has more target columns than expressions",
+                       values.empty() ? insert.position : values.front()->position);
+      }
+      std::vector<Value> row(object.columns.size());
+      for (size_t i = 0; i < targets.size(); ++i) {
+        const planner::Column& column = object.columns[targets[i]];
+        BoundExprPtr bound = CoerceForAssignment(binder.Bind(*values[i]), column, values[i]->position);
+        try {
+          row[targets[i]] = EvaluateConstant(*bound);
+        } catch (SqlError& error) {
+          throw error.WithPositionIfUnset(values[i]->position);
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  Transaction::TableWrites* writes = transaction->For(table);
+  for (auto& row : rows) AddInsert(writes, transaction, std::move(row), insert.position);
+  return fmt::format("INSERT 0 {}", rows.size());
+}
+
+std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows(
+    Transaction* transaction, Transaction::TableWrites* writes) const {
+  (void)transaction;
+  const planner::CatalogObject& object = writes->table->object();
+  storage::RowTypes visible;
+  for (const auto& column : object.columns) visible.push_back(column.type);
+  std::map<std::string, std::vector<Value>> rows;
+  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
+  std::optional<SqlError> error;
+  snapshot
+      ->ScanStateTable(StateTableId(object.id, Table::kRowsSlot),
+                       [&](std::string_view key, std::string_view value) {
+                         std::string_view logical = key.substr(2);  // Skip the virtual node.
+                         auto row = storage::DecodeRow(value, visible);
+                         if (!row) {
+                           error = SqlError("XX001", "corrupt row in table \"" + object.name + "\"");
+                           return false;
+                         }
+                         if (object.HasRowId()) {
+                           std::string_view rest = logical;
+                           Value row_id;
+                           storage::DecodeKeyValue(&rest, TypeId::kInt64, &row_id);
+                           row->push_back(row_id);
+                         }
+                         rows.emplace(std::string(logical), std::move(*row));
+                         return true;
+                       })
+      .ThrowIfError();
+  if (error) throw *error;
+  for (const auto& [key, row] : writes->overlay) {
+    if (row) {
+      rows[key] = *row;
+    } else {
+      rows.erase(key);
+    }
+  }
+  return {rows.begin(), rows.end()};
+}
+
+std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transaction* transaction) {
+  std::shared_ptr<Table> table = ResolveTable(update.table.name, update.table.position, "update");
+  const planner::CatalogObject& object = table->object();
+  if (object.append_only) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name), update.position);
+  }
+  planner::BindScope scope{object.name, update.table.alias, object.columns};
+  planner::ExpressionBinder binder(&scope);
+  BoundExprPtr where = update.where ? binder.BindPredicate(*update.where, "WHERE") : nullptr;
+  std::vector<std::pair<size_t, BoundExprPtr>> assignments;
+  for (const parser::Assignment& assignment : update.assignments) {
+    auto it = std::find_if(object.columns.begin(), object.columns.end(),
+                           [&](const planner::Column& c) { return c.name == assignment.column; });
+    if (it == object.columns.end()) {
+      throw SqlError(sqlstate::kUndefinedColumn,
+                     fmt::format("column \"{}\" of relation \"{}\" does not exist", assignment.column,
+                                 object.name),
+                     assignment.position);
+    }
+    size_t index = static_cast<size_t>(it - object.columns.begin());
+    for (const auto& [other, expr] : assignments) {
+      if (other == index) {
+        throw SqlError("42601", fmt::format("multiple assignments to same column \"{}\"", assignment.column),
+                       assignment.position);
+      }
+    }
+    assignments.emplace_back(index, CoerceForAssignment(binder.Bind(*assignment.value), *it,
+                                                        assignment.value->position));
+  }
+
+  Transaction::TableWrites* writes = transaction->For(table);
+  auto current = CurrentRows(transaction, writes);
+  storage::RowTypes types = table->changelog_types();
+  Chunk chunk = Chunk::WithTypes(types);
+  for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
+  std::vector<uint8_t> matched = where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
+  Chunk selected = chunk.Select(matched);
+  std::vector<Column> values;
+  for (const auto& [index, expr] : assignments) values.push_back(Evaluate(*expr, selected));
+
+  // Old rows leave first, so a key freed by one row may be taken by another.
+  std::vector<std::pair<std::vector<Value>, std::vector<Value>>> changed;
+  for (size_t r = 0; r < selected.size(); ++r) {
+    std::vector<Value> old_row = selected.GetRow(r);
+    std::vector<Value> new_row = old_row;
+    for (size_t a = 0; a < assignments.size(); ++a) new_row[assignments[a].first] = values[a].GetValue(r);
+    changed.emplace_back(std::move(old_row), std::move(new_row));
+  }
+  std::vector<std::pair<std::vector<Value>, std::vector<Value>>> moved;
+  for (auto& [old_row, new_row] : changed) {
+    std::string old_key = table->KeyOf(old_row);
+    std::string new_key = table->KeyOf(new_row);
+    if (old_key == new_key) {
+      for (size_t i = 0; i < object.columns.size(); ++i) {
+        if (new_row[i].is_null() && object.columns[i].not_null) {
+          throw SqlError("23502",
+                         fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
+                                     "constraint",
+                                     object.columns[i].name, object.name),
+                         update.position);
+        }
+      }
+      writes->overlay[new_key] = new_row;
+      writes->changes.push_back({RowOp::kUpdateDelete, old_key, std::move(old_row)});
+      writes->changes.push_back({RowOp::kUpdateInsert, new_key, std::move(new_row)});
+    } else {
+      writes->overlay[old_key] = std::nullopt;
+      writes->changes.push_back({RowOp::kDelete, old_key, std::move(old_row)});
+      moved.emplace_back(std::vector<Value>(), std::move(new_row));
+    }
+  }
+  for (auto& [unused, new_row] : moved) {
+    AddInsert(writes, transaction, std::move(new_row), update.position);
+  }
+  return fmt::format("UPDATE {}", changed.size());
+}
+
+std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transaction* transaction) {
+  std::shared_ptr<Table> table = ResolveTable(remove.table.name, remove.table.position, "delete from");
+  const planner::CatalogObject& object = table->object();
+  if (object.append_only) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot delete from the APPEND ONLY table \"{}\"", object.name),
+                   remove.position);
+  }
+  planner::BindScope scope{object.name, remove.table.alias, object.columns};
+  planner::ExpressionBinder binder(&scope);
+  BoundExprPtr where = remove.where ? binder.BindPredicate(*remove.where, "WHERE") : nullptr;
+  Transaction::TableWrites* writes = transaction->For(table);
+  auto current = CurrentRows(transaction, writes);
+  Chunk chunk = Chunk::WithTypes(table->changelog_types());
+  for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
+  std::vector<uint8_t> matched = where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
+  size_t deleted = 0;
+  for (size_t r = 0; r < current.size(); ++r) {
+    if (!matched[r]) continue;
+    writes->overlay[current[r].first] = std::nullopt;
+    writes->changes.push_back({RowOp::kDelete, current[r].first, current[r].second});
+    ++deleted;
+  }
+  return fmt::format("DELETE {}", deleted);
+}
+
+void DmlExecutor::Commit(Transaction* transaction, storage::Store* store) {
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (auto& [id, writes] : transaction->tables()) locks.emplace_back(writes.table->mutex());
+  // Keys this transaction inserts must still be free: another session may have committed
+  // the same key since the statement checked.
+  for (auto& [id, writes] : transaction->tables()) {
+    const planner::CatalogObject& object = writes.table->object();
+    if (object.HasRowId()) continue;
+    std::map<std::string, bool> present;  // Key → present after the changes so far.
+    for (const TableChange& change : writes.changes) {
+      auto it = present.find(change.key);
+      bool exists = it != present.end() ? it->second : writes.table->Lookup(change.key).has_value();
+      if (change.op == RowOp::kInsert && exists) {
+        throw SqlError("23505", fmt::format("duplicate key value violates unique constraint \"{}_pkey\"",
+                                            object.name))
+            .WithDetail(FormatKey(object, change.row));
+      }
+      present[change.key] = RowSign(change.op) > 0;
+    }
+  }
+  storage::WriteBatch batch;
+  std::vector<std::pair<Table*, uint64_t>> published;
+  for (auto& [id, writes] : transaction->tables()) {
+    if (writes.changes.empty()) continue;
+    uint64_t sequence = writes.table->AddToBatch(writes.changes, &batch);
+    published.emplace_back(writes.table.get(), sequence + 1);
+  }
+  if (published.empty()) return;
+  failpoint::Hit("table_write_before_sync");
+  store->WriteDurably(&batch).ThrowIfError();
+  for (auto& [table, next] : published) table->Published(next);
+  failpoint::Hit("table_write_after_sync");
+}
+
+}  // namespace stave::executor

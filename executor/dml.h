@@ -1,0 +1,54 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "executor/query_result.h"
+#include "executor/transaction.h"
+#include "parser/ast.h"
+#include "planner/catalog.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// Runs INSERT, UPDATE and DELETE into a Transaction (nothing is durable until Commit):
+/// binds values and assignments against the table's columns with assignment coercion,
+/// checks NOT NULL and primary keys (23502, 23505), and records the row changes.
+class DmlExecutor {
+ public:
+  using TableLookup = std::function<std::shared_ptr<Table>(const planner::CatalogObject&)>;
+  using SelectRunner = std::function<QueryResult(const parser::SelectStatement&)>;
+
+  DmlExecutor(const planner::Catalog* catalog, const storage::Store* store, TableLookup tables,
+              SelectRunner run_select)
+      : catalog_(catalog), store_(store), tables_(std::move(tables)), run_select_(std::move(run_select)) {}
+
+  /// Each returns the command tag ("INSERT 0 3", "UPDATE 2", "DELETE 1").
+  std::string Insert(const parser::InsertStatement& insert, Transaction* transaction);
+  std::string Update(const parser::UpdateStatement& update, Transaction* transaction);
+  std::string Delete(const parser::DeleteStatement& remove, Transaction* transaction);
+
+  /// Applies a transaction atomically: locks its tables in id order, checks new keys again
+  /// against writes committed meanwhile, and writes every table's log record and rows in
+  /// one synced RocksDB write. Returns the tables whose logs grew. Throws SqlError (23505,
+  /// or an I/O error); on error nothing was written.
+  static void Commit(Transaction* transaction, storage::Store* store);
+
+ private:
+  std::shared_ptr<Table> ResolveTable(const parser::QualifiedName& name, int position,
+                                      std::string_view verb) const;
+  /// Adds the changes for one row written by INSERT (or the new half of an UPDATE that
+  /// moves a key) after NOT NULL and key checks.
+  void AddInsert(Transaction::TableWrites* writes, Transaction* transaction,
+                 std::vector<Value> row, int position);
+  /// The rows the transaction sees in a table, with their keys.
+  std::vector<std::pair<std::string, std::vector<Value>>> CurrentRows(
+      Transaction* transaction, Transaction::TableWrites* writes) const;
+
+  const planner::Catalog* catalog_;
+  const storage::Store* store_;
+  TableLookup tables_;
+  SelectRunner run_select_;
+};
+
+}  // namespace stave::executor

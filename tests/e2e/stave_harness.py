@@ -19,8 +19,9 @@ def free_port():
 class Staved:
     """One staved process over a data directory that outlives restarts of the process."""
 
-    def __init__(self, binary, checkpoint_interval="200ms", data_dir=None):
+    def __init__(self, binary, checkpoint_interval="200ms", data_dir=None, extra_args=()):
         self.binary = binary
+        self.extra_args = list(extra_args)
         self.checkpoint_interval = checkpoint_interval
         self.owns_dir = data_dir is None
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="stave-e2e-")
@@ -33,7 +34,8 @@ class Staved:
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [self.binary, "--data-dir", self.data_dir, "--pg-port", str(self.pg_port),
-             "--http-port", str(self.http_port), "--checkpoint-interval", self.checkpoint_interval],
+             "--http-port", str(self.http_port), "--checkpoint-interval", self.checkpoint_interval]
+            + self.extra_args,
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + timeout
         while time.time() < deadline:

@@ -113,6 +113,7 @@ void Database::Recover(JobSet* jobs) {
                                           entry->name, error.what()));
     }
   }
+  UpdateChangeLogs(jobs, {}, nullptr);
   spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
 }
 
@@ -148,7 +149,7 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
     case parser::StatementKind::kShowObjects:
       return ShowObjects(static_cast<const parser::ShowObjectsStatement&>(statement));
     case parser::StatementKind::kCheckpoint:
-      engine_->Checkpoint(TableTargets());
+      CheckpointCoveringWrites();
       return Command("CHECKPOINT");
     default:
       throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
@@ -262,6 +263,7 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   object->definition = create.text;
   for (size_t i = 0; i < query.visible_columns; ++i) object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
+  object->append_only = query.append_only;
   std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_,
                                       [this](uint32_t table_id) { return FindTable(table_id); });
   return {object, std::move(job)};
@@ -271,6 +273,41 @@ std::shared_ptr<Table> Database::FindTable(uint32_t id) const {
   std::lock_guard lock(tables_mutex_);
   auto it = tables_.find(id);
   return it == tables_.end() ? nullptr : it->second;
+}
+
+void Database::UpdateChangeLogs(JobSet* jobs, const std::set<uint32_t>& dropped,
+                                storage::EpochBatch* batch) {
+  for (const auto& object : catalog_.List()) {
+    if (object->type != planner::ObjectType::kMaterializedView || dropped.count(object->id)) continue;
+    auto it = jobs->find(object->id);
+    if (it == jobs->end()) continue;
+    bool read = false;
+    for (const auto& dependent : catalog_.Dependents(object->id)) read |= !dropped.count(dependent->id);
+    it->second->set_log_changes(read);
+    if (!read && batch) batch->DeleteTableLog(object->id);
+  }
+}
+
+void Database::CheckpointCoveringWrites() {
+  engine_->Checkpoint(TableTargets());
+  // A view over a view sees its input's changes of an epoch once that epoch committed: one
+  // more checkpoint per level of views over views.
+  std::map<uint32_t, int> depth;
+  int max_depth = 0;
+  for (const auto& object : catalog_.List()) {  // Ids ascend: inputs come before readers.
+    int level = 0;
+    for (uint32_t input : object->depends_on) level = std::max(level, depth[input] + 1);
+    depth[object->id] = object->type == planner::ObjectType::kMaterializedView ? level : 0;
+    max_depth = std::max(max_depth, depth[object->id]);
+  }
+  for (int level = 1; level < max_depth; ++level) {
+    SourceTargets targets;
+    uint64_t epoch = store_->committed_epoch();
+    for (const auto& [id, object_depth] : depth) {
+      if (object_depth > 0) targets[id] = epoch;
+    }
+    engine_->Checkpoint(targets);
+  }
 }
 
 SourceTargets Database::TableTargets() const {
@@ -346,12 +383,18 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
     // operators (a global aggregate emits its first row into this very epoch).
     job->Recover(*store_);
     jobs->emplace(object->id, std::move(job));
+    for (uint32_t input : object->depends_on) {
+      auto it = jobs->find(input);
+      if (it != jobs->end()) it->second->set_log_changes(true);
+    }
   });
   // Over a table that already holds rows, the view returns only once it has read them all
   // and committed, so a SELECT right after sees them.
-  bool reads_table = std::any_of(object->depends_on.begin(), object->depends_on.end(),
-                                 [this](uint32_t id) { return FindTable(id) != nullptr; });
-  if (reads_table) engine_->Checkpoint(TableTargets());
+  bool reads_stored = std::any_of(object->depends_on.begin(), object->depends_on.end(), [this](uint32_t id) {
+    planner::CatalogObjectPtr input = catalog_.FindById(id);
+    return input && input->type != planner::ObjectType::kStream;
+  });
+  if (reads_stored) CheckpointCoveringWrites();
   return Command("CREATE MATERIALIZED VIEW");
 }
 
@@ -390,7 +433,10 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
     victims.push_back(target);
   };
   collect(object);
+  std::set<uint32_t> dropped;
+  for (const auto& victim : victims) dropped.insert(victim->id);
   engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
+    UpdateChangeLogs(jobs, dropped, batch);
     for (const auto& victim : victims) {
       jobs->erase(victim->id);
       batch->DeleteCatalogEntry(victim->id);

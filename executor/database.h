@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "executor/dml.h"
@@ -76,6 +77,11 @@ class Database {
   std::shared_ptr<Table> FindTable(uint32_t id) const;
   /// Where every table's log ends now: what CHECKPOINT must cover.
   SourceTargets TableTargets() const;
+  /// Commits checkpoints until every view, also views over views, reflects every table
+  /// write acknowledged before the call.
+  void CheckpointCoveringWrites();
+  /// Turns each view's change log on while other views read it.
+  void UpdateChangeLogs(JobSet* jobs, const std::set<uint32_t>& dropped, storage::EpochBatch* batch);
   DmlExecutor MakeDml();
   QueryResult Drop(const parser::DropStatement& drop);
   QueryResult ShowObjects(const parser::ShowObjectsStatement& show);

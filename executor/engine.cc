@@ -106,9 +106,20 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     for (auto& request : *requests) {
       if (request->change) request->change(&jobs_, &batch);
     }
+    std::map<uint32_t, uint64_t> retained;  // View log → the first record any reader needs.
     for (auto& [id, job] : jobs_) {
       job->Checkpoint(&batch);
       failpoint::Hit("epoch_job_flushed");
+      if (auto log = job->RetainedLog()) {
+        auto [it, inserted] = retained.try_emplace(log->first, log->second);
+        if (!inserted) it->second = std::min(it->second, log->second);
+      }
+    }
+    for (const auto& [log, first] : retained) {
+      if (truncated_logs_[log] < first) {
+        batch.DeleteTableLogBelow(log, first);
+        truncated_logs_[log] = first;
+      }
     }
     failpoint::Hit("epoch_before_commit");
     status = store_->Commit(&batch);

@@ -80,6 +80,7 @@ class Engine {
   Metrics* metrics_;
   JobSet jobs_;  // Engine thread only.
   bool dirty_ = false;  // Engine thread only: jobs changed state since the last commit.
+  std::map<uint32_t, uint64_t> truncated_logs_;  // Engine thread only: view log → kept from.
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/sql_error.h"
+#include "executor/operators/materialize_operator.h"
 
 namespace stave::executor {
 
@@ -61,6 +62,10 @@ Job::StepResult Job::Step(std::chrono::steady_clock::time_point* wake_at) {
     return StepResult::kFailed;
   }
   return StepResult::kProgress;
+}
+
+void Job::set_log_changes(bool on) {
+  static_cast<MaterializeOperator*>(operators_.back().get())->set_log_changes(on);
 }
 
 void Job::Checkpoint(storage::EpochBatch* batch) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ class Job {
   bool CaughtUp(const SourceTargets& targets) const {
     return failed_ || finished_ || source_->CaughtUp(targets);
   }
+
+  /// Turns the change log of this job's view on or off (on while views read it).
+  void set_log_changes(bool on);
+
+  /// The change log this job reads, if any, and the first record it still needs.
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return source_->RetainedLog(); }
 
   bool failed() const { return failed_; }
   /// Why the job failed (a runtime error such as an overflow), empty while it runs.

@@ -5,6 +5,7 @@
 #include "common/sql_error.h"
 #include "executor/connectors/connectors.h"
 #include "executor/connectors/table/table_source.h"
+#include "executor/connectors/view/view_source.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/hash_aggregate_operator.h"
 #include "executor/operators/materialize_operator.h"
@@ -28,6 +29,8 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   std::unique_ptr<SourceReader> source;
   if (scan.object->type == planner::ObjectType::kTable) {
     source = std::make_unique<TableSource>(tables(scan.object->id), store);
+  } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
+    source = std::make_unique<ViewSource>(scan.object, store);
   } else {
     source = OpenSourceReader(*scan.object);
   }
@@ -65,7 +68,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
       metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
                        "Row changes applied to a materialized view.");
   operators.push_back(std::make_unique<MaterializeOperator>(
-      visible_types, query.keyed, query.key_columns,
+      view.id, visible_types, query.keyed, query.key_columns,
       storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
       storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), rows_out));
 
@@ -76,6 +79,9 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
       scan.object->type == planner::ObjectType::kTable
           ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
                              "Row changes read from a table's log, over all views reading it.")
+      : scan.object->type == planner::ObjectType::kMaterializedView
+          ? metrics->Counter("stave_view_changes_read_total", {{"view", scan.object->name}},
+                             "Row changes read from a view's changelog by views over it.")
           : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
                              "Rows read from a stream, over all views reading it.");
   return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(operators), counters);

@@ -10,25 +10,6 @@ namespace {
 
 constexpr std::string_view kNextRowIdKey = "next_row_id";
 
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
-}
-
-bool ReadVarint(std::string_view* in, uint64_t* value) {
-  *value = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    uint8_t byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 Table::Table(planner::CatalogObjectPtr object, storage::Store* store)
@@ -70,12 +51,12 @@ std::optional<std::vector<Value>> Table::Lookup(const std::string& key) const {
   return row;
 }
 
-uint64_t Table::AddToBatch(const std::vector<TableChange>& changes, storage::WriteBatch* batch) {
+uint64_t Table::AddToBatch(const std::vector<RowChange>& changes, storage::WriteBatch* batch) {
   uint64_t sequence = pending_sequence_++;
-  batch->PutTableLogRecord(id(), sequence, EncodeRecord(changes, changelog_types_));
+  batch->PutTableLogRecord(id(), sequence, EncodeChangeRecord(changes, changelog_types_));
   storage::StateTable rows(store_, StateTableId(id(), kRowsSlot));
   std::vector<Value> visible(visible_types_.size());
-  for (const TableChange& change : changes) {
+  for (const RowChange& change : changes) {
     if (RowSign(change.op) > 0) {
       for (size_t i = 0; i < visible.size(); ++i) visible[i] = change.row[i];
       std::string value;
@@ -92,38 +73,6 @@ uint64_t Table::AddToBatch(const std::vector<TableChange>& changes, storage::Wri
     batch->PutState(counters.FullKey(kNextRowIdKey), bytes);
   }
   return sequence;
-}
-
-std::string Table::EncodeRecord(const std::vector<TableChange>& changes,
-                                const storage::RowTypes& types) {
-  std::string record;
-  AppendVarint(changes.size(), &record);
-  for (const TableChange& change : changes) {
-    record.push_back(static_cast<char>(change.op));
-    std::string row;
-    storage::EncodeRow(change.row, types, &row);
-    AppendVarint(row.size(), &record);
-    record.append(row);
-  }
-  return record;
-}
-
-bool Table::DecodeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk) {
-  uint64_t count;
-  if (!ReadVarint(&record, &count)) return false;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (record.empty()) return false;
-    auto op = static_cast<uint8_t>(record.front());
-    record.remove_prefix(1);
-    if (op > static_cast<uint8_t>(RowOp::kUpdateInsert)) return false;
-    uint64_t length;
-    if (!ReadVarint(&record, &length) || length > record.size()) return false;
-    auto row = storage::DecodeRow(record.substr(0, length), types);
-    record.remove_prefix(length);
-    if (!row) return false;
-    chunk->AppendRow(*row, static_cast<RowOp>(op));
-  }
-  return record.empty();
 }
 
 }  // namespace stave::executor

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/value.h"
+#include "executor/change_record.h"
 #include "executor/chunk.h"
 #include "planner/catalog.h"
 #include "storage/row_codec.h"
@@ -16,12 +17,8 @@
 namespace stave::executor {
 
 /// One row change of a table: `row` holds the table's changelog columns (the visible ones,
-/// then the row id of a keyless table); `key` is the row's memcomparable key.
-struct TableChange {
-  RowOp op = RowOp::kInsert;
-  std::string key;
-  std::vector<Value> row;
-};
+/// then the row id of a keyless table).
+using TableChange = RowChange;
 
 /// A table's durable side. A table is a replayable source made of two things kept in one
 /// RocksDB write per commit: a log of its changes (one record per committed DML statement or
@@ -55,11 +52,6 @@ class Table {
   uint64_t AddToBatch(const std::vector<TableChange>& changes, storage::WriteBatch* batch);
   /// Makes records below `next` visible to readers, after the batch was written.
   void Published(uint64_t next) { next_sequence_.store(next, std::memory_order_release); }
-
-  /// Encodes and decodes a log record.
-  static std::string EncodeRecord(const std::vector<TableChange>& changes, const storage::RowTypes& types);
-  /// Appends the record's rows to `chunk`. Returns false if it is malformed.
-  static bool DecodeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk);
 
   /// State slots of a table's object: its latest rows, and its counters.
   static constexpr uint32_t kRowsSlot = 0;

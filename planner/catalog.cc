@@ -19,6 +19,9 @@ std::string_view ObjectTypeName(ObjectType type) {
 std::vector<Column> CatalogObject::ChangelogColumns() const {
   std::vector<Column> result = columns;
   if (HasRowId()) result.push_back({std::string(kRowIdColumn), TypeId::kInt64, true});
+  if (type == ObjectType::kMaterializedView) {
+    result.push_back({std::string(kRowKeyColumn), TypeId::kVarchar, true});
+  }
   return result;
 }
 

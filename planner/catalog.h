@@ -26,6 +26,9 @@ std::string_view ObjectTypeName(ObjectType type);  // "stream", "materialized vi
 
 /// The name of the hidden column that numbers the rows of a table without a primary key.
 inline constexpr std::string_view kRowIdColumn = "_row_id";
+/// The name of the hidden column that carries a materialized view row's key (its encoded
+/// state key) to the readers of the view's changelog.
+inline constexpr std::string_view kRowKeyColumn = "_row_key";
 
 /// One catalog object. Immutable once published: a change replaces the object.
 struct CatalogObject {
@@ -46,11 +49,12 @@ struct CatalogObject {
   std::vector<size_t> primary_key;  ///< Column positions; empty: rows get a hidden row id.
   bool append_only = false;         ///< INSERT only: its changelog never retracts.
 
-  // Materialized views.
+  // Materialized views. `append_only` is set for a view that never retracts (no grouping
+  // over an append-only input).
   std::vector<uint32_t> depends_on;  ///< Objects this view reads.
 
   /// Whether reading this object yields retractions (updates and deletes).
-  bool Retracting() const { return type == ObjectType::kTable && !append_only; }
+  bool Retracting() const { return type != ObjectType::kStream && !append_only; }
   /// Whether rows carry the hidden row id column after the visible ones.
   bool HasRowId() const { return type == ObjectType::kTable && primary_key.empty(); }
   /// The columns a reader of this object's changelog sees: the visible ones, then the hidden

@@ -89,6 +89,8 @@ struct BoundQuery {
   bool keyed = false;
   /// Positions (in root->output) of the columns that identify a result row.
   std::vector<size_t> key_columns;
+  /// Whether the result only ever grows (no grouping over an append-only input).
+  bool append_only = false;
   /// The objects the query reads.
   std::vector<CatalogObjectPtr> inputs;
 };

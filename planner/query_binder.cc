@@ -202,23 +202,19 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
           .WithHint("A stream has no stored rows. Create a materialized view over it and query "
                     "the view.");
     }
-    if (purpose == QueryPurpose::kMaterializedView && object->type == ObjectType::kMaterializedView) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("a materialized view over the {} \"{}\" is not supported yet",
-                                 ObjectTypeName(object->type), name),
-                     from.position);
-    }
     auto scan = std::make_shared<ScanNode>();
     scan->object = object;
     scan->output = object->ChangelogColumns();
-    // A non-grouped view over a table keeps the table's row identity: its key, or the
-    // hidden row id of a keyless table.
+    // A non-grouped view over a table or a view keeps its input's row identity: the
+    // table's key or hidden row id, or the view's row key.
     if (object->type == ObjectType::kTable) {
       if (object->HasRowId()) {
         input_key.push_back(object->columns.size());
       } else {
         input_key = object->primary_key;
       }
+    } else if (object->type == ObjectType::kMaterializedView) {
+      input_key.push_back(object->columns.size());
     }
     retracting = object->Retracting();
     plan = scan;
@@ -351,13 +347,14 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   std::vector<std::string> projection_names = names;
   query.visible_columns = select_exprs.size();
   query.keyed = grouped || select.distinct || !input_key.empty();
+  query.append_only = !grouped && !select.distinct && !retracting;
   if (grouped && !select.distinct) {
     for (size_t i = 0; i < group_keys.size(); ++i) {
       query.key_columns.push_back(projection.size());
       projection.push_back(BoundExpr::MakeColumn(i, group_keys[i]->type));
       projection_names.push_back(fmt::format("_group_key_{}", i));
     }
-  } else if (!grouped && !select.distinct) {
+  } else if (!grouped && !select.distinct && purpose == QueryPurpose::kMaterializedView) {
     for (size_t column : input_key) {
       query.key_columns.push_back(projection.size());
       projection.push_back(BoundExpr::MakeColumn(column, plan->output[column].type));
@@ -368,11 +365,11 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     for (const AggregateCall& call : aggregates) {
       if (call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) {
         throw SqlError(sqlstate::kFeatureNotSupported,
-                       fmt::format("{}() over a table that is updated or deleted from is not "
-                                   "supported yet",
+                       fmt::format("{}() over rows that are updated or deleted is not supported "
+                                   "yet",
                                    AggregateKindName(call.kind)),
                        select.position)
-            .WithHint("Declare the table APPEND ONLY, or aggregate with count, sum or avg.");
+            .WithHint("Read an APPEND ONLY table or a stream, or aggregate with count, sum or avg.");
       }
     }
   }

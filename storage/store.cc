@@ -101,6 +101,13 @@ void WriteBatch::PutTableLogRecord(uint32_t table_id, uint64_t sequence, std::st
   batch_.Put(key, record);
 }
 
+void WriteBatch::DeleteTableLogBelow(uint32_t table_id, uint64_t sequence) {
+  std::string begin = TableLogPrefix(table_id);
+  std::string end = begin;
+  AppendBigEndian64(sequence, &end);
+  batch_.DeleteRange(begin, end);
+}
+
 void WriteBatch::DeleteTableLog(uint32_t table_id) {
   std::string begin = TableLogPrefix(table_id);
   batch_.DeleteRange(begin, PrefixEnd(begin));
@@ -152,7 +159,9 @@ Status Store::LoadMeta() {
   std::string value;
   rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), MetaKey(kCommittedEpochName), &value);
   if (status.ok() && value.size() == 8) {
-    std::memcpy(&committed_epoch_, value.data(), 8);
+    uint64_t epoch;
+    std::memcpy(&epoch, value.data(), 8);
+    committed_epoch_.store(epoch);
   } else if (!status.ok() && !status.IsNotFound()) {
     return FromRocks(status, "reading the committed epoch");
   }
@@ -171,7 +180,7 @@ Status Store::Commit(EpochBatch* batch) {
   options.sync = true;
   Status status = FromRocks(db_->Write(options, &batch->batch_), "committing an epoch");
   if (!status.ok()) return status;
-  committed_epoch_ = batch->epoch();
+  committed_epoch_.store(batch->epoch(), std::memory_order_release);
   if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
   return Status::Ok();
 }
@@ -221,7 +230,7 @@ Status Store::ReadTableLog(uint32_t table_id, uint64_t from,
 
 std::shared_ptr<const Snapshot> Store::NewSnapshot() const {
   return std::shared_ptr<const Snapshot>(
-      new Snapshot(db_.get(), db_->GetSnapshot(), committed_epoch_));
+      new Snapshot(db_.get(), db_->GetSnapshot(), committed_epoch()));
 }
 
 Result<std::optional<std::string>> Store::GetState(std::string_view full_key) const {

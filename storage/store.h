@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +38,8 @@ class WriteBatch {
   /// Appends record `sequence` to a table's log (the changes of one DML commit).
   void PutTableLogRecord(uint32_t table_id, uint64_t sequence, std::string_view record);
   void DeleteTableLog(uint32_t table_id);
+  /// Deletes a log's records below `sequence` (no reader needs them any more).
+  void DeleteTableLogBelow(uint32_t table_id, uint64_t sequence);
 
   size_t ByteSize() const { return batch_.GetDataSize(); }
   size_t Count() const { return static_cast<size_t>(batch_.Count()); }
@@ -97,7 +100,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   /// The last committed epoch, 0 for a new database.
-  uint64_t committed_epoch() const { return committed_epoch_; }
+  uint64_t committed_epoch() const { return committed_epoch_.load(std::memory_order_acquire); }
   uint64_t next_object_id() const { return next_object_id_; }
 
   /// Writes `batch` synced, together with `committed_epoch = batch.epoch()`.
@@ -136,7 +139,7 @@ class Store {
   Status LoadMeta();
 
   std::unique_ptr<rocksdb::DB> db_;
-  uint64_t committed_epoch_ = 0;
+  std::atomic<uint64_t> committed_epoch_{0};
   uint64_t next_object_id_ = 1;
 };
 

@@ -40,8 +40,11 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& 
           storage::DecodeKeyValue(&rest, TypeId::kInt64, &row_id);
           row->push_back(row_id);
         }
+        if (row && scan.object->type == planner::ObjectType::kMaterializedView) {
+          row->push_back(Value::String(std::string(key.substr(2))));  // The hidden row key.
+        }
         if (!row) {
-          error = SqlError("XX001", "corrupt row in materialized view \"" + scan.object->name + "\"");
+          error = SqlError("XX001", "corrupt row in \"" + scan.object->name + "\"");
           return false;
         }
         current.AppendRow(*row, RowOp::kInsert);

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -11,8 +13,9 @@
 
 namespace stave::executor {
 
-/// Positions sources must reach before a checkpoint may commit: table id → log sequence
-/// (every record below it). Used by CHECKPOINT to cover all writes acknowledged before it.
+/// Positions sources must reach before a checkpoint may commit: object id → log sequence
+/// (every record below it; for a view's log, the epoch). Used by CHECKPOINT to cover all
+/// writes acknowledged before it.
 using SourceTargets = std::map<uint32_t, uint64_t>;
 
 /// Reads one stream for one job. Its position is what a checkpoint records and what
@@ -36,6 +39,10 @@ class SourceReader {
   virtual std::string Position() const = 0;
   /// Continues after a position returned by Position() (from a committed checkpoint).
   virtual Status Seek(std::string_view position) = 0;
+
+  /// For a reader of a change log (a view's): the log's object and the first record it
+  /// will still read after recovery from the position it reports now. Older records may go.
+  virtual std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return std::nullopt; }
 
   /// Whether this reader has read everything `targets` asks of it.
   virtual bool CaughtUp(const SourceTargets& targets) const {

@@ -10,16 +10,20 @@ constexpr std::string_view kNextRowIdKey = "next_row_id";
 
 }  // namespace
 
-MaterializeOperator::MaterializeOperator(storage::RowTypes visible_types, bool keyed,
-                                         std::vector<size_t> key_columns, storage::StateTable rows,
+MaterializeOperator::MaterializeOperator(uint32_t view_id, storage::RowTypes visible_types,
+                                         bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
                                          storage::StateTable counters,
                                          std::atomic<uint64_t>* rows_written)
-    : visible_types_(std::move(visible_types)),
+    : view_id_(view_id),
+      visible_types_(std::move(visible_types)),
       keyed_(keyed),
       key_columns_(std::move(key_columns)),
       rows_(std::move(rows)),
       counters_(std::move(counters)),
-      rows_written_(rows_written) {}
+      rows_written_(rows_written) {
+  changelog_types_ = visible_types_;
+  changelog_types_.push_back(TypeId::kVarchar);
+}
 
 void MaterializeOperator::Start() {
   if (keyed_) return;
@@ -44,13 +48,18 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
         storage::EncodeKeyValue(chunk.columns[column].GetValue(r), chunk.columns[column].type, &key);
       }
     }
+    for (size_t c = 0; c < visible_types_.size(); ++c) row[c] = chunk.columns[c].GetValue(r);
     if (RowSign(chunk.ops[r]) > 0) {
-      for (size_t c = 0; c < visible_types_.size(); ++c) row[c] = chunk.columns[c].GetValue(r);
       value.clear();
       storage::EncodeRow(row, visible_types_, &value);
       rows_.Put(key, value);
     } else {
       rows_.Delete(key);
+    }
+    if (log_changes_) {
+      std::vector<Value> logged = row;
+      logged.push_back(Value::String(key));
+      epoch_changes_.push_back({chunk.ops[r], key, std::move(logged)});
     }
   }
   if (rows_written_) rows_written_->fetch_add(chunk.size(), std::memory_order_relaxed);
@@ -62,6 +71,10 @@ void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
     storage::AppendBigEndian64(next_row_id_, &bytes);
     counters_.Put(kNextRowIdKey, std::move(bytes));
     row_id_dirty_ = false;
+  }
+  if (!epoch_changes_.empty()) {
+    batch->PutTableLogRecord(view_id_, batch->epoch(), EncodeChangeRecord(epoch_changes_, changelog_types_));
+    epoch_changes_.clear();
   }
   rows_.FlushTo(batch);
   counters_.FlushTo(batch);

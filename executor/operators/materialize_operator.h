@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "executor/change_record.h"
 #include "executor/operators/stream_operator.h"
 #include "storage/row_codec.h"
 #include "storage/state_table.h"
@@ -20,16 +21,24 @@ class MaterializeOperator : public StreamOperator {
   /// `keyed`: rows are identified by `key_columns`, chunk positions that may be hidden
   /// columns after the visible ones (empty for a global aggregate's single row).
   /// `rows_written` counts row changes applied (a metric; may be null).
-  MaterializeOperator(storage::RowTypes visible_types, bool keyed, std::vector<size_t> key_columns,
-                      storage::StateTable rows, storage::StateTable counters,
-                      std::atomic<uint64_t>* rows_written);
+  MaterializeOperator(uint32_t view_id, storage::RowTypes visible_types, bool keyed,
+                      std::vector<size_t> key_columns, storage::StateTable rows,
+                      storage::StateTable counters, std::atomic<uint64_t>* rows_written);
+
+  /// While on, each epoch's applied changes are also written to the view's change log
+  /// (in the same epoch batch), where views over this view read them.
+  void set_log_changes(bool on) { log_changes_ = on; }
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
   void OnBarrier(storage::EpochBatch* batch) override;
 
  private:
+  uint32_t view_id_;
   storage::RowTypes visible_types_;
+  storage::RowTypes changelog_types_;  // Visible columns, then the row key.
+  bool log_changes_ = false;
+  std::vector<RowChange> epoch_changes_;
   bool keyed_;
   std::vector<size_t> key_columns_;
   storage::StateTable rows_;

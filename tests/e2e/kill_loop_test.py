@@ -30,6 +30,9 @@ VIEWS = {
     "by_key": "SELECT k, count(*) AS n, sum(v) AS total FROM events GROUP BY k",
     "big_by_key": "SELECT k, count(*) AS n, sum(v) AS top FROM events WHERE v >= 500 GROUP BY k",
     "overall": "SELECT count(*) AS n, sum(v) AS total, sum(k) AS keys FROM events",
+    # Views over a view.
+    "summary": "SELECT count(*) AS groups, sum(n) AS n, sum(total) AS total FROM by_key",
+    "busy_keys": "SELECT k, n FROM by_key WHERE n % 3 = 0",
 }
 
 
@@ -44,7 +47,12 @@ def oracle(rows):
         overall = [overall[0] + 1, overall[1] + v, overall[2] + k]
     total = str(overall[1]) if overall[0] else ""
     keys = str(overall[2]) if overall[0] else ""
+    groups = len(by_key)
+    summary = "%d|%s|%s" % (groups, sum(n for n, _ in by_key.values()) if groups else "",
+                            sum(t for _, t in by_key.values()) if groups else "")
     return {
+        "summary": [summary],
+        "busy_keys": sorted("%d|%d" % (k, n) for k, (n, _) in by_key.items() if n % 3 == 0),
         "by_key": sorted("%d|%d|%d" % (k, n, t) for k, (n, t) in by_key.items()),
         "big_by_key": sorted("%d|%d|%d" % (k, n, t) for k, (n, t) in big.items()),
         "overall": ["%d|%s|%s" % (overall[0], total, keys)],

@@ -209,5 +209,33 @@ TEST_F(DatabaseTest, ViewOverTableBackfillsAndRetracts) {
   EXPECT_TRUE(Rows("SHOW TABLES").empty());
 }
 
+TEST_F(DatabaseTest, ViewsOverViews) {
+  Open(std::chrono::milliseconds(0));
+  Run("CREATE TABLE t (id INT PRIMARY KEY, grp VARCHAR, v INT)");
+  Run("INSERT INTO t VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3)");
+  Run("CREATE MATERIALIZED VIEW g AS SELECT grp, count(*) AS n, sum(v) AS s FROM t GROUP BY grp");
+  // Created over a view that already has rows: it backfills them.
+  Run("CREATE MATERIALIZED VIEW top AS SELECT grp, s FROM g WHERE s > 2");
+  Run("CREATE MATERIALIZED VIEW groups AS SELECT count(*) AS groups, sum(n) AS rows FROM g");
+  EXPECT_EQ(Rows("SELECT * FROM top ORDER BY grp"), (std::vector<std::string>{"a|3", "b|3"}));
+  EXPECT_EQ(Rows("SELECT * FROM groups"), std::vector<std::string>{"2|3"});
+  Run("INSERT INTO t VALUES (4, 'c', 10)");
+  Run("DELETE FROM t WHERE grp = 'a'");
+  Run("CHECKPOINT");
+  EXPECT_EQ(Rows("SELECT * FROM top ORDER BY grp"), (std::vector<std::string>{"b|3", "c|10"}));
+  EXPECT_EQ(Rows("SELECT * FROM groups"), std::vector<std::string>{"2|2"});
+  database_->Shutdown();
+  database_.reset();
+
+  Open(std::chrono::milliseconds(0));
+  Run("UPDATE t SET v = 100 WHERE id = 3");
+  Run("CHECKPOINT");
+  EXPECT_EQ(Rows("SELECT * FROM top ORDER BY grp"), (std::vector<std::string>{"b|100", "c|10"}));
+  EXPECT_EQ(ErrorOf("DROP MATERIALIZED VIEW g").substr(0, 5), "2BP01");
+  Run("DROP MATERIALIZED VIEW top");
+  Run("DROP MATERIALIZED VIEW groups");
+  Run("DROP MATERIALIZED VIEW g");
+}
+
 }  // namespace
 }  // namespace stave::executor

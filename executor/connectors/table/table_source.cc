@@ -17,7 +17,7 @@ SourceReader::PollStatus TableSource::Poll(size_t max_rows, Chunk* chunk,
   bool corrupt = false;
   store_->ReadTableLog(table_->id(), next_sequence_, [&](uint64_t sequence, std::string_view record) {
           if (sequence >= end) return false;
-          if (!Table::DecodeRecord(record, table_->changelog_types(), &out)) {
+          if (!DecodeChangeRecord(record, table_->changelog_types(), &out)) {
             corrupt = true;
             return false;
           }

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "executor/connectors/source_reader.h"
+#include "planner/catalog.h"
+#include "storage/row_codec.h"
+#include "storage/store.h"
+
+namespace stave::executor {
+
+/// Reads a materialized view as a changelog, for a view defined over it. It starts with a
+/// backfill: the view's rows at the last committed epoch E, read from a snapshot and
+/// delivered in one chunk (so no checkpoint can fall inside it). Then it follows the view's
+/// change log, one record per epoch after E, which the view writes in the same batch as its
+/// state. Its position is the last epoch it has read.
+class ViewSource : public SourceReader {
+ public:
+  ViewSource(planner::CatalogObjectPtr view, const storage::Store* store);
+
+  PollStatus Poll(size_t max_rows, Chunk* chunk,
+                  std::chrono::steady_clock::time_point* wake_at) override;
+  std::string Position() const override;
+  Status Seek(std::string_view position) override;
+  bool CaughtUp(const SourceTargets& targets) const override;
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override;
+
+ private:
+  planner::CatalogObjectPtr view_;
+  const storage::Store* store_;
+  storage::RowTypes changelog_types_;
+  bool backfilled_ = false;
+  uint64_t epoch_ = 0;  // The last epoch read, once backfilled.
+};
+
+}  // namespace stave::executor

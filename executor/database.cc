@@ -1,5 +1,6 @@
 #include "executor/database.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -46,6 +47,8 @@ std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
       return parser::ObjectKind::kMaterializedView;
     case planner::ObjectType::kTable:
       return parser::ObjectKind::kTable;
+    case planner::ObjectType::kSystemTable:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -73,9 +76,31 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
     : options_(options), connectors_(connectors), store_(std::move(store)) {
   engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval);
   next_object_id_ = store_->next_object_id();
+  RegisterSystemTables();
 }
 
 Database::~Database() { Shutdown(); }
+
+void Database::RegisterSystemTables() {
+  planner::SystemTable checkpoints;
+  checkpoints.name = "checkpoints";
+  checkpoints.columns = {{"epoch", TypeId::kInt64},
+                         {"started_at", TypeId::kVarchar},
+                         {"duration_ms", TypeId::kFloat64},
+                         {"bytes", TypeId::kInt64}};
+  checkpoints.rows = [this] {
+    std::vector<std::vector<Value>> rows;
+    for (const CheckpointRecord& record : engine_->CheckpointHistory()) {
+      rows.push_back({Value::Int(static_cast<int64_t>(record.epoch)),
+                      Value::String(fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(
+                          std::chrono::system_clock::to_time_t(record.started)))),
+                      Value::Double(static_cast<double>(record.duration.count()) / 1000.0),
+                      Value::Int(static_cast<int64_t>(record.bytes))});
+    }
+    return rows;
+  };
+  catalog_.RegisterSystemTable(std::move(checkpoints));
+}
 
 void Database::Shutdown() {
   if (engine_) engine_->Stop();

@@ -68,6 +68,8 @@ class Database {
   std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
       const parser::CreateMaterializedViewStatement& create, uint32_t id);
   void Recover(JobSet* jobs);
+  /// Adds the tables of the stave_catalog schema (checkpoint history, ...).
+  void RegisterSystemTables();
 
   QueryResult CreateStream(const parser::CreateStreamStatement& create);
   QueryResult CreateView(const parser::CreateMaterializedViewStatement& create);

@@ -48,6 +48,16 @@ void Engine::set_checkpoint_interval(std::chrono::milliseconds interval) {
   wake_.notify_all();
 }
 
+std::chrono::milliseconds Engine::checkpoint_interval() const {
+  std::lock_guard lock(mutex_);
+  return checkpoint_interval_;
+}
+
+std::vector<CheckpointRecord> Engine::CheckpointHistory() const {
+  std::lock_guard lock(mutex_);
+  return {history_.begin(), history_.end()};
+}
+
 void Engine::Submit(std::unique_ptr<Request> request) {
   std::future<void> done = request->done.get_future();
   {
@@ -99,6 +109,7 @@ std::optional<std::string> Engine::JobError(uint32_t job_id) const {
 
 bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto start = Clock::now();
+  auto started = std::chrono::system_clock::now();
   storage::EpochBatch batch(store_->committed_epoch() + 1);
   Status status;
   try {
@@ -140,11 +151,13 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     return false;
   }
   dirty_ = false;
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
   {
     std::lock_guard lock(mutex_);
     snapshot_ = store_->NewSnapshot();
+    history_.push_back({batch.epoch(), started, std::chrono::microseconds(micros), bytes});
+    if (history_.size() > kCheckpointHistory) history_.pop_front();
   }
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
   checkpoints_total_->fetch_add(1, std::memory_order_relaxed);
   committed_epoch_gauge_->store(static_cast<int64_t>(batch.epoch()));
   checkpoint_duration_us_->store(micros);

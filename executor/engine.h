@@ -3,6 +3,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <future>
 #include <map>
@@ -18,6 +19,14 @@
 #include "storage/store.h"
 
 namespace stave::executor {
+
+/// One committed checkpoint, as the history keeps it.
+struct CheckpointRecord {
+  uint64_t epoch = 0;
+  std::chrono::system_clock::time_point started;
+  std::chrono::microseconds duration{0};  ///< From the barrier to the synced commit.
+  uint64_t bytes = 0;                      ///< Size of the epoch's write batch.
+};
 
 /// The running jobs, by view id. Touched only on the engine thread.
 using JobSet = std::map<uint32_t, std::unique_ptr<Job>>;
@@ -63,6 +72,11 @@ class Engine {
   std::optional<std::string> JobError(uint32_t job_id) const;
 
   void set_checkpoint_interval(std::chrono::milliseconds interval);
+  std::chrono::milliseconds checkpoint_interval() const;
+
+  /// The most recent checkpoints, oldest first (at most kCheckpointHistory).
+  std::vector<CheckpointRecord> CheckpointHistory() const;
+  static constexpr size_t kCheckpointHistory = 1000;
 
  private:
   struct Request {
@@ -91,6 +105,7 @@ class Engine {
   std::chrono::milliseconds checkpoint_interval_;  // GUARDED_BY(mutex_)
   std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
   std::map<uint32_t, std::string> job_errors_;         // GUARDED_BY(mutex_)
+  std::deque<CheckpointRecord> history_;               // GUARDED_BY(mutex_)
   std::thread thread_;
 
   std::atomic<uint64_t>* checkpoints_total_;

@@ -12,6 +12,8 @@ std::string_view ObjectTypeName(ObjectType type) {
       return "materialized view";
     case ObjectType::kTable:
       return "table";
+    case ObjectType::kSystemTable:
+      return "system table";
   }
   return "object";
 }
@@ -62,6 +64,18 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
+}
+
+void Catalog::RegisterSystemTable(SystemTable table) {
+  std::lock_guard lock(mutex_);
+  std::string name = table.name;
+  system_tables_[name] = std::move(table);
+}
+
+const SystemTable* Catalog::FindSystemTable(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  auto it = system_tables_.find(name);
+  return it == system_tables_.end() ? nullptr : &it->second;
 }
 
 CatalogObjectPtr Catalog::Find(std::string_view name) const {

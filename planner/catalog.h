@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/data_type.h"
+#include "common/value.h"
 
 namespace stave::planner {
 
@@ -20,7 +22,7 @@ struct Column {
   bool not_null = false;  ///< Tables: the column refuses NULL (primary key columns do).
 };
 
-enum class ObjectType { kStream, kMaterializedView, kTable };
+enum class ObjectType { kStream, kMaterializedView, kTable, kSystemTable };
 
 std::string_view ObjectTypeName(ObjectType type);  // "stream", "materialized view", "table"
 
@@ -68,9 +70,26 @@ std::string SerializeCatalogEntry(const CatalogObject& object);
 /// Returns nullopt if the entry is malformed. Only id, type, name and definition are set.
 std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry);
 
+/// The schema of Stave's own system tables (checkpoints, ...).
+inline constexpr std::string_view kSystemSchema = "stave_catalog";
+
+/// A read-only table whose rows the server computes when a query reads it (checkpoint
+/// history, ...). Registered at start by the executor, so the planner needs no executor code.
+struct SystemTable {
+  std::string name;
+  std::vector<Column> columns;
+  /// The rows at the time of the call; one Value per column. Thread-safe.
+  std::function<std::vector<std::vector<Value>>()> rows;
+};
+
 /// The set of objects by name. Thread-safe: sessions bind against it while DDL changes it.
 class Catalog {
  public:
+  /// Adds a system table, found as `stave_catalog.<name>`. Called at start only.
+  void RegisterSystemTable(SystemTable table);
+  /// nullptr if there is no such system table.
+  const SystemTable* FindSystemTable(std::string_view name) const;
+
   CatalogObjectPtr Find(std::string_view name) const;
   CatalogObjectPtr FindById(uint32_t id) const;
   /// All objects, ordered by id (creation order).
@@ -86,6 +105,7 @@ class Catalog {
   mutable std::mutex mutex_;
   std::map<uint32_t, CatalogObjectPtr> by_id_;
   std::map<std::string, uint32_t, std::less<>> by_name_;
+  std::map<std::string, SystemTable, std::less<>> system_tables_;
 };
 
 }  // namespace stave::planner

@@ -26,10 +26,12 @@ struct PlanNode {
   PlanNodePtr input;  ///< Null for leaves.
 };
 
-/// Reads a stream (as a changelog from its start) or a materialized view (its rows).
+/// Reads a stream (as a changelog from its start), a table or a materialized view (its
+/// rows), or a system table (`system_rows`, computed when the query was bound).
 struct ScanNode : PlanNode {
   ScanNode() : PlanNode(PlanNodeKind::kScan) {}
   CatalogObjectPtr object;
+  std::shared_ptr<const std::vector<std::vector<Value>>> system_rows;
 };
 
 /// One row with no columns: the input of a SELECT without FROM.

@@ -188,7 +188,34 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   bool retracting = false;        // The input has updates and deletes.
 
   // FROM.
-  if (select.from) {
+  const parser::TableRef* system_from = nullptr;
+  if (select.from && select.from->name.size() == 2 && select.from->name[0] == kSystemSchema) {
+    system_from = &*select.from;
+  }
+  if (system_from) {
+    const SystemTable* table = catalog.FindSystemTable(system_from->name[1]);
+    if (!table) {
+      throw SqlError(sqlstate::kUndefinedTable,
+                     fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, system_from->name[1]),
+                     system_from->position);
+    }
+    if (purpose == QueryPurpose::kMaterializedView) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a materialized view cannot read a system table", system_from->position);
+    }
+    auto object = std::make_shared<CatalogObject>();
+    object->type = ObjectType::kSystemTable;
+    object->name = table->name;
+    object->columns = table->columns;
+    auto scan = std::make_shared<ScanNode>();
+    scan->object = object;
+    scan->output = object->columns;
+    scan->system_rows = std::make_shared<const std::vector<std::vector<Value>>>(table->rows());
+    plan = scan;
+    scope.table_name = object->name;
+    scope.alias = system_from->alias;
+    scope.columns = object->columns;
+  } else if (select.from) {
     const parser::TableRef& from = *select.from;
     std::string name = ResolveObjectName(from.name, from.position);
     CatalogObjectPtr object = catalog.Find(name);

@@ -9,6 +9,7 @@
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "parser/parser.h"
+#include "server/duration_flag.h"
 
 namespace stave::server {
 namespace {
@@ -20,7 +21,8 @@ struct SettingDefinition {
   std::string_view description;
 };
 
-constexpr std::array<SettingDefinition, 20> kSettings = {{
+constexpr std::array<SettingDefinition, 21> kSettings = {{
+    {"checkpoint_interval", "1s", false, "Time between checkpoints (server-wide); 0 = on demand."},
     {"application_name", "", true, "Sets the application name to be reported."},
     {"client_encoding", "UTF8", true, "Sets the client's character set encoding."},
     {"DateStyle", "ISO, MDY", true, "Sets the display format for date and time values."},
@@ -165,6 +167,17 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     if (!failpoint::ArmFromSpec(value, &error)) {
       throw SqlError(sqlstate::kInvalidParameterValue, error, position);
     }
+  } else if (name == "checkpoint_interval") {
+    std::optional<std::chrono::milliseconds> interval = ParseDuration(value);
+    if (!interval) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"checkpoint_interval\": \"{}\"", value),
+                     position)
+          .WithHint("Use a duration such as 1s or 200ms; 0 checkpoints only on demand.");
+    }
+    // A server-wide setting: every session and view shares one checkpoint schedule.
+    database_->engine()->set_checkpoint_interval(*interval);
+    stored = value;
   } else if (name == "client_encoding") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -213,6 +226,9 @@ executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
                              Value::String(std::string(setting.description))});
     }
     return result;
+  }
+  if (name == "checkpoint_interval") {
+    settings_[name] = fmt::format("{}ms", database_->engine()->checkpoint_interval().count());
   }
   auto it = settings_.find(name);
   if (it == settings_.end()) {

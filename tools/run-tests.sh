@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test twice: a Release build, and a
 # build with AddressSanitizer + UndefinedBehaviorSanitizer. Unit tests (GoogleTest) and the
-# end-to-end tests (the real staved driven by the real psql) run under CTest in both.
+# end-to-end tests (the real staved driven by the real psql) run under CTest in both. Then the
+# engine's, storage's and the servers' tests run once more under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -10,16 +11,28 @@ jobs=$(nproc)
 # ccache keys on paths relative to the checkout, so clones in other folders share hits.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
+# run_suite NAME [CMAKE_ARGS...]: builds build/NAME and runs its tests. TARGETS and
+# TEST_REGEX, when set, narrow what is built and run.
 run_suite() {
   local name=$1
   shift
   echo "=== ${name}: configure and build"
   cmake -S . -B "build/${name}" -G Ninja "$@" >/dev/null
-  cmake --build "build/${name}" -j "${jobs}"
+  if [ -n "${TARGETS:-}" ]; then
+    # shellcheck disable=SC2086
+    cmake --build "build/${name}" -j "${jobs}" --target ${TARGETS}
+  else
+    cmake --build "build/${name}" -j "${jobs}"
+  fi
   echo "=== ${name}: tests"
-  ctest --test-dir "build/${name}" --output-on-failure -j "${jobs}" --timeout 600
+  ctest --test-dir "build/${name}" --output-on-failure -j "${jobs}" --timeout 600 \
+    ${TEST_REGEX:+--tests-regex "${TEST_REGEX}"}
 }
 
 run_suite release -DCMAKE_BUILD_TYPE=Release
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  TARGETS="executor_test storage_test server_test" \
+  TEST_REGEX="^(Database|HashAggregate|Datagen|Store|StateTable|PgServer|PgConnection|HttpServer)" \
+  run_suite tsan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=thread -DSTAVE_BUILD_BENCH=OFF

@@ -26,6 +26,13 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
 
 std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& snapshot) {
   std::vector<DataType> types = TypesOf(scan.output);
+  if (scan.system_rows) {
+    Chunk chunk = Chunk::WithTypes(types);
+    for (const auto& row : *scan.system_rows) chunk.AppendRow(row, RowOp::kInsert);
+    std::vector<Chunk> chunks;
+    if (!chunk.empty()) chunks.push_back(std::move(chunk));
+    return chunks;
+  }
   std::vector<DataType> visible = TypesOf(scan.object->columns);
   std::vector<Chunk> chunks;
   Chunk current = Chunk::WithTypes(types);

@@ -131,6 +131,10 @@ TEST_F(DatabaseTest, CheckpointOnDemandOnly) {
   EXPECT_EQ(Rows("SELECT n FROM c"), std::vector<std::string>{"0"});  // Nothing committed yet.
   Run("CHECKPOINT");
   EXPECT_EQ(Rows("SELECT n FROM c"), std::vector<std::string>{"5000"});
+  // The history keeps every checkpoint: the two DDL ones and this one.
+  std::vector<std::string> history = Rows("SELECT count(*), max(epoch), min(bytes) > 0 FROM stave_catalog.checkpoints");
+  EXPECT_EQ(history, std::vector<std::string>{"3|3|t"});
+  EXPECT_EQ(ErrorOf("SELECT * FROM stave_catalog.nothing").substr(0, 5), "42P01");
 }
 
 TEST_F(DatabaseTest, TablesEnforceKeysAndNotNull) {

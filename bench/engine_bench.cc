@@ -1,0 +1,1042 @@
+// engine_bench: throughput, checkpoint cost and recovery time of the checkpointed engine.
+//
+// Runs the engine in-process (Database::Open + parser::Parse + Database::Execute), times
+// scenarios with the wall clock and the process CPU clock, and reports medians over
+// --repeats runs beside baselines measured in the same run. See bench/README.md.
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/sql_error.h"
+#include "executor/chunk.h"
+#include "executor/connectors/connectors.h"
+#include "executor/connectors/datagen/datagen_source.h"
+#include "executor/database.h"
+#include "parser/parser.h"
+#include "planner/catalog.h"
+#include "planner/connector_spec.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using stave::executor::Database;
+using stave::executor::DatabaseOptions;
+using stave::executor::QueryResult;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------
+// Measuring
+
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+/// The median; the mean of the middle two for an even count; NaN for none.
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// Nearest-rank percentile (p in (0, 100]); NaN for none.
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
+
+/// A wall-clock + CPU-clock interval.
+struct Span {
+  double wall = 0;
+  double cpu = 0;
+  Span& operator+=(const Span& other) {
+    wall += other.wall;
+    cpu += other.cpu;
+    return *this;
+  }
+};
+
+class Stopwatch {
+ public:
+  Stopwatch() : wall_(Clock::now()), cpu_(CpuSeconds()) {}
+  Span Elapsed() const { return {Seconds(Clock::now() - wall_), CpuSeconds() - cpu_}; }
+
+ private:
+  Clock::time_point wall_;
+  double cpu_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+uint64_t DirectoryBytes(const fs::path& directory) {
+  uint64_t total = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(directory)) {
+    if (entry.is_regular_file()) total += entry.file_size();
+  }
+  return total;
+}
+
+/// Drops the directory's files from the page cache (written back first), so that the next
+/// open reads them from the disk as after a reboot. Needs no privileges.
+void EvictFromPageCache(const fs::path& directory) {
+  for (const auto& entry : fs::recursive_directory_iterator(directory)) {
+    if (!entry.is_regular_file()) continue;
+    int fd = ::open(entry.path().c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    (void)::fdatasync(fd);
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  }
+}
+
+/// The root of the run's data directories: a fresh temporary directory (removed at the
+/// end) unless --data-dir names one (kept; only what the benchmark made in it is removed).
+class DataRoot {
+ public:
+  explicit DataRoot(const std::string& requested) {
+    if (requested.empty()) {
+      std::string pattern = (fs::temp_directory_path() / "stave-bench-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+      path_ = pattern;
+      owned_ = true;
+    } else {
+      path_ = requested;
+      fs::create_directories(path_);
+    }
+  }
+  ~DataRoot() {
+    std::error_code error;
+    if (owned_) fs::remove_all(path_, error);
+  }
+  DataRoot(const DataRoot&) = delete;
+  DataRoot& operator=(const DataRoot&) = delete;
+
+  /// A fresh, empty directory for one run.
+  fs::path Fresh(const std::string& name) {
+    fs::path path = path_ / fmt::format("{}-{}", name, ++counter_);
+    fs::remove_all(path);
+    fs::create_directories(path);
+    return path;
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool owned_ = false;
+  int counter_ = 0;
+};
+
+/// Removes a run's directory when the run ends, however it ends.
+struct RemoveOnExit {
+  fs::path path;
+  ~RemoveOnExit() {
+    std::error_code error;
+    fs::remove_all(path, error);
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Configuration
+
+struct Config {
+  uint64_t rows = 5'000'000;
+  uint64_t keys = 1'000'000;
+  int repeats = 3;
+  std::string data_dir;
+  std::string scenarios = "generator,stateless,aggregate,commit,recovery";
+  bool markdown = false;
+  double state_gb = 0;
+  int baseline_writes = 20;
+  int poll_ms = 2;
+  int cpus = 0;
+  uint64_t timeout_s = 3600;
+};
+
+const std::set<std::string> kScenarioNames = {"generator", "stateless", "aggregate", "commit",
+                                              "recovery"};
+
+std::set<std::string> ParseScenarios(const std::string& list) {
+  std::set<std::string> chosen;
+  std::stringstream stream(list);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (name.empty()) continue;
+    if (name == "all") {
+      chosen.insert(kScenarioNames.begin(), kScenarioNames.end());
+      continue;
+    }
+    if (!kScenarioNames.count(name)) {
+      throw CLI::ValidationError("--scenarios", "unknown scenario '" + name +
+                                                    "' (known: generator, stateless, aggregate, "
+                                                    "commit, recovery, all)");
+    }
+    chosen.insert(name);
+  }
+  return chosen;
+}
+
+// ---------------------------------------------------------------------------------------
+// SQL
+
+QueryResult Run(Database* database, const std::string& sql) {
+  QueryResult result;
+  for (const auto& statement : stave::parser::Parse(sql)) result = database->Execute(*statement);
+  return result;
+}
+
+int64_t CountRows(Database* database, const std::string& relation) {
+  QueryResult result = Run(database, "SELECT count(*) FROM " + relation);
+  return result.rows.at(0).at(0).int_value();
+}
+
+/// The datagen options of the benchmark stream (without the connector), also used to build
+/// the generator baseline, so both produce the same rows.
+std::map<std::string, std::string> StreamOptions(uint64_t rows, uint64_t keys, int64_t pad_length) {
+  std::map<std::string, std::string> options = {
+      {"fields.id.kind", "sequence"},
+      {"fields.id.start", "1"},
+      {"fields.id.end", std::to_string(rows)},
+      {"fields.v.min", "0"},
+      {"fields.v.max", "1000"},
+      {"seed", "1"},
+  };
+  if (pad_length > 0) {
+    options["fields.pad.length"] = std::to_string(pad_length);
+  } else {
+    options["fields.k.min"] = "0";
+    options["fields.k.max"] = std::to_string(keys - 1);
+  }
+  return options;
+}
+
+std::string StreamSql(uint64_t rows, uint64_t keys, int64_t pad_length) {
+  std::string sql = pad_length > 0 ? "CREATE STREAM s (id BIGINT, v BIGINT, pad VARCHAR) WITH ("
+                                   : "CREATE STREAM s (id BIGINT, k BIGINT, v BIGINT) WITH (";
+  sql += "connector = 'datagen'";
+  for (const auto& [key, value] : StreamOptions(rows, keys, pad_length)) {
+    sql += fmt::format(", '{}' = '{}'", key, value);
+  }
+  return sql + ")";
+}
+
+constexpr char kStatelessView[] =
+    "CREATE MATERIALIZED VIEW m AS SELECT id, v * 2 AS v2 FROM s WHERE v % 10 < 5";
+constexpr char kAggregateView[] =
+    "CREATE MATERIALIZED VIEW m AS SELECT k, count(*) AS n, sum(v) AS total FROM s GROUP BY k";
+
+std::string LargeStateView(uint64_t keys) {
+  return fmt::format(
+      "CREATE MATERIALIZED VIEW m AS SELECT id % {0} AS k, count(*) AS n, sum(v) AS total, "
+      "max(pad) AS pad FROM s GROUP BY id % {0}",
+      keys);
+}
+
+stave::executor::DatagenSource MakeGenerator(uint64_t rows, uint64_t keys) {
+  std::vector<stave::planner::Column> columns = {{"id", stave::TypeId::kInt64, false},
+                                                 {"k", stave::TypeId::kInt64, false},
+                                                 {"v", stave::TypeId::kInt64, false}};
+  return stave::executor::DatagenSource(
+      stave::executor::DatagenOptions::Parse(StreamOptions(rows, keys, 0), columns));
+}
+
+/// What the views must hold once every row is in, computed from the generator itself.
+struct Expected {
+  int64_t stateless_rows = 0;  // rows with v % 10 < 5
+  int64_t distinct_keys = 0;
+};
+
+Expected ComputeExpected(uint64_t rows, uint64_t keys) {
+  auto source = MakeGenerator(rows, keys);
+  std::vector<bool> seen(keys, false);
+  Expected expected;
+  stave::executor::Chunk chunk;
+  auto wake = Clock::time_point::max();
+  while (source.Poll(stave::executor::kChunkRows, &chunk, &wake) ==
+         stave::executor::SourceReader::PollStatus::kData) {
+    const auto& k = chunk.columns[1].ints;
+    const auto& v = chunk.columns[2].ints;
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      if (v[r] % 10 < 5) ++expected.stateless_rows;
+      if (!seen[static_cast<size_t>(k[r])]) {
+        seen[static_cast<size_t>(k[r])] = true;
+        ++expected.distinct_keys;
+      }
+    }
+  }
+  return expected;
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenario 1: the generator alone
+
+struct GeneratorRun {
+  Span span;
+  uint64_t rows = 0;
+};
+
+GeneratorRun RunGenerator(const Config& config) {
+  auto source = MakeGenerator(config.rows, config.keys);
+  stave::executor::Chunk chunk;
+  auto wake = Clock::time_point::max();
+  GeneratorRun run;
+  Stopwatch watch;
+  while (source.Poll(stave::executor::kChunkRows, &chunk, &wake) ==
+         stave::executor::SourceReader::PollStatus::kData) {
+    run.rows += chunk.size();
+  }
+  run.span = watch.Elapsed();
+  if (run.rows != config.rows) {
+    throw std::runtime_error(fmt::format("generator made {} rows, not {}", run.rows, config.rows));
+  }
+  return run;
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenarios 2-5: a view in the engine
+
+/// Samples the engine's last-checkpoint gauges each time its checkpoint counter moves. The
+/// engine bumps the counter before it stores the gauges, so a change seen at one poll is
+/// read at the next; a commit that another follows within one poll period is counted as
+/// missed rather than misattributed.
+class CommitSampler {
+ public:
+  explicit CommitSampler(stave::executor::Metrics* metrics)
+      : total_(metrics->Counter("stave_checkpoints_total")),
+        duration_us_(metrics->Gauge("stave_last_checkpoint_duration_microseconds")),
+        bytes_(metrics->Gauge("stave_last_checkpoint_bytes")),
+        seen_(total_->load()) {}
+
+  void Poll() {
+    uint64_t now = total_->load(std::memory_order_acquire);
+    if (pending_) {
+      pending_ = false;
+      if (now == seen_) {
+        duration_us_samples.push_back(static_cast<double>(duration_us_->load()));
+        bytes_samples.push_back(static_cast<double>(bytes_->load()));
+      } else {
+        ++missed;
+      }
+    }
+    if (now != seen_) {
+      missed += now - seen_ - 1;
+      seen_ = now;
+      pending_ = true;
+    }
+  }
+  bool pending() const { return pending_; }
+  uint64_t total() const { return total_->load(); }
+  double last_duration_us() const { return static_cast<double>(duration_us_->load()); }
+  double last_bytes() const { return static_cast<double>(bytes_->load()); }
+
+  std::vector<double> duration_us_samples;
+  std::vector<double> bytes_samples;
+  uint64_t missed = 0;
+
+ private:
+  std::atomic<uint64_t>* total_;
+  std::atomic<int64_t>* duration_us_;
+  std::atomic<int64_t>* bytes_;
+  uint64_t seen_;
+  bool pending_ = false;
+};
+
+struct Workload {
+  std::string name;
+  std::string stream_sql;
+  std::string view_sql;
+  uint64_t rows = 0;
+  int64_t expected_view_rows = -1;  // -1: not known in advance
+};
+
+struct Recovery {
+  double state_bytes = 0;
+  double cold_open_s = 0;   // Database::Open, page cache evicted
+  double cold_serve_s = 0;  // ... until SELECT count(*) FROM m answers right
+  double warm_open_s = 0;   // a second restart, files in the page cache
+  double warm_serve_s = 0;
+};
+
+struct EngineRun {
+  Span processing;  // CREATE MATERIALIZED VIEW until the view has read every row
+  Span checkpoint;  // the final CHECKPOINT
+  Span total() const {
+    Span span = processing;
+    span += checkpoint;
+    return span;
+  }
+  std::vector<double> commit_us;  // periodic commits while processing
+  std::vector<double> commit_bytes;
+  uint64_t commits_seen = 0;  // periodic commits, sampled or not
+  uint64_t missed = 0;
+  double final_commit_us = 0;
+  double final_commit_bytes = 0;
+  int64_t view_rows = 0;
+  std::optional<Recovery> recovery;
+};
+
+std::unique_ptr<Database> OpenDatabase(const fs::path& directory, std::chrono::milliseconds interval,
+                                       const stave::planner::ConnectorRegistry* connectors) {
+  DatabaseOptions options;
+  options.data_directory = directory.string();
+  options.checkpoint_interval = interval;
+  return Database::Open(options, connectors);
+}
+
+/// Reopens `directory` and times recovery: Database::Open, then until `SELECT count(*)`
+/// over the view answers `expected`.
+std::pair<double, double> TimeRecovery(const fs::path& directory,
+                                       const stave::planner::ConnectorRegistry* connectors,
+                                       int64_t expected, uint64_t timeout_s) {
+  auto start = Clock::now();
+  auto database = OpenDatabase(directory, std::chrono::milliseconds(1000), connectors);
+  double open_s = Seconds(Clock::now() - start);
+  while (true) {
+    int64_t count = -1;
+    try {
+      count = CountRows(database.get(), "m");
+    } catch (const stave::SqlError&) {
+      // Not serving yet.
+    }
+    if (count == expected) break;
+    if (Seconds(Clock::now() - start) > static_cast<double>(timeout_s)) {
+      throw std::runtime_error(fmt::format("after recovery the view has {} rows, not {}", count,
+                                           expected));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  double serve_s = Seconds(Clock::now() - start);
+  database->Shutdown();
+  return {open_s, serve_s};
+}
+
+EngineRun RunEngine(const Config& config, const fs::path& directory, const Workload& workload,
+                    std::chrono::milliseconds interval, bool recovery) {
+  stave::planner::ConnectorRegistry connectors;
+  stave::executor::RegisterBuiltinConnectors(&connectors);
+  auto database = OpenDatabase(directory, interval, &connectors);
+  Run(database.get(), workload.stream_sql);
+
+  EngineRun run;
+  Stopwatch processing;
+  Run(database.get(), workload.view_sql);
+  // The CREATE's own commit is not a periodic checkpoint: sample from here on.
+  CommitSampler sampler(database->metrics());
+  uint64_t first_periodic = sampler.total();
+  auto* rows_in = database->metrics()->Counter("stave_view_rows_in_total", {{"view", "m"}});
+  uint64_t last_rows = 0;
+  auto last_progress = Clock::now();
+  while (true) {
+    uint64_t rows = rows_in->load(std::memory_order_relaxed);
+    if (rows >= workload.rows) break;
+    if (rows != last_rows) {
+      last_rows = rows;
+      last_progress = Clock::now();
+    } else if (Seconds(Clock::now() - last_progress) > 60) {
+      auto view = database->catalog().Find("m");
+      auto error = view ? database->engine()->JobError(view->id) : std::nullopt;
+      throw std::runtime_error(fmt::format("view {} stalled at {} of {} rows{}", workload.name, rows,
+                                           workload.rows, error ? ": " + *error : ""));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(config.poll_ms));
+    sampler.Poll();
+  }
+  run.processing = processing.Elapsed();
+  // Settle a commit seen at the last poll (not timed: the job has read everything).
+  if (sampler.pending()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    sampler.Poll();
+  }
+  run.commits_seen = sampler.total() - first_periodic;
+
+  Stopwatch checkpoint;
+  Run(database.get(), "CHECKPOINT");
+  run.checkpoint = checkpoint.Elapsed();
+  run.final_commit_us = sampler.last_duration_us();
+  run.final_commit_bytes = sampler.last_bytes();
+  run.commit_us = sampler.duration_us_samples;
+  run.commit_bytes = sampler.bytes_samples;
+  run.missed = sampler.missed;
+
+  run.view_rows = CountRows(database.get(), "m");
+  if (workload.expected_view_rows >= 0 && run.view_rows != workload.expected_view_rows) {
+    throw std::runtime_error(fmt::format("view {} has {} rows, expected {}", workload.name,
+                                         run.view_rows, workload.expected_view_rows));
+  }
+  database->Shutdown();
+  database.reset();
+
+  if (recovery) {
+    Recovery result;
+    result.state_bytes = static_cast<double>(DirectoryBytes(directory));
+    EvictFromPageCache(directory);
+    std::tie(result.cold_open_s, result.cold_serve_s) =
+        TimeRecovery(directory, &connectors, run.view_rows, config.timeout_s);
+    std::tie(result.warm_open_s, result.warm_serve_s) =
+        TimeRecovery(directory, &connectors, run.view_rows, config.timeout_s);
+    run.recovery = result;
+  }
+  return run;
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenario 4 baselines: synced writes of the same size, straight to RocksDB and to a file
+
+struct SyncedWrites {
+  std::vector<double> seconds;
+  double bytes = 0;    // per write
+  uint64_t keys = 0;   // per write (RocksDB)
+};
+
+/// Opens RocksDB with the options Stave's Store uses and writes `writes` synced batches of
+/// `target_bytes` each (16-byte keys, 100-byte random values, the same keys every time as
+/// an aggregate updating its groups). Only the Write call is timed.
+SyncedWrites RawRocksDbWrites(const fs::path& directory, double target_bytes, int writes) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.IncreaseParallelism(2);
+  options.OptimizeLevelStyleCompaction();
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status = rocksdb::DB::Open(options, directory.string(), &raw);
+  if (!status.ok()) throw std::runtime_error("raw RocksDB: " + status.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+
+  std::mt19937_64 random(42);
+  std::string value(100, '\0');
+  SyncedWrites result;
+  for (int w = 0; w < writes; ++w) {
+    rocksdb::WriteBatch batch;
+    uint64_t keys = 0;
+    while (static_cast<double>(batch.GetDataSize()) < target_bytes) {
+      char key[16];
+      uint64_t prefix = 0x0300000001000000ULL;  // like a state key: section, table, vnode
+      uint64_t id = __builtin_bswap64(keys * 0x9E3779B97F4A7C15ULL);
+      std::memcpy(key, &prefix, 8);
+      std::memcpy(key + 8, &id, 8);
+      for (size_t i = 0; i < value.size(); i += 8) {
+        uint64_t bits = random();
+        std::memcpy(value.data() + i, &bits, std::min<size_t>(8, value.size() - i));
+      }
+      batch.Put(rocksdb::Slice(key, sizeof key), value);
+      ++keys;
+    }
+    rocksdb::WriteOptions write_options;
+    write_options.sync = true;
+    auto start = Clock::now();
+    status = db->Write(write_options, &batch);
+    result.seconds.push_back(Seconds(Clock::now() - start));
+    if (!status.ok()) throw std::runtime_error("raw RocksDB write: " + status.ToString());
+    result.bytes = static_cast<double>(batch.GetDataSize());
+    result.keys = keys;
+  }
+  (void)db->Close();
+  return result;
+}
+
+/// Appends `writes` blocks of `bytes` random bytes to a file, each followed by fdatasync:
+/// the disk's raw synced write rate at that size.
+SyncedWrites RawFileWrites(const fs::path& directory, double bytes, int writes) {
+  fs::path path = directory / "synced-writes";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path.string());
+  std::vector<char> block(static_cast<size_t>(bytes));
+  std::mt19937_64 random(7);
+  for (size_t i = 0; i + 8 <= block.size(); i += 8) {
+    uint64_t bits = random();
+    std::memcpy(block.data() + i, &bits, 8);
+  }
+  SyncedWrites result;
+  result.bytes = static_cast<double>(block.size());
+  for (int w = 0; w < writes; ++w) {
+    auto start = Clock::now();
+    size_t done = 0;
+    while (done < block.size()) {
+      ssize_t n = ::write(fd, block.data() + done, block.size() - done);
+      if (n <= 0) throw std::runtime_error("write failed");
+      done += static_cast<size_t>(n);
+    }
+    if (::fdatasync(fd) != 0) throw std::runtime_error("fdatasync failed");
+    result.seconds.push_back(Seconds(Clock::now() - start));
+  }
+  ::close(fd);
+  fs::remove(path);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reporting
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  std::string Render(bool markdown) const {
+    std::string text;
+    if (markdown) {
+      auto line = [](const std::vector<std::string>& cells) {
+        std::string out = "|";
+        for (const auto& cell : cells) out += " " + cell + " |";
+        return out + "\n";
+      };
+      text += line(header_);
+      std::string rule = "|";
+      for (size_t i = 0; i < header_.size(); ++i) rule += i == 0 ? "---|" : "---:|";
+      text += rule + "\n";
+      for (const auto& row : rows_) text += line(row);
+      return text;
+    }
+    std::vector<size_t> widths(header_.size(), 0);
+    auto measure = [&](const std::vector<std::string>& cells) {
+      for (size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
+        widths[i] = std::max(widths[i], cells[i].size());
+      }
+    };
+    measure(header_);
+    for (const auto& row : rows_) measure(row);
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string out;
+      for (size_t i = 0; i < cells.size(); ++i) {
+        out += i == 0 ? fmt::format("{:<{}}", cells[i], widths[i])
+                      : fmt::format("  {:>{}}", cells[i], widths[i]);
+      }
+      return out + "\n";
+    };
+    text += line(header_);
+    for (const auto& row : rows_) text += line(row);
+    return text;
+  }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string Rate(double per_second) {
+  if (std::isnan(per_second)) return "-";
+  if (per_second >= 1e6) return fmt::format("{:.2f} M", per_second / 1e6);
+  if (per_second >= 1e3) return fmt::format("{:.1f} K", per_second / 1e3);
+  return fmt::format("{:.0f}", per_second);
+}
+
+std::string Millis(double seconds) {
+  if (std::isnan(seconds)) return "-";
+  return fmt::format("{:.1f} ms", seconds * 1e3);
+}
+
+std::string Bytes(double bytes) {
+  if (std::isnan(bytes)) return "-";
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+std::string Ratio(double ratio) {
+  if (std::isnan(ratio)) return "-";
+  return fmt::format("{:.2f}", ratio);
+}
+
+std::string MachineLine() {
+  std::string model = "unknown CPU";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  return fmt::format("{} CPUs online ({}), {} usable by this process; load average {:.2f}",
+                     std::thread::hardware_concurrency(), model, CPU_COUNT(&set), load[0]);
+}
+
+void Progress(const std::string& message) { fmt::print(stderr, "[engine_bench] {}\n", message); std::fflush(stderr); }
+
+// ---------------------------------------------------------------------------------------
+
+int Main(const Config& config, const std::set<std::string>& scenarios, const std::string& command) {
+  if (config.cpus > 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c = 0; c < config.cpus; ++c) CPU_SET(c, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("sched_setaffinity failed");
+  }
+  std::string machine_before = MachineLine();
+  DataRoot root(config.data_dir);
+  Progress(fmt::format("data under {}; {}", root.path().string(), machine_before));
+
+  bool want_generator = scenarios.count("generator") > 0;
+  bool want_stateless = scenarios.count("stateless") > 0;
+  bool want_aggregate = scenarios.count("aggregate") > 0;
+  bool want_commit = scenarios.count("commit") > 0;
+  bool want_recovery = scenarios.count("recovery") > 0;
+  // The commit-time distribution and recovery come from the aggregate's 1 s runs.
+  bool run_aggregate_1s = want_aggregate || want_commit || want_recovery;
+
+  Expected expected;
+  if (want_stateless || run_aggregate_1s) {
+    Progress("counting the expected view contents from the generator");
+    expected = ComputeExpected(config.rows, config.keys);
+  }
+  Workload stateless{"stateless", StreamSql(config.rows, config.keys, 0), kStatelessView,
+                     config.rows, expected.stateless_rows};
+  Workload aggregate{"aggregate", StreamSql(config.rows, config.keys, 0), kAggregateView,
+                     config.rows, expected.distinct_keys};
+
+  std::vector<GeneratorRun> generator_runs;
+  std::map<std::string, std::vector<EngineRun>> runs;  // "stateless/1s" → runs
+  const auto one_second = std::chrono::milliseconds(1000);
+  const auto on_demand = std::chrono::milliseconds(0);
+
+  auto engine = [&](const Workload& workload, std::chrono::milliseconds interval, bool recovery) {
+    std::string label = workload.name + (interval.count() > 0 ? "/1s" : "/on-demand");
+    RemoveOnExit directory{root.Fresh(workload.name)};
+    EngineRun run = RunEngine(config, directory.path, workload, interval, recovery);
+    Progress(fmt::format("{}: {:.2f} s processing ({:.2f} CPU-s), final CHECKPOINT {:.3f} s, {} "
+                         "periodic commits ({} sampled), view rows {}{}",
+                         label, run.processing.wall, run.processing.cpu, run.checkpoint.wall,
+                         run.commits_seen, run.commit_us.size(), run.view_rows,
+                         run.recovery ? fmt::format(", recovery {:.3f} s cold / {:.3f} s warm, "
+                                                    "{} on disk",
+                                                    run.recovery->cold_serve_s,
+                                                    run.recovery->warm_serve_s,
+                                                    Bytes(run.recovery->state_bytes))
+                                      : ""));
+    runs[label].push_back(std::move(run));
+  };
+
+  // Repeats are interleaved (and the order of the two intervals alternates) so that a
+  // change in the machine's load hits every configuration alike.
+  for (int repeat = 0; repeat < config.repeats; ++repeat) {
+    Progress(fmt::format("repeat {} of {}", repeat + 1, config.repeats));
+    bool one_second_first = repeat % 2 == 0;
+    if (want_generator) {
+      generator_runs.push_back(RunGenerator(config));
+      Progress(fmt::format("generator: {:.2f} s", generator_runs.back().span.wall));
+    }
+    if (want_stateless) {
+      engine(stateless, one_second_first ? one_second : on_demand, false);
+      engine(stateless, one_second_first ? on_demand : one_second, false);
+    }
+    if (run_aggregate_1s && one_second_first) engine(aggregate, one_second, want_recovery);
+    if (want_aggregate) engine(aggregate, on_demand, false);
+    if (run_aggregate_1s && !one_second_first) engine(aggregate, one_second, want_recovery);
+  }
+
+  // The grown state for the "1 GB" recovery target: id % keys groups (every key present),
+  // each holding a random string in max(pad) and in the view's row.
+  std::vector<EngineRun> large_runs;
+  uint64_t large_keys = config.keys;
+  int64_t pad_length = 0;
+  if (config.state_gb > 0) {
+    // Per group: the aggregate state and the view row each hold the string, plus ~100
+    // bytes of keys, counters and RocksDB overhead.
+    pad_length = std::max<int64_t>(
+        8, static_cast<int64_t>((config.state_gb * 1e9 / static_cast<double>(large_keys) - 100) / 2));
+    Workload large{"large-state", StreamSql(2 * large_keys, large_keys, pad_length),
+                   LargeStateView(large_keys), 2 * large_keys, static_cast<int64_t>(large_keys)};
+    for (int repeat = 0; repeat < config.repeats; ++repeat) {
+      RemoveOnExit directory{root.Fresh(large.name)};
+      Progress(fmt::format("large state: {} keys, {}-byte strings, repeat {} of {}", large_keys,
+                           pad_length, repeat + 1, config.repeats));
+      large_runs.push_back(RunEngine(config, directory.path, large, one_second, true));
+      const EngineRun& run = large_runs.back();
+      Progress(fmt::format("large state: {:.2f} s processing, recovery {:.3f} s cold / {:.3f} s "
+                           "warm, {} on disk",
+                           run.processing.wall, run.recovery->cold_serve_s,
+                           run.recovery->warm_serve_s, Bytes(run.recovery->state_bytes)));
+    }
+  }
+
+  // Baselines for the commit time: synced writes of the Stave commits' median size.
+  struct Baseline {
+    std::string of;
+    double stave_p50_s = 0;
+    SyncedWrites rocksdb;
+    SyncedWrites file;
+  };
+  std::vector<Baseline> baselines;
+  auto pooled = [&](const std::string& label, auto field) {
+    std::vector<double> all;
+    for (const auto& run : runs[label]) {
+      const std::vector<double>& values = run.*field;
+      all.insert(all.end(), values.begin(), values.end());
+    }
+    return all;
+  };
+  if (want_commit) {
+    for (std::string label : {"stateless/1s", "aggregate/1s"}) {
+      std::vector<double> bytes = pooled(label, &EngineRun::commit_bytes);
+      if (bytes.empty()) continue;
+      Baseline baseline;
+      baseline.of = label;
+      baseline.stave_p50_s = Median(pooled(label, &EngineRun::commit_us)) / 1e6;
+      double size = Median(bytes);
+      Progress(fmt::format("baseline: {} synced writes of {} (RocksDB, then a plain file)",
+                           config.baseline_writes, Bytes(size)));
+      {
+        RemoveOnExit directory{root.Fresh("raw-rocksdb")};
+        baseline.rocksdb = RawRocksDbWrites(directory.path, size, config.baseline_writes);
+      }
+      {
+        RemoveOnExit directory{root.Fresh("raw-file")};
+        baseline.file = RawFileWrites(directory.path, size, config.baseline_writes);
+      }
+      baselines.push_back(std::move(baseline));
+    }
+  }
+
+  // ---- report
+  std::string out;
+  out += fmt::format("engine_bench: {}\n", command);
+  out += fmt::format("machine at start: {}\n", machine_before);
+  out += fmt::format("machine at end:   {}\n", MachineLine());
+  out += fmt::format("rows {}, keys {}, repeats {} (medians over repeats; ratios are medians of "
+                     "per-repeat ratios)\n\n",
+                     config.rows, config.keys, config.repeats);
+
+  auto median_of = [](const std::vector<EngineRun>& list, auto get) {
+    std::vector<double> values;
+    for (const auto& run : list) values.push_back(get(run));
+    return Median(values);
+  };
+  // Per-repeat ratio of the 1 s runs to the on-demand runs of the same repeat.
+  auto paired_ratio = [&](const std::string& workload, auto get) {
+    const auto& a = runs[workload + "/1s"];
+    const auto& b = runs[workload + "/on-demand"];
+    std::vector<double> ratios;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) ratios.push_back(get(a[i]) / get(b[i]));
+    return Median(ratios);
+  };
+
+  if (want_generator || want_stateless || want_aggregate) {
+    out += "Throughput (events = source rows; 'processing' = CREATE MATERIALIZED VIEW until the view has "
+           "read every row; 'durable' adds the final CHECKPOINT; cores = CPU time / wall time of the "
+           "whole process)\n\n";
+    Table table({"scenario", "checkpoints", "events/s processing", "events/s durable",
+                 "cores used", "events per CPU-s", "vs on-demand (processing)",
+                 "vs on-demand (durable)", "commit stall"});
+    if (!generator_runs.empty()) {
+      std::vector<double> rate, cores, per_cpu;
+      for (const auto& run : generator_runs) {
+        rate.push_back(static_cast<double>(run.rows) / run.span.wall);
+        cores.push_back(run.span.cpu / run.span.wall);
+        per_cpu.push_back(static_cast<double>(run.rows) / run.span.cpu);
+      }
+      table.Add({"generator (baseline)", "-", Rate(Median(rate)), "-", Ratio(Median(cores)),
+                 Rate(Median(per_cpu)), "-", "-", "-"});
+    }
+    for (std::string workload : {"stateless", "aggregate"}) {
+      if ((workload == "stateless" && !want_stateless) || (workload == "aggregate" && !want_aggregate)) {
+        continue;
+      }
+      uint64_t rows = config.rows;
+      for (std::string interval : {"1s", "on-demand"}) {
+        const auto& list = runs[workload + "/" + interval];
+        if (list.empty()) continue;
+        double rows_d = static_cast<double>(rows);
+        bool periodic = interval == "1s";
+        table.Add({
+            workload + " " + (periodic ? "every 1 s" : "on demand"),
+            periodic ? fmt::format("{:.0f} + final", median_of(list, [](const EngineRun& r) {
+                         return static_cast<double>(r.commits_seen);
+                       }))
+                     : "final only",
+            Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.processing.wall; })),
+            Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.total().wall; })),
+            Ratio(median_of(list, [](const EngineRun& r) { return r.total().cpu / r.total().wall; })),
+            Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.total().cpu; })),
+            periodic ? Ratio(paired_ratio(workload, [&](const EngineRun& r) {
+              return rows_d / r.processing.wall;
+            }))
+                     : "1",
+            periodic ? Ratio(paired_ratio(workload, [&](const EngineRun& r) {
+              return rows_d / r.total().wall;
+            }))
+                     : "1",
+            periodic ? fmt::format("{:.1f} %", 100 * median_of(list, [](const EngineRun& r) {
+                         double sum = 0;
+                         for (double us : r.commit_us) sum += us / 1e6;
+                         return sum / r.processing.wall;
+                       }))
+                     : "-",
+        });
+      }
+    }
+    out += table.Render(config.markdown) + "\n";
+  }
+
+  if (want_commit) {
+    out += "Checkpoint commit time (the engine's stave_last_checkpoint_duration_microseconds, barrier "
+           "to synced commit, sampled at every periodic commit of every repeat), beside synced writes "
+           "of the same size in the same run\n\n";
+    Table table({"what", "n", "bytes per commit (median)", "p50", "p99", "MB/s at p50",
+                 "p50 / RocksDB p50"});
+    for (const Baseline& baseline : baselines) {
+      std::vector<double> us = pooled(baseline.of, &EngineRun::commit_us);
+      std::vector<double> bytes = pooled(baseline.of, &EngineRun::commit_bytes);
+      uint64_t missed = 0;
+      for (const auto& run : runs[baseline.of]) missed += run.missed;
+      double p50 = Percentile(us, 50) / 1e6;
+      double rocks_p50 = Percentile(baseline.rocksdb.seconds, 50);
+      double file_p50 = Percentile(baseline.file.seconds, 50);
+      table.Add({"Stave " + baseline.of + " periodic commit",
+                 missed ? fmt::format("{} ({} missed)", us.size(), missed) : std::to_string(us.size()),
+                 Bytes(Median(bytes)), Millis(p50), Millis(Percentile(us, 99) / 1e6),
+                 fmt::format("{:.0f}", Median(bytes) / p50 / 1e6), Ratio(p50 / rocks_p50)});
+      table.Add({fmt::format("raw RocksDB synced WriteBatch ({} keys x 100 B)", baseline.rocksdb.keys),
+                 std::to_string(baseline.rocksdb.seconds.size()), Bytes(baseline.rocksdb.bytes),
+                 Millis(rocks_p50), Millis(Percentile(baseline.rocksdb.seconds, 99)),
+                 fmt::format("{:.0f}", baseline.rocksdb.bytes / rocks_p50 / 1e6), "1"});
+      table.Add({"raw file write + fdatasync", std::to_string(baseline.file.seconds.size()),
+                 Bytes(baseline.file.bytes), Millis(file_p50),
+                 Millis(Percentile(baseline.file.seconds, 99)),
+                 fmt::format("{:.0f}", baseline.file.bytes / file_p50 / 1e6), Ratio(file_p50 / rocks_p50)});
+    }
+    for (std::string label : {"stateless/on-demand", "aggregate/on-demand"}) {
+      const auto& list = runs[label];
+      if (list.empty()) continue;
+      double p50 = median_of(list, [](const EngineRun& r) { return r.final_commit_us / 1e6; });
+      double bytes = median_of(list, [](const EngineRun& r) { return r.final_commit_bytes; });
+      table.Add({"Stave " + label + ": the one final CHECKPOINT", std::to_string(list.size()),
+                 Bytes(bytes), Millis(p50), "-", fmt::format("{:.0f}", bytes / p50 / 1e6), "-"});
+    }
+    out += table.Render(config.markdown) + "\n";
+  }
+
+  auto recovery_rows = [&](Table* table, const std::string& what, const std::vector<EngineRun>& list) {
+    std::vector<EngineRun> with;
+    for (const auto& run : list) {
+      if (run.recovery) with.push_back(run);
+    }
+    if (with.empty()) return;
+    auto get = [&](auto field) {
+      return median_of(with, [&](const EngineRun& r) { return (*r.recovery).*field; });
+    };
+    table->Add({what, std::to_string(with.size()), Bytes(get(&Recovery::state_bytes)),
+                fmt::format("{:.3f} s", get(&Recovery::cold_open_s)),
+                fmt::format("{:.3f} s", get(&Recovery::cold_serve_s)),
+                fmt::format("{:.3f} s", get(&Recovery::warm_open_s)),
+                fmt::format("{:.3f} s", get(&Recovery::warm_serve_s))});
+  };
+  if (want_recovery || !large_runs.empty()) {
+    out += "Recovery (Shutdown, then Database::Open until SELECT count(*) FROM m answers the committed "
+           "count; 'cold' = first restart with the data directory evicted from the page cache, "
+           "'warm' = a second restart)\n\n";
+    Table table({"state", "n", "on disk", "cold: Open", "cold: serving", "warm: Open",
+                 "warm: serving"});
+    if (want_recovery) {
+      recovery_rows(&table, fmt::format("aggregate, {} groups", expected.distinct_keys),
+                    runs["aggregate/1s"]);
+    }
+    if (!large_runs.empty()) {
+      recovery_rows(&table,
+                    fmt::format("large state, {} groups with {}-byte strings (--state-gb {})",
+                                large_keys, pad_length, config.state_gb),
+                    large_runs);
+    }
+    out += table.Render(config.markdown) + "\n";
+  }
+
+  fmt::print("{}", out);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"engine_bench: events/s, checkpoint commit time and recovery of the Stave engine"};
+  app.add_option("--rows", config.rows, "Rows the stream produces")->capture_default_str();
+  app.add_option("--keys", config.keys, "Distinct values of k (groups of the aggregate)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeats", config.repeats, "Runs of each scenario; medians are reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--data-dir", config.data_dir,
+                 "Where runs put their data (default: a fresh directory under /tmp, removed at the end)");
+  app.add_option("--scenarios", config.scenarios,
+                 "Comma list of generator, stateless, aggregate, commit, recovery (or all)")
+      ->capture_default_str();
+  app.add_flag("--markdown", config.markdown, "Print markdown tables");
+  app.add_option("--state-gb", config.state_gb,
+                 "Also grow the aggregate's state to about this many GB and time its recovery "
+                 "(0: skip)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--baseline-writes", config.baseline_writes,
+                 "Synced writes per baseline (raw RocksDB, raw file)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--poll-ms", config.poll_ms, "How often the metrics are polled")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--cpus", config.cpus,
+                 "Pin the process to the first N CPUs (0: all it may use)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  std::set<std::string> scenarios;
+  try {
+    app.parse(argc, argv);
+    scenarios = ParseScenarios(config.scenarios);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  if (config.rows == 0) {
+    std::fprintf(stderr, "--rows must be positive\n");
+    return 2;
+  }
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  spdlog::set_level(spdlog::level::warn);
+  try {
+    return Main(config, scenarios, command);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "engine_bench: %s\n", error.what());
+    return 1;
+  }
+}

@@ -199,8 +199,7 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
 }
 
 std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows(
-    Transaction* transaction, Transaction::TableWrites* writes) const {
-  (void)transaction;
+    Transaction::TableWrites* writes) const {
   const planner::CatalogObject& object = writes->table->object();
   storage::RowTypes visible;
   for (const auto& column : object.columns) visible.push_back(column.type);
@@ -269,7 +268,7 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
   }
 
   Transaction::TableWrites* writes = transaction->For(table);
-  auto current = CurrentRows(transaction, writes);
+  auto current = CurrentRows(writes);
   storage::RowTypes types = table->changelog_types();
   Chunk chunk = Chunk::WithTypes(types);
   for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
@@ -327,7 +326,7 @@ std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
   planner::ExpressionBinder binder(&scope);
   BoundExprPtr where = remove.where ? binder.BindPredicate(*remove.where, "WHERE") : nullptr;
   Transaction::TableWrites* writes = transaction->For(table);
-  auto current = CurrentRows(transaction, writes);
+  auto current = CurrentRows(writes);
   Chunk chunk = Chunk::WithTypes(table->changelog_types());
   for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
   std::vector<uint8_t> matched = where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);

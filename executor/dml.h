@@ -30,7 +30,7 @@ class DmlExecutor {
 
   /// Applies a transaction atomically: locks its tables in id order, checks new keys again
   /// against writes committed meanwhile, and writes every table's log record and rows in
-  /// one synced RocksDB write. Returns the tables whose logs grew. Throws SqlError (23505,
+  /// one synced RocksDB write. Throws SqlError (23505,
   /// or an I/O error); on error nothing was written.
   static void Commit(Transaction* transaction, storage::Store* store);
 
@@ -43,7 +43,7 @@ class DmlExecutor {
                  std::vector<Value> row, int position);
   /// The rows the transaction sees in a table, with their keys.
   std::vector<std::pair<std::string, std::vector<Value>>> CurrentRows(
-      Transaction* transaction, Transaction::TableWrites* writes) const;
+      Transaction::TableWrites* writes) const;
 
   const planner::Catalog* catalog_;
   const storage::Store* store_;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "storage/varint.h"
+
 namespace stave::storage {
 namespace {
 
@@ -9,25 +11,6 @@ void AppendFixed64(uint64_t value, std::string* out) {
   char bytes[8];
   std::memcpy(bytes, &value, 8);
   out->append(bytes, 8);
-}
-
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
-}
-
-bool ReadVarint(std::string_view* in, uint64_t* value) {
-  *value = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    uint8_t byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
 }
 
 }  // namespace

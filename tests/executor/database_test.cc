@@ -7,7 +7,7 @@
 #include "common/sql_error.h"
 #include "executor/connectors/connectors.h"
 #include "parser/parser.h"
-#include "tests/executor/test_directory.h"
+#include "tests/test_directory.h"
 
 namespace stave::executor {
 namespace {

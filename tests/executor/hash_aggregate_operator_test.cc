@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/executor/test_directory.h"
+#include "tests/test_directory.h"
 
 namespace stave::executor {
 namespace {

@@ -1,10 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <random>
 
 #include "storage/key_codec.h"
+#include "tests/test_directory.h"
 #include "storage/row_codec.h"
 #include "storage/state_table.h"
 #include "storage/store.h"
@@ -12,19 +11,7 @@
 namespace stave::storage {
 namespace {
 
-class TempDirectory {
- public:
-  TempDirectory() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("stave-test-" + std::to_string(std::random_device()()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDirectory() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDirectory = stave::testing::TestDirectory;
 
 std::string Key(const Value& value, DataType type) {
   std::string key;

@@ -941,7 +941,7 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
            "to synced commit, sampled at every periodic commit of every repeat), beside synced writes "
            "of the same size in the same run\n\n";
     Table table({"what", "n", "bytes per commit (median)", "p50", "p99", "MB/s at p50",
-                 "p50 / Stave p50"});
+                 "Stave p50 / this p50"});
     for (const Baseline& baseline : baselines) {
       std::vector<double> us = pooled(baseline.of, &EngineRun::commit_us);
       std::vector<double> bytes = pooled(baseline.of, &EngineRun::commit_bytes);
@@ -956,7 +956,7 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
         double write_p50 = Percentile(writes.seconds, 50);
         table.Add({what, std::to_string(writes.seconds.size()), Bytes(writes.bytes),
                    Millis(write_p50), Millis(Percentile(writes.seconds, 99)),
-                   fmt::format("{:.0f}", writes.bytes / write_p50 / 1e6), Ratio(write_p50 / p50)});
+                   fmt::format("{:.0f}", writes.bytes / write_p50 / 1e6), Ratio(p50 / write_p50)});
       };
       if (baseline.matched) {
         add(fmt::format("raw RocksDB synced WriteBatch, {} keys x {} B (Stave's entry size)",

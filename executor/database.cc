@@ -74,7 +74,8 @@ std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
 Database::Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
                    std::unique_ptr<storage::Store> store)
     : options_(options), connectors_(connectors), store_(std::move(store)) {
-  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval);
+  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval,
+                                     options.state_memory_bytes);
   next_object_id_ = store_->next_object_id();
   RegisterSystemTables();
 }

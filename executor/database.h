@@ -26,6 +26,8 @@ struct DatabaseOptions {
   /// Whether clients may arm failpoints at runtime (SET stave.failpoints = '...'). Off in
   /// production: no client may crash a server started without it.
   bool enable_failpoints = false;
+  /// Uncommitted state the views may hold in memory before a checkpoint is taken early.
+  size_t state_memory_bytes = size_t{256} << 20;
 };
 
 /// One Stave database: the store, the catalog, the engine running the views, and the

@@ -11,8 +11,9 @@ namespace stave::executor {
 
 using Clock = std::chrono::steady_clock;
 
-Engine::Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval)
-    : store_(store), metrics_(metrics), checkpoint_interval_(checkpoint_interval) {
+Engine::Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval,
+               size_t state_memory)
+    : store_(store), metrics_(metrics), state_memory_(state_memory), checkpoint_interval_(checkpoint_interval) {
   snapshot_ = store_->NewSnapshot();
   checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
   committed_epoch_gauge_ =
@@ -21,6 +22,11 @@ Engine::Engine(storage::Store* store, Metrics* metrics, std::chrono::millisecond
                                             "How long the last checkpoint took, barrier to commit.");
   checkpoint_bytes_ = metrics_->Gauge("stave_last_checkpoint_bytes", {},
                                       "Bytes written by the last checkpoint's batch.");
+  early_checkpoints_ = metrics_->Counter(
+      "stave_checkpoints_early_total", {},
+      "Checkpoints taken before their time because uncommitted state passed --state-memory.");
+  buffered_bytes_ = metrics_->Gauge("stave_state_buffered_bytes", {},
+                                    "Uncommitted state held in memory by all views.");
   committed_epoch_gauge_->store(static_cast<int64_t>(store_->committed_epoch()));
 }
 
@@ -200,6 +206,15 @@ void Engine::Run() {
       }
     }
     bool due = Clock::now() >= next_checkpoint;
+    if (state_memory_ > 0 && dirty_ && !due) {
+      size_t buffered = 0;
+      for (const auto& [id, job] : jobs_) buffered += job->BufferedBytes();
+      buffered_bytes_->store(static_cast<int64_t>(buffered), std::memory_order_relaxed);
+      if (buffered > state_memory_) {
+        due = true;  // Commit now: the buffers empty into RocksDB, and memory stays bounded.
+        early_checkpoints_->fetch_add(1, std::memory_order_relaxed);
+      }
+    }
     if (!requests.empty() || stopping || due) {
       if (!requests.empty() || dirty_) {
         if (!CommitEpoch(&requests)) return;  // Storage failed: stop processing; see failure_.

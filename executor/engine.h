@@ -40,7 +40,10 @@ using JobSet = std::map<uint32_t, std::unique_ptr<Job>>;
 class Engine {
  public:
   /// `checkpoint_interval` of zero: checkpoints only on demand (and at shutdown).
-  Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval);
+  /// `state_memory` bounds the uncommitted state the jobs hold: past it the engine takes the
+  /// next checkpoint early (0: no bound).
+  Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval,
+         size_t state_memory = 0);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -92,6 +95,7 @@ class Engine {
 
   storage::Store* store_;
   Metrics* metrics_;
+  size_t state_memory_;
   JobSet jobs_;  // Engine thread only.
   bool dirty_ = false;  // Engine thread only: jobs changed state since the last commit.
   std::map<uint32_t, uint64_t> truncated_logs_;  // Engine thread only: view log → kept from.
@@ -112,6 +116,8 @@ class Engine {
   std::atomic<int64_t>* committed_epoch_gauge_;
   std::atomic<int64_t>* checkpoint_duration_us_;
   std::atomic<int64_t>* checkpoint_bytes_;
+  std::atomic<uint64_t>* early_checkpoints_;
+  std::atomic<int64_t>* buffered_bytes_;
 };
 
 }  // namespace stave::executor

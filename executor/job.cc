@@ -64,6 +64,12 @@ Job::StepResult Job::Step(std::chrono::steady_clock::time_point* wake_at) {
   return StepResult::kProgress;
 }
 
+size_t Job::BufferedBytes() const {
+  size_t bytes = 0;
+  for (const auto& op : operators_) bytes += op->BufferedBytes();
+  return bytes;
+}
+
 void Job::set_log_changes(bool on) {
   static_cast<MaterializeOperator*>(operators_.back().get())->set_log_changes(on);
 }

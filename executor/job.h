@@ -56,6 +56,9 @@ class Job {
   /// The change log this job reads, if any, and the first record it still needs.
   std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return source_->RetainedLog(); }
 
+  /// Bytes of uncommitted state the job's operators hold.
+  size_t BufferedBytes() const;
+
   bool failed() const { return failed_; }
   /// Why the job failed (a runtime error such as an overflow), empty while it runs.
   const std::string& error() const { return error_; }

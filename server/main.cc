@@ -16,7 +16,7 @@
 #include "executor/connectors/connectors.h"
 #include "executor/database.h"
 #include "server/admin_handler.h"
-#include "server/duration_flag.h"
+#include "server/flag_values.h"
 #include "server/http/http_server.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   uint16_t http_port = 4567;
   std::string checkpoint_interval = "1s";
   std::string log_level = "info";
+  std::string state_memory = "256MB";
   app.add_option("--data-dir", options.data_directory, "Where the RocksDB state lives")
       ->capture_default_str();
   app.add_option("--listen", listen, "Address to listen on")->capture_default_str();
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
                  "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--state-memory", state_memory,
+                 "Uncommitted view state held in memory before a checkpoint is taken early")
+      ->capture_default_str();
   app.add_flag("--enable-failpoints", options.enable_failpoints,
                "Let clients arm failpoints with SET stave.failpoints (testing only)");
   app.set_version_flag("--version", std::string(stave::kStaveVersion));
@@ -54,6 +58,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.checkpoint_interval = *interval;
+  std::optional<size_t> memory = stave::server::ParseByteSize(state_memory);
+  if (!memory) {
+    fmt::print(stderr, "staved: --state-memory: cannot read \"{}\" (use e.g. 256MB, 1GB)\n", state_memory);
+    return 2;
+  }
+  options.state_memory_bytes = *memory;
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);

@@ -9,7 +9,7 @@
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "parser/parser.h"
-#include "server/duration_flag.h"
+#include "server/flag_values.h"
 
 namespace stave::server {
 namespace {

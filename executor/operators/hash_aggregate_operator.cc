@@ -101,6 +101,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       Accumulate(node_->aggregates[a], &group->state.aggregates[a], args[a] ? &*args[a] : nullptr,
                  row, sign);
     }
+    if (!group->dirty) ++dirty_groups_;
     group->dirty = true;
   }
 
@@ -124,6 +125,12 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
   Emit(std::move(out));
 }
 
+size_t HashAggregateOperator::BufferedBytes() const {
+  // Each changed group is written to the epoch's batch at the barrier; estimate its size.
+  constexpr size_t kBytesPerGroup = 64;
+  return state_.buffered_bytes() + dirty_groups_ * (kBytesPerGroup + 40 * node_->aggregates.size());
+}
+
 void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& group = it->second;
@@ -142,6 +149,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     }
   }
   state_.FlushTo(batch);
+  dirty_groups_ = 0;
   if (groups_.size() > kMaxCachedGroups) groups_.clear();
   StreamOperator::OnBarrier(batch);
 }

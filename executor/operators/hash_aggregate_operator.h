@@ -25,6 +25,7 @@ class HashAggregateOperator : public StreamOperator {
   void Start() override;
   void OnChunk(Chunk chunk) override;
   void OnBarrier(storage::EpochBatch* batch) override;
+  size_t BufferedBytes() const override;
 
  private:
   struct Group {
@@ -42,6 +43,7 @@ class HashAggregateOperator : public StreamOperator {
   std::vector<DataType> key_types_;
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;
+  size_t dirty_groups_ = 0;  // Groups changed in this epoch, for the memory estimate.
 };
 
 }  // namespace stave::executor

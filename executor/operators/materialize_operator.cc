@@ -59,6 +59,7 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
     if (log_changes_) {
       std::vector<Value> logged = row;
       logged.push_back(Value::String(key));
+      logged_bytes_ += key.size() * 2 + value.size() + 16;
       epoch_changes_.push_back({chunk.ops[r], key, std::move(logged)});
     }
   }
@@ -75,6 +76,7 @@ void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
   if (!epoch_changes_.empty()) {
     batch->PutTableLogRecord(view_id_, batch->epoch(), EncodeChangeRecord(epoch_changes_, changelog_types_));
     epoch_changes_.clear();
+    logged_bytes_ = 0;
   }
   rows_.FlushTo(batch);
   counters_.FlushTo(batch);

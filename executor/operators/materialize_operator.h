@@ -32,6 +32,7 @@ class MaterializeOperator : public StreamOperator {
   void Start() override;
   void OnChunk(Chunk chunk) override;
   void OnBarrier(storage::EpochBatch* batch) override;
+  size_t BufferedBytes() const override { return rows_.buffered_bytes() + logged_bytes_; }
 
  private:
   uint32_t view_id_;
@@ -39,6 +40,7 @@ class MaterializeOperator : public StreamOperator {
   storage::RowTypes changelog_types_;  // Visible columns, then the row key.
   bool log_changes_ = false;
   std::vector<RowChange> epoch_changes_;
+  size_t logged_bytes_ = 0;
   bool keyed_;
   std::vector<size_t> key_columns_;
   storage::StateTable rows_;

@@ -22,6 +22,10 @@ class StreamOperator {
 
   virtual void OnChunk(Chunk chunk) = 0;
 
+  /// Bytes of state this operator holds for the current epoch (uncommitted buffers): what
+  /// the engine's memory budget counts.
+  virtual size_t BufferedBytes() const { return 0; }
+
   /// Writes this epoch's state delta into `batch`, then forwards the barrier.
   virtual void OnBarrier(storage::EpochBatch* batch) {
     if (downstream_) downstream_->OnBarrier(batch);

@@ -16,10 +16,12 @@ class DatabaseTest : public ::testing::Test {
  protected:
   DatabaseTest() { RegisterBuiltinConnectors(&connectors_); }
 
-  void Open(std::chrono::milliseconds interval = std::chrono::milliseconds(50)) {
+  void Open(std::chrono::milliseconds interval = std::chrono::milliseconds(50),
+            size_t state_memory = size_t{256} << 20) {
     DatabaseOptions options;
     options.data_directory = directory_.path();
     options.checkpoint_interval = interval;
+    options.state_memory_bytes = state_memory;
     database_ = Database::Open(options, &connectors_);
   }
 
@@ -239,6 +241,29 @@ TEST_F(DatabaseTest, ViewsOverViews) {
   Run("DROP MATERIALIZED VIEW top");
   Run("DROP MATERIALIZED VIEW groups");
   Run("DROP MATERIALIZED VIEW g");
+}
+
+TEST_F(DatabaseTest, StateLargerThanTheMemoryBudgetCheckpointsEarly) {
+  // 50,000 groups of state under a 64 kB budget, with no timed checkpoints: the engine must
+  // commit early and often, and the result must still be exact.
+  Open(std::chrono::milliseconds(0), 64 << 10);
+  Run("CREATE STREAM s (id BIGINT) WITH (connector = 'datagen', 'fields.id.kind' = 'sequence', "
+      "'fields.id.end' = '100000')");
+  Run("CREATE MATERIALIZED VIEW g AS SELECT id % 50000 AS k, count(*) AS n, sum(id) AS total "
+      "FROM s GROUP BY id % 50000");
+  auto metric = [&](const std::string& name) {
+    std::string text = database_->metrics()->RenderPrometheus();
+    size_t at = text.find("\n" + name + " ");
+    return at == std::string::npos ? -1 : std::stoll(text.substr(at + name.size() + 2));
+  };
+  std::string rows_in = "stave_view_rows_in_total{view=\"g\"}";
+  for (int i = 0; i < 600 && metric(rows_in) < 100000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Run("CHECKPOINT");
+  EXPECT_EQ(Rows("SELECT count(*), sum(n), sum(total) FROM g"),
+            std::vector<std::string>{"50000|100000|5000050000"});
+  EXPECT_GT(metric("stave_checkpoints_early_total"), 5);
 }
 
 }  // namespace

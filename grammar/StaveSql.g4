@@ -51,6 +51,8 @@ statement
     | SET scope=(SESSION | LOCAL)? TIME ZONE timeZoneValue             #setTimeZone
     | SET scope=(SESSION | LOCAL)? variableName (EQ | TO)
         (DEFAULT | setValue (COMMA setValue)*)                         #setVariable
+    | ALTER SYSTEM SET variableName (EQ | TO)
+        (DEFAULT | setValue (COMMA setValue)*)                         #alterSystemSet
     | RESET (ALL | TIME ZONE | variableName)                           #reset
     | BEGIN (WORK | TRANSACTION)? transactionModes?                    #beginTransaction
     | START TRANSACTION transactionModes?                              #startTransaction
@@ -360,11 +362,11 @@ reserved
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND is no PostgreSQL
 // keyword at all; VALUES, like CHARACTER and PRECISION, is one of its column-name keywords.
 nonReserved
-    : ABORT | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED
+    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED
     | DELETE | DOUBLE | DROP | EXISTS | FIRST | FORMAT | IF | INSERT | ISOLATION | KEY | LAST
     | LEVEL | LOCAL | MATERIALIZED | NULLS | PRECISION | READ | REPEATABLE | RESET | RESTRICT
     | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION | SET | SHOW | SINK | SINKS | START
-    | STREAM | STREAMS | TABLES | TIME | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING
+    | STREAM | STREAMS | SYSTEM | TABLES | TIME | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING
     | VIEW | VIEWS | WITHOUT | WORK | WRITE | ZONE
     ;
 
@@ -376,6 +378,7 @@ nonReserved
 // keywords in the generated code.
 ABORT: A B O R T;
 ALL: A L L;
+ALTER: A L T E R;
 AND: A N D;
 APPEND: A P P E N D;
 AS: A S;
@@ -468,6 +471,7 @@ WITHOUT: W I T H O U T;
 WORK: W O R K;
 WRITE: W R I T E;
 ZONE: Z O N E;
+SYSTEM: S Y S T E M;
 
 // Operators and punctuation.
 EQ: '=';

@@ -301,6 +301,7 @@ struct SetVariableStatement : Statement {
   std::vector<std::string> values;  ///< String contents or the text of numbers/identifiers.
   bool is_default = false;          ///< `TO DEFAULT`: values is empty.
   bool local = false;
+  bool system = false;  ///< `ALTER SYSTEM SET`: a server-wide setting.
 };
 
 /// `RESET name`, `RESET ALL` (name "all").

@@ -307,6 +307,18 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitAlterSystemSet(P::AlterSystemSetContext* ctx) override {
+    auto set = std::make_unique<SetVariableStatement>();
+    set->name = BuildVariableName(ctx->variableName());
+    set->system = true;
+    set->is_default = ctx->DEFAULT() != nullptr;
+    for (P::SetValueContext* value : ctx->setValue()) {
+      set->values.push_back(BuildSetValue(value));
+    }
+    statement_ = std::move(set);
+    return {};
+  }
+
   antlrcpp::Any visitReset(P::ResetContext* ctx) override {
     auto reset = std::make_unique<ResetVariableStatement>();
     if (ctx->ALL() != nullptr) {

@@ -198,6 +198,11 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
 
 executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
   std::string name = Lower(set.name);
+  if (set.system && name != "checkpoint_interval") {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("ALTER SYSTEM SET \"{}\" is not supported", name), set.position)
+        .WithHint("ALTER SYSTEM sets server-wide settings: checkpoint_interval.");
+  }
   if (set.is_default) {
     const SettingDefinition* setting = FindSetting(name);
     Assign(name, setting ? std::string(setting->default_value) : "", set.position);
@@ -209,7 +214,7 @@ executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
     value += set.values[i];
   }
   Assign(name, value, set.position);
-  return Command("SET");
+  return Command(set.system ? "ALTER SYSTEM" : "SET");
 }
 
 executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {

@@ -1328,6 +1328,17 @@ TEST(ParserShowTest, Variables) {
 
 // --- SET / RESET ------------------------------------------------------------------------
 
+TEST(ParserSetTest, AlterSystemSet) {
+  auto set = ParseOne<SetVariableStatement>("ALTER SYSTEM SET checkpoint_interval = '200ms'");
+  EXPECT_TRUE(set->system);
+  EXPECT_EQ(set->name, "checkpoint_interval");
+  ASSERT_EQ(set->values.size(), 1u);
+  EXPECT_EQ(set->values[0], "200ms");
+  EXPECT_FALSE(ParseOne<SetVariableStatement>("SET checkpoint_interval TO 1")->system);
+  // ALTER and SYSTEM stay usable as names.
+  EXPECT_EQ(Parse("SELECT system, alter FROM t").size(), 1u);
+}
+
 TEST(ParserSetTest, Forms) {
   struct Case {
     const char* sql;

@@ -8,6 +8,6 @@ tools/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTAVE_BUILD_TESTS=OFF >/dev/null
 cmake --build build/release --target staved
 echo
-echo "Starting staved. Connect with:  psql -h 127.0.0.1 -p 4566 -d stave"
+echo "Starting staved; it prints the psql command to connect with once it is ready."
 echo "Stop it with Ctrl-C (a clean stop: the last changes are checkpointed)."
 exec build/release/server/staved --data-dir stave-data "$@"

@@ -6,7 +6,6 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +22,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -168,10 +168,12 @@ class DataRoot {
   DataRoot(const DataRoot&) = delete;
   DataRoot& operator=(const DataRoot&) = delete;
 
-  /// A fresh, empty directory for one run.
+  /// A fresh, empty directory for one run (never one that exists already).
   fs::path Fresh(const std::string& name) {
-    fs::path path = path_ / fmt::format("{}-{}", name, ++counter_);
-    fs::remove_all(path);
+    fs::path path;
+    do {
+      path = path_ / fmt::format("{}-{}", name, ++counter_);
+    } while (fs::exists(path));
     fs::create_directories(path);
     return path;
   }
@@ -728,7 +730,10 @@ std::string MachineLine() {
                      std::thread::hardware_concurrency(), model, CPU_COUNT(&set), load[0]);
 }
 
-void Progress(const std::string& message) { fmt::print(stderr, "[engine_bench] {}\n", message); std::fflush(stderr); }
+void Progress(const std::string& message) {
+  fmt::print(stderr, "[engine_bench] {}\n", message);
+  std::fflush(stderr);
+}
 
 // ---------------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ run_suite() {
 run_suite release -DCMAKE_BUILD_TYPE=Release
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tools/tsan.supp" \
   TARGETS="executor_test storage_test server_test" \
   TEST_REGEX="^(Database|HashAggregate|Datagen|Store|StateTable|PgServer|PgConnection|HttpServer)" \
   run_suite tsan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=thread -DSTAVE_BUILD_BENCH=OFF

@@ -151,6 +151,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
 
 Store::~Store() {
   if (db_) {
+    // Flushing the memtables on a clean stop spares the next start a replay of the
+    // write-ahead log, which otherwise dominates recovery time.
+    db_->Flush(rocksdb::FlushOptions()).PermitUncheckedError();
     db_->Close().PermitUncheckedError();
   }
 }

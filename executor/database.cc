@@ -53,6 +53,28 @@ std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
   return std::nullopt;
 }
 
+// The columns of CREATE STREAM or CREATE TABLE: at least one, distinct names, none named
+// like a hidden column, known types.
+std::vector<planner::Column> ResolveColumns(const std::vector<parser::ColumnDef>& definitions,
+                                            std::string_view what, int position) {
+  if (definitions.empty()) {
+    throw SqlError(sqlstate::kSyntaxError, fmt::format("a {} needs at least one column", what), position);
+  }
+  std::vector<planner::Column> columns;
+  std::set<std::string> names;
+  for (const parser::ColumnDef& column : definitions) {
+    if (!names.insert(column.name).second) {
+      throw SqlError("42701", fmt::format("column \"{}\" specified more than once", column.name),
+                     column.position);
+    }
+    if (column.name == planner::kRowIdColumn || column.name == planner::kRowKeyColumn) {
+      throw SqlError("42701", fmt::format("column name \"{}\" is reserved", column.name), column.position);
+    }
+    columns.push_back({column.name, planner::ResolveType(column.type), column.not_null});
+  }
+  return columns;
+}
+
 QueryResult Command(std::string tag) {
   QueryResult result;
   result.command_tag = std::move(tag);
@@ -191,22 +213,14 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
   object->name = planner::ResolveObjectName(create.name, create.position);
   object->definition = create.text;
   object->format = create.format;
-  if (create.columns.empty()) {
-    throw SqlError(sqlstate::kSyntaxError, "a stream needs at least one column", create.position);
-  }
-  std::set<std::string> names;
   for (const parser::ColumnDef& column : create.columns) {
-    if (!names.insert(column.name).second) {
-      throw SqlError("42701", fmt::format("column \"{}\" specified more than once", column.name),
-                     column.position);
-    }
     if (column.primary_key) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      "a stream is append-only and has no primary key", column.position)
-          .WithHint("Declare a keyed table (coming with CREATE TABLE) or group by the key in a view.");
+          .WithHint("Declare a table with a primary key, or group by the key in a view.");
     }
-    object->columns.push_back({column.name, planner::ResolveType(column.type)});
   }
+  object->columns = ResolveColumns(create.columns, "stream", create.position);
   int connector_position = create.position;
   for (const parser::Option& option : create.options) {
     if (option.key == "connector") {
@@ -245,25 +259,12 @@ planner::CatalogObjectPtr Database::PlanTable(const parser::CreateTableStatement
   object->name = planner::ResolveObjectName(create.name, create.position);
   object->definition = create.text;
   object->append_only = create.append_only;
-  if (create.columns.empty()) {
-    throw SqlError(sqlstate::kSyntaxError, "a table needs at least one column", create.position);
-  }
   if (!create.options.empty()) {
     throw SqlError(sqlstate::kInvalidParameterValue,
                    fmt::format("unknown table option '{}'", create.options.front().key),
                    create.options.front().position);
   }
-  std::set<std::string> names;
-  for (const parser::ColumnDef& column : create.columns) {
-    if (!names.insert(column.name).second) {
-      throw SqlError("42701", fmt::format("column \"{}\" specified more than once", column.name),
-                     column.position);
-    }
-    if (column.name == planner::kRowIdColumn) {
-      throw SqlError("42701", fmt::format("column name \"{}\" is reserved", column.name), column.position);
-    }
-    object->columns.push_back({column.name, planner::ResolveType(column.type), column.not_null});
-  }
+  object->columns = ResolveColumns(create.columns, "table", create.position);
   for (const std::string& key : create.primary_key) {
     auto it = std::find_if(object->columns.begin(), object->columns.end(),
                            [&](const planner::Column& c) { return c.name == key; });

@@ -67,6 +67,19 @@ std::string FormatKey(const planner::CatalogObject& table, const std::vector<Val
   return fmt::format("Key ({})=({}) already exists.", names, values);
 }
 
+// Throws 23502 if `row` has NULL in a NOT NULL column.
+void CheckNotNull(const planner::CatalogObject& table, const std::vector<Value>& row, int position) {
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (row[i].is_null() && table.columns[i].not_null) {
+      throw SqlError("23502",
+                     fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
+                                 "constraint",
+                                 table.columns[i].name, table.name),
+                     position);
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& name, int position,
@@ -93,15 +106,7 @@ std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& na
 void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* transaction,
                             std::vector<Value> row, int position) {
   const planner::CatalogObject& table = writes->table->object();
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    if (row[i].is_null() && table.columns[i].not_null) {
-      throw SqlError("23502",
-                     fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
-                                 "constraint",
-                                 table.columns[i].name, table.name),
-                     position);
-    }
-  }
+  CheckNotNull(table, row, position);
   if (table.HasRowId()) {
     std::lock_guard lock(writes->table->mutex());
     row.push_back(Value::Int(writes->table->AllocateRowId()));
@@ -285,30 +290,22 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
     for (size_t a = 0; a < assignments.size(); ++a) new_row[assignments[a].first] = values[a].GetValue(r);
     changed.emplace_back(std::move(old_row), std::move(new_row));
   }
-  std::vector<std::pair<std::vector<Value>, std::vector<Value>>> moved;
+  std::vector<std::vector<Value>> moved;  // New rows whose key changed: inserted last.
   for (auto& [old_row, new_row] : changed) {
     std::string old_key = table->KeyOf(old_row);
     std::string new_key = table->KeyOf(new_row);
     if (old_key == new_key) {
-      for (size_t i = 0; i < object.columns.size(); ++i) {
-        if (new_row[i].is_null() && object.columns[i].not_null) {
-          throw SqlError("23502",
-                         fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
-                                     "constraint",
-                                     object.columns[i].name, object.name),
-                         update.position);
-        }
-      }
+      CheckNotNull(object, new_row, update.position);
       writes->overlay[new_key] = new_row;
       writes->changes.push_back({RowOp::kUpdateDelete, old_key, std::move(old_row)});
       writes->changes.push_back({RowOp::kUpdateInsert, new_key, std::move(new_row)});
     } else {
       writes->overlay[old_key] = std::nullopt;
       writes->changes.push_back({RowOp::kDelete, old_key, std::move(old_row)});
-      moved.emplace_back(std::vector<Value>(), std::move(new_row));
+      moved.push_back(std::move(new_row));
     }
   }
-  for (auto& [unused, new_row] : moved) {
+  for (auto& new_row : moved) {
     AddInsert(writes, transaction, std::move(new_row), update.position);
   }
   return fmt::format("UPDATE {}", changed.size());

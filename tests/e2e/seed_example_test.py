@@ -6,12 +6,7 @@ restart; insert 7; checkpoint: odd 16, even 12 — every number counted exactly 
 import argparse
 import sys
 
-from stave_harness import Staved
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
+from stave_harness import Staved, check
 
 
 VIEW = "SELECT parity, total FROM sums ORDER BY parity"

@@ -10,6 +10,11 @@ import time
 import urllib.request
 
 
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

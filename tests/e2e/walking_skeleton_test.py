@@ -8,15 +8,10 @@ import socket
 import struct
 import sys
 
-from stave_harness import Staved
+from stave_harness import Staved, check
 
 PARITY = ["0|500|250500", "1|500|250000"]
 PARITY_SQL = "SELECT * FROM parity ORDER BY parity"
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 def metric(text, name, labels):

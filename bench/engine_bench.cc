@@ -8,12 +8,12 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -122,7 +122,8 @@ uint64_t LiveBytes(const fs::path& directory) {
   rocksdb::Options options;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status = rocksdb::DB::OpenForReadOnly(options, directory.string(), &raw);
-  if (!status.ok()) throw std::runtime_error("reading " + directory.string() + ": " + status.ToString());
+  if (!status.ok())
+    throw std::runtime_error("reading " + directory.string() + ": " + status.ToString());
   std::unique_ptr<rocksdb::DB> db(raw);
   uint64_t total = 0;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
@@ -398,7 +399,8 @@ struct EngineRun {
   std::optional<Recovery> recovery;
 };
 
-std::unique_ptr<Database> OpenDatabase(const fs::path& directory, std::chrono::milliseconds interval,
+std::unique_ptr<Database> OpenDatabase(const fs::path& directory,
+                                       std::chrono::milliseconds interval,
                                        const stave::planner::ConnectorRegistry* connectors) {
   DatabaseOptions options;
   options.data_directory = directory.string();
@@ -423,8 +425,8 @@ std::pair<double, double> TimeRecovery(const fs::path& directory,
     }
     if (count == expected) break;
     if (Seconds(Clock::now() - start) > static_cast<double>(timeout_s)) {
-      throw std::runtime_error(fmt::format("after recovery the view has {} rows, not {}", count,
-                                           expected));
+      throw std::runtime_error(
+          fmt::format("after recovery the view has {} rows, not {}", count, expected));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -458,8 +460,8 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
     } else if (Seconds(Clock::now() - last_progress) > 60) {
       auto view = database->catalog().Find("m");
       auto error = view ? database->engine()->JobError(view->id) : std::nullopt;
-      throw std::runtime_error(fmt::format("view {} stalled at {} of {} rows{}", workload.name, rows,
-                                           workload.rows, error ? ": " + *error : ""));
+      throw std::runtime_error(fmt::format("view {} stalled at {} of {} rows{}", workload.name,
+                                           rows, workload.rows, error ? ": " + *error : ""));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(config.poll_ms));
   }
@@ -709,7 +711,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int c = 0; c < config.cpus; ++c) CPU_SET(c, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("sched_setaffinity failed");
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+      throw std::runtime_error("sched_setaffinity failed");
   }
   std::string machine_before = MachineLine();
   DataRoot root(config.data_dir);
@@ -742,16 +745,16 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     std::string label = workload.name + (interval.count() > 0 ? "/1s" : "/on-demand");
     RemoveOnExit directory{root.Fresh(workload.name)};
     EngineRun run = RunEngine(config, directory.path, workload, interval, recovery);
-    Progress(fmt::format("{}: {:.2f} s processing ({:.2f} CPU-s) with {} commits, final CHECKPOINT "
-                         "{:.3f} s, view rows {}{}",
-                         label, run.processing.wall, run.processing.cpu, run.commits,
-                         run.checkpoint.wall, run.view_rows,
-                         run.recovery ? fmt::format(", recovery {:.3f} s cold / {:.3f} s warm, "
-                                                    "{} on disk",
-                                                    run.recovery->cold_serve_s,
-                                                    run.recovery->warm_serve_s,
-                                                    Bytes(run.recovery->state_bytes))
-                                      : ""));
+    Progress(fmt::format(
+        "{}: {:.2f} s processing ({:.2f} CPU-s) with {} commits, final CHECKPOINT "
+        "{:.3f} s, view rows {}{}",
+        label, run.processing.wall, run.processing.cpu, run.commits, run.checkpoint.wall,
+        run.view_rows,
+        run.recovery ? fmt::format(", recovery {:.3f} s cold / {:.3f} s warm, "
+                                   "{} on disk",
+                                   run.recovery->cold_serve_s, run.recovery->warm_serve_s,
+                                   Bytes(run.recovery->state_bytes))
+                     : ""));
     runs[label].push_back(std::move(run));
   };
 
@@ -783,7 +786,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     // Per group: the aggregate state and the view row each hold the string, plus ~100
     // bytes of keys, counters and RocksDB overhead.
     pad_length = std::max<int64_t>(
-        8, static_cast<int64_t>((config.state_gb * 1e9 / static_cast<double>(large_keys) - 100) / 2));
+        8,
+        static_cast<int64_t>((config.state_gb * 1e9 / static_cast<double>(large_keys) - 100) / 2));
     Workload large{"large-state", StreamSql(2 * large_keys, large_keys, pad_length),
                    LargeStateView(large_keys), 2 * large_keys, static_cast<int64_t>(large_keys)};
     for (int repeat = 0; repeat < config.repeats; ++repeat) {
@@ -792,18 +796,19 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
                            pad_length, repeat + 1, config.repeats));
       large_runs.push_back(RunEngine(config, directory.path, large, one_second, true));
       const EngineRun& run = large_runs.back();
-      Progress(fmt::format("large state: {:.2f} s processing, recovery {:.3f} s cold / {:.3f} s "
-                           "warm, {} on disk",
-                           run.processing.wall, run.recovery->cold_serve_s,
-                           run.recovery->warm_serve_s, Bytes(run.recovery->state_bytes)));
+      Progress(
+          fmt::format("large state: {:.2f} s processing, recovery {:.3f} s cold / {:.3f} s "
+                      "warm, {} on disk",
+                      run.processing.wall, run.recovery->cold_serve_s, run.recovery->warm_serve_s,
+                      Bytes(run.recovery->state_bytes)));
     }
   }
 
   // Baselines for the commit time: synced writes of the Stave commits' median size.
   struct Baseline {
     std::string of;
-    SyncedWrites rocksdb;                  // 100-byte values
-    std::optional<SyncedWrites> matched;   // entries of Stave's average size
+    SyncedWrites rocksdb;                 // 100-byte values
+    std::optional<SyncedWrites> matched;  // entries of Stave's average size
     SyncedWrites file;
   };
   std::vector<Baseline> baselines;
@@ -843,9 +848,9 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
         double value_size = Median(final_bytes) / entries - 16 - 3;
         if (value_size >= 1) {
           RemoveOnExit directory{root.Fresh("raw-rocksdb")};
-          baseline.matched = RawRocksDbWrites(directory.path, size,
-                                              static_cast<size_t>(std::lround(value_size)),
-                                              config.baseline_writes);
+          baseline.matched =
+              RawRocksDbWrites(directory.path, size, static_cast<size_t>(std::lround(value_size)),
+                               config.baseline_writes);
         }
       }
       {
@@ -861,9 +866,10 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
   out += fmt::format("engine_bench: {}\n", command);
   out += fmt::format("machine at start: {}\n", machine_before);
   out += fmt::format("machine at end:   {}\n", MachineLine());
-  out += fmt::format("rows {}, keys {}, repeats {} (medians over repeats; ratios are medians of "
-                     "per-repeat ratios)\n\n",
-                     config.rows, config.keys, config.repeats);
+  out += fmt::format(
+      "rows {}, keys {}, repeats {} (medians over repeats; ratios are medians of "
+      "per-repeat ratios)\n\n",
+      config.rows, config.keys, config.repeats);
 
   auto median_of = [](const std::vector<EngineRun>& list, auto get) {
     std::vector<double> values;
@@ -875,19 +881,22 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     const auto& a = runs[workload + "/1s"];
     const auto& b = runs[workload + "/on-demand"];
     std::vector<double> ratios;
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) ratios.push_back(get(a[i]) / get(b[i]));
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      ratios.push_back(get(a[i]) / get(b[i]));
     return Median(ratios);
   };
 
   std::vector<std::string> headline;  // each measurement against its target
   if (want_generator || want_stateless || want_aggregate) {
-    out += "Throughput (events = source rows; 'processing' = CREATE MATERIALIZED VIEW until the view has "
-           "read every row; 'durable' adds the final CHECKPOINT; cores = CPU time / wall time of the "
-           "whole process; commit stall = share of the processing time the engine thread spent "
-           "committing)\n\n";
-    Table table({"scenario", "checkpoints", "events/s processing", "events/s durable",
-                 "cores used", "events per CPU-s", "vs on-demand (processing)",
-                 "vs on-demand (durable)", "commit stall"});
+    out +=
+        "Throughput (events = source rows; 'processing' = CREATE MATERIALIZED VIEW until the view "
+        "has "
+        "read every row; 'durable' adds the final CHECKPOINT; cores = CPU time / wall time of the "
+        "whole process; commit stall = share of the processing time the engine thread spent "
+        "committing)\n\n";
+    Table table({"scenario", "checkpoints", "events/s processing", "events/s durable", "cores used",
+                 "events per CPU-s", "vs on-demand (processing)", "vs on-demand (durable)",
+                 "commit stall"});
     if (!generator_runs.empty()) {
       std::vector<double> rate, cores, per_cpu;
       for (const auto& run : generator_runs) {
@@ -899,7 +908,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
                  Rate(Median(per_cpu)), "-", "-", "-"});
     }
     for (std::string workload : {"stateless", "aggregate"}) {
-      if ((workload == "stateless" && !want_stateless) || (workload == "aggregate" && !want_aggregate)) {
+      if ((workload == "stateless" && !want_stateless) ||
+          (workload == "aggregate" && !want_aggregate)) {
         continue;
       }
       uint64_t rows = config.rows;
@@ -911,28 +921,29 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
         table.Add({
             workload + " " + (periodic ? "every 1 s" : "on demand"),
             [&] {
-              double commits = median_of(list, [](const EngineRun& r) {
-                return static_cast<double>(r.commits);
-              });
-              return commits > 0 ? fmt::format("{:.0f} + final", commits) : std::string("final only");
+              double commits = median_of(
+                  list, [](const EngineRun& r) { return static_cast<double>(r.commits); });
+              return commits > 0 ? fmt::format("{:.0f} + final", commits)
+                                 : std::string("final only");
             }(),
             Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.processing.wall; })),
             Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.total().wall; })),
-            Ratio(median_of(list, [](const EngineRun& r) { return r.total().cpu / r.total().wall; })),
+            Ratio(
+                median_of(list, [](const EngineRun& r) { return r.total().cpu / r.total().wall; })),
             Rate(median_of(list, [&](const EngineRun& r) { return rows_d / r.total().cpu; })),
-            periodic ? Ratio(paired_ratio(workload, [&](const EngineRun& r) {
-              return rows_d / r.processing.wall;
-            }))
+            periodic
+                ? Ratio(paired_ratio(
+                      workload, [&](const EngineRun& r) { return rows_d / r.processing.wall; }))
+                : "1",
+            periodic ? Ratio(paired_ratio(
+                           workload, [&](const EngineRun& r) { return rows_d / r.total().wall; }))
                      : "1",
-            periodic ? Ratio(paired_ratio(workload, [&](const EngineRun& r) {
-              return rows_d / r.total().wall;
-            }))
-                     : "1",
-            fmt::format("{:.1f} %", 100 * median_of(list, [](const EngineRun& r) {
-              double sum = 0;
-              for (double us : r.commit_us) sum += us / 1e6;
-              return sum / r.processing.wall;
-            })),
+            fmt::format("{:.1f} %", 100 * median_of(list,
+                                                    [](const EngineRun& r) {
+                                                      double sum = 0;
+                                                      for (double us : r.commit_us) sum += us / 1e6;
+                                                      return sum / r.processing.wall;
+                                                    })),
         });
       }
     }
@@ -940,27 +951,30 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     for (std::string workload : {"stateless", "aggregate"}) {
       if (runs[workload + "/1s"].empty() || runs[workload + "/on-demand"].empty()) continue;
       double rows_d = static_cast<double>(config.rows);
-      double processing = paired_ratio(workload, [&](const EngineRun& r) { return rows_d / r.processing.wall; });
-      double durable = paired_ratio(workload, [&](const EngineRun& r) { return rows_d / r.total().wall; });
-      headline.push_back(fmt::format(
-          "{}: checkpoints every 1 s change processing throughput by {:+.0f} % and durable throughput "
-          "by {:+.0f} % against on-demand (target: overhead under 5 %)",
-          workload, 100 * (processing - 1), 100 * (durable - 1)));
+      double processing =
+          paired_ratio(workload, [&](const EngineRun& r) { return rows_d / r.processing.wall; });
+      double durable =
+          paired_ratio(workload, [&](const EngineRun& r) { return rows_d / r.total().wall; });
+      headline.push_back(
+          fmt::format("{}: checkpoints every 1 s change processing throughput by {:+.0f} % and "
+                      "durable throughput "
+                      "by {:+.0f} % against on-demand (target: overhead under 5 %)",
+                      workload, 100 * (processing - 1), 100 * (durable - 1)));
     }
   }
 
   if (want_commit) {
-    out += "Checkpoint commit time (stave_catalog.checkpoints: barrier to synced commit, every commit "
-           "made while the view processed, all repeats pooled), beside synced writes of the same size "
-           "in the same run\n\n";
+    out +=
+        "Checkpoint commit time (stave_catalog.checkpoints: barrier to synced commit, every commit "
+        "made while the view processed, all repeats pooled), beside synced writes of the same size "
+        "in the same run\n\n";
     Table table({"what", "n", "bytes per commit (median)", "p50", "p99", "MB/s at p50",
                  "Stave p50 / this p50"});
     for (const Baseline& baseline : baselines) {
       std::vector<double> us = pooled(baseline.of, &EngineRun::commit_us);
       std::vector<double> bytes = pooled(baseline.of, &EngineRun::commit_bytes);
       double p50 = Percentile(us, 50) / 1e6;
-      table.Add({"Stave " + baseline.of + " commit",
-                 std::to_string(us.size()),
+      table.Add({"Stave " + baseline.of + " commit", std::to_string(us.size()),
                  Bytes(Median(bytes)), Millis(p50), Millis(Percentile(us, 99) / 1e6),
                  fmt::format("{:.0f}", Median(bytes) / p50 / 1e6), "1"});
       auto add = [&](const std::string& what, const SyncedWrites& writes) {
@@ -971,7 +985,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
       };
       double file_p50 = Percentile(baseline.file.seconds, 50);
       headline.push_back(fmt::format(
-          "{} commit: p50 {} for {} ({:.0f} MB/s) = {:.1f}x the disk's write + fdatasync of the same "
+          "{} commit: p50 {} for {} ({:.0f} MB/s) = {:.1f}x the disk's write + fdatasync of the "
+          "same "
           "bytes ({:.0f} MB/s){}",
           baseline.of, Millis(p50), Bytes(Median(bytes)), Median(bytes) / p50 / 1e6, p50 / file_p50,
           baseline.file.bytes / file_p50 / 1e6,
@@ -999,7 +1014,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     out += table.Render(config.markdown) + "\n";
   }
 
-  auto recovery_rows = [&](Table* table, const std::string& what, const std::vector<EngineRun>& list) {
+  auto recovery_rows = [&](Table* table, const std::string& what,
+                           const std::vector<EngineRun>& list) {
     std::vector<EngineRun> with;
     for (const auto& run : list) {
       if (run.recovery) with.push_back(run);
@@ -1008,33 +1024,36 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     auto get = [&](auto field) {
       return median_of(with, [&](const EngineRun& r) { return (*r.recovery).*field; });
     };
-    headline.push_back(fmt::format(
-        "recovery of {} ({} of live state): {:.2f} s to the right count(*), of which Database::Open "
-        "{:.2f} s (target: under 2 s for 1 GB)",
-        what, Bytes(get(&Recovery::live_bytes)), get(&Recovery::cold_serve_s), get(&Recovery::cold_open_s)));
+    headline.push_back(
+        fmt::format("recovery of {} ({} of live state): {:.2f} s to the right count(*), of which "
+                    "Database::Open "
+                    "{:.2f} s (target: under 2 s for 1 GB)",
+                    what, Bytes(get(&Recovery::live_bytes)), get(&Recovery::cold_serve_s),
+                    get(&Recovery::cold_open_s)));
     table->Add({what, std::to_string(with.size()), Bytes(get(&Recovery::live_bytes)),
-                Bytes(get(&Recovery::state_bytes)),
-                Bytes(get(&Recovery::wal_bytes)),
+                Bytes(get(&Recovery::state_bytes)), Bytes(get(&Recovery::wal_bytes)),
                 fmt::format("{:.3f} s", get(&Recovery::cold_open_s)),
                 fmt::format("{:.3f} s", get(&Recovery::cold_serve_s)),
                 fmt::format("{:.3f} s", get(&Recovery::warm_open_s)),
                 fmt::format("{:.3f} s", get(&Recovery::warm_serve_s))});
   };
   if (want_recovery || !large_runs.empty()) {
-    out += "Recovery (after the final CHECKPOINT: Shutdown, then time Database::Open and until SELECT "
-           "count(*) FROM m answers the committed count. 1st restart: data directory evicted from the "
-           "page cache; Open replays RocksDB's WAL. 2nd restart: warm cache, WAL already flushed)\n\n";
-    Table table({"state", "n", "live keys+values", "on disk", "of which WAL",
-                 "1st restart: Open", "1st: serving", "2nd restart: Open", "2nd: serving"});
+    out +=
+        "Recovery (after the final CHECKPOINT: Shutdown, then time Database::Open and until SELECT "
+        "count(*) FROM m answers the committed count. 1st restart: data directory evicted from the "
+        "page cache; Open replays RocksDB's WAL. 2nd restart: warm cache, WAL already flushed)\n\n";
+    Table table({"state", "n", "live keys+values", "on disk", "of which WAL", "1st restart: Open",
+                 "1st: serving", "2nd restart: Open", "2nd: serving"});
     if (want_recovery) {
       recovery_rows(&table, fmt::format("aggregate, {} groups", expected.distinct_keys),
                     runs["aggregate/1s"]);
     }
     if (!large_runs.empty()) {
-      recovery_rows(&table,
-                    fmt::format("large state (--state-gb {}): {} rows, {} groups with {}-byte strings",
-                                config.state_gb, 2 * large_keys, large_keys, pad_length),
-                    large_runs);
+      recovery_rows(
+          &table,
+          fmt::format("large state (--state-gb {}): {} rows, {} groups with {}-byte strings",
+                      config.state_gb, 2 * large_keys, large_keys, pad_length),
+          large_runs);
     }
     out += table.Render(config.markdown) + "\n";
   }
@@ -1059,8 +1078,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", config.repeats, "Runs of each scenario; medians are reported")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--data-dir", config.data_dir,
-                 "Where runs put their data (default: a fresh directory under /tmp, removed at the end)");
+  app.add_option(
+      "--data-dir", config.data_dir,
+      "Where runs put their data (default: a fresh directory under /tmp, removed at the end)");
   app.add_option("--scenarios", config.scenarios,
                  "Comma list of generator, stateless, aggregate, commit, recovery (or all, or none "
                  "to run only --state-gb)")
@@ -1078,8 +1098,7 @@ int main(int argc, char** argv) {
   app.add_option("--poll-ms", config.poll_ms, "How often the metrics are polled")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app.add_option("--cpus", config.cpus,
-                 "Pin the process to the first N CPUs (0: all it may use)")
+  app.add_option("--cpus", config.cpus, "Pin the process to the first N CPUs (0: all it may use)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   std::set<std::string> scenarios;

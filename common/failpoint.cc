@@ -63,12 +63,12 @@ void Trigger(std::string_view name) {
 const std::vector<std::string_view>& Names() {
   // Every STAVE failpoint, in the order an epoch meets them. Keep in sync with the call sites.
   static const std::vector<std::string_view> names = {
-      "table_write_before_sync",    // A table write is about to be made durable.
-      "table_write_after_sync",     // A table write is durable; the client has not heard yet.
-      "epoch_barrier_injected",     // A checkpoint began; no job has flushed yet.
-      "epoch_job_flushed",          // One job wrote its state delta into the epoch batch.
-      "epoch_before_commit",        // The epoch batch is complete, not yet written.
-      "epoch_after_commit",         // The epoch is durable; snapshot and waiters not updated.
+      "table_write_before_sync",  // A table write is about to be made durable.
+      "table_write_after_sync",   // A table write is durable; the client has not heard yet.
+      "epoch_barrier_injected",   // A checkpoint began; no job has flushed yet.
+      "epoch_job_flushed",        // One job wrote its state delta into the epoch batch.
+      "epoch_before_commit",      // The epoch batch is complete, not yet written.
+      "epoch_after_commit",       // The epoch is durable; snapshot and waiters not updated.
   };
   return names;
 }
@@ -82,7 +82,8 @@ bool ArmFromSpec(std::string_view spec, std::string* error) {
     if (item.empty()) continue;
     size_t equals = item.find('=');
     if (equals == std::string_view::npos) {
-      *error = "failpoint \"" + std::string(item) + "\" has no action (use name=crash|error|delay(ms)|off)";
+      *error = "failpoint \"" + std::string(item) +
+               "\" has no action (use name=crash|error|delay(ms)|off)";
       return false;
     }
     std::string_view name = Trim(item.substr(0, equals));

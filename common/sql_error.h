@@ -25,7 +25,8 @@ inline constexpr std::string_view kNumericValueOutOfRange = "22003";
 inline constexpr std::string_view kDivisionByZero = "22012";
 inline constexpr std::string_view kDependentObjectsStillExist = "2BP01";
 inline constexpr std::string_view kFeatureNotSupported = "0A000";
-inline constexpr std::string_view kUndefinedParameter = "42704";  // unrecognized configuration parameter
+inline constexpr std::string_view kUndefinedParameter =
+    "42704";  // unrecognized configuration parameter
 inline constexpr std::string_view kProtocolViolation = "08P01";
 inline constexpr std::string_view kInFailedTransaction = "25P02";
 inline constexpr std::string_view kQueryCanceled = "57014";

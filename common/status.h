@@ -16,7 +16,9 @@ class [[nodiscard]] Status {
 
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status NotFound(std::string message) { return Status(Code::kNotFound, std::move(message)); }
+  static Status NotFound(std::string message) {
+    return Status(Code::kNotFound, std::move(message));
+  }
   static Status IoError(std::string message) { return Status(Code::kIoError, std::move(message)); }
   static Status Corruption(std::string message) {
     return Status(Code::kCorruption, std::move(message));
@@ -47,7 +49,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}         // NOLINT: implicit on purpose.
+  Result(T value) : data_(std::move(value)) {}        // NOLINT: implicit on purpose.
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit on purpose.
     assert(!std::get<Status>(data_).ok());
   }

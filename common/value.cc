@@ -61,7 +61,8 @@ std::string FormatFloating(Float value) {
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   if (value == 0) return std::signbit(value) ? "-0" : "0";
   char buffer[64];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  auto result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
   return FormatShortest(buffer, result.ptr);
 }
 

@@ -36,7 +36,8 @@ Value ParseText(const std::string& original, DataType to) {
   switch (to.id) {
     case TypeId::kBoolean: {
       std::string lower;
-      for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      for (char c : text)
+        lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
       for (std::string_view t : {"t", "true", "yes", "on", "1", "y"}) {
         if (lower == t) return Value::Boolean(true);
       }
@@ -63,7 +64,8 @@ Value ParseText(const std::string& original, DataType to) {
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
       std::string lower;
-      for (char c : text) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      for (char c : text)
+        lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
       if (lower == "nan") return Value::Double(std::nan(""));
       if (lower == "infinity" || lower == "inf" || lower == "+infinity") {
         return Value::Double(std::numeric_limits<double>::infinity());
@@ -96,12 +98,14 @@ Value ParseText(const std::string& original, DataType to) {
 void CheckIntegerRange(int64_t value, DataType type) {
   switch (type.id) {
     case TypeId::kInt16:
-      if (value < std::numeric_limits<int16_t>::min() || value > std::numeric_limits<int16_t>::max()) {
+      if (value < std::numeric_limits<int16_t>::min() ||
+          value > std::numeric_limits<int16_t>::max()) {
         throw SqlError(sqlstate::kNumericValueOutOfRange, "smallint out of range");
       }
       return;
     case TypeId::kInt32:
-      if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+      if (value < std::numeric_limits<int32_t>::min() ||
+          value > std::numeric_limits<int32_t>::max()) {
         throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
       }
       return;

@@ -13,10 +13,10 @@ using planner::AggregateKind;
 storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
   storage::RowTypes types = {TypeId::kInt64};
   for (const auto& call : calls) {
-    types.push_back(TypeId::kInt64);    // count
-    types.push_back(TypeId::kInt64);    // int_sum, high 64 bits
-    types.push_back(TypeId::kInt64);    // int_sum, low 64 bits
-    types.push_back(TypeId::kFloat64);  // float_sum
+    types.push_back(TypeId::kInt64);                                        // count
+    types.push_back(TypeId::kInt64);                                        // int_sum, high 64 bits
+    types.push_back(TypeId::kInt64);                                        // int_sum, low 64 bits
+    types.push_back(TypeId::kFloat64);                                      // float_sum
     types.push_back(call.arg ? call.arg->type : DataType(TypeId::kInt64));  // extremum
   }
   return types;
@@ -44,15 +44,17 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
     case AggregateKind::kMin:
     case AggregateKind::kMax: {
       if (sign < 0) {
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       "min() and max() over rows that are updated or deleted are not supported yet");
+        throw SqlError(
+            sqlstate::kFeatureNotSupported,
+            "min() and max() over rows that are updated or deleted are not supported yet");
       }
       Value value = arg->GetValue(row);
       if (state->extremum.is_null()) {
         state->extremum = std::move(value);
       } else {
         int c = CompareValues(value, state->extremum);
-        if ((call.kind == AggregateKind::kMin && c < 0) || (call.kind == AggregateKind::kMax && c > 0)) {
+        if ((call.kind == AggregateKind::kMin && c < 0) ||
+            (call.kind == AggregateKind::kMax && c > 0)) {
           state->extremum = std::move(value);
         }
       }

@@ -37,7 +37,8 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
 
 /// Encodes a group's state for a state table, and back. DecodeGroupState returns false if
 /// the bytes do not fit `calls`.
-std::string EncodeGroupState(const GroupState& state, const std::vector<planner::AggregateCall>& calls);
+std::string EncodeGroupState(const GroupState& state,
+                             const std::vector<planner::AggregateCall>& calls);
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
                       GroupState* state);
 

@@ -20,7 +20,8 @@ struct RowChange {
 
 /// A change log record: the row changes of one table commit or of one view epoch, as the
 /// readers of the object's changelog receive them.
-std::string EncodeChangeRecord(const std::vector<RowChange>& changes, const storage::RowTypes& types);
+std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
+                               const storage::RowTypes& types);
 /// Appends the record's rows to `chunk`. Returns false if it is malformed.
 bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk);
 

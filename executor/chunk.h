@@ -14,9 +14,7 @@ namespace stave::executor {
 enum class RowOp : uint8_t { kInsert, kDelete, kUpdateDelete, kUpdateInsert };
 
 /// +1 for rows that add (insert, update-after), -1 for rows that remove.
-inline int RowSign(RowOp op) {
-  return op == RowOp::kInsert || op == RowOp::kUpdateInsert ? 1 : -1;
-}
+inline int RowSign(RowOp op) { return op == RowOp::kInsert || op == RowOp::kUpdateInsert ? 1 : -1; }
 
 /// One column of a chunk: values of one physical type plus a null flag per row. Only the
 /// vector matching the type's physical representation is used.

@@ -58,7 +58,8 @@ std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
 std::vector<planner::Column> ResolveColumns(const std::vector<parser::ColumnDef>& definitions,
                                             std::string_view what, int position) {
   if (definitions.empty()) {
-    throw SqlError(sqlstate::kSyntaxError, fmt::format("a {} needs at least one column", what), position);
+    throw SqlError(sqlstate::kSyntaxError, fmt::format("a {} needs at least one column", what),
+                   position);
   }
   std::vector<planner::Column> columns;
   std::set<std::string> names;
@@ -68,7 +69,8 @@ std::vector<planner::Column> ResolveColumns(const std::vector<parser::ColumnDef>
                      column.position);
     }
     if (column.name == planner::kRowIdColumn || column.name == planner::kRowKeyColumn) {
-      throw SqlError("42701", fmt::format("column name \"{}\" is reserved", column.name), column.position);
+      throw SqlError("42701", fmt::format("column name \"{}\" is reserved", column.name),
+                     column.position);
     }
     columns.push_back({column.name, planner::ResolveType(column.type), column.not_null});
   }
@@ -115,8 +117,9 @@ void Database::RegisterSystemTables() {
     std::vector<std::vector<Value>> rows;
     for (const CheckpointRecord& record : engine_->CheckpointHistory()) {
       rows.push_back({Value::Int(static_cast<int64_t>(record.epoch)),
-                      Value::String(fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(
-                          std::chrono::system_clock::to_time_t(record.started)))),
+                      Value::String(fmt::format(
+                          "{:%Y-%m-%d %H:%M:%S}",
+                          fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)))),
                       Value::Double(static_cast<double>(record.duration.count()) / 1000.0),
                       Value::Int(static_cast<int64_t>(record.bytes))});
     }
@@ -156,9 +159,9 @@ void Database::Recover(JobSet* jobs) {
         throw SqlError("XX001", "not a CREATE statement");
       }
     } catch (const SqlError& error) {
-      throw SqlError("XX001", fmt::format("cannot recover {} \"{}\" from its definition: {}",
-                                          planner::ObjectTypeName(entry->type),
-                                          entry->name, error.what()));
+      throw SqlError("XX001",
+                     fmt::format("cannot recover {} \"{}\" from its definition: {}",
+                                 planner::ObjectTypeName(entry->type), entry->name, error.what()));
     }
   }
   UpdateChangeLogs(jobs, {}, nullptr);
@@ -228,7 +231,8 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
       connector_position = option.position;
     } else if (!object->options.emplace(option.key, option.value).second) {
       throw SqlError(sqlstate::kInvalidParameterValue,
-                     fmt::format("option '{}' is given more than once", option.key), option.position);
+                     fmt::format("option '{}' is given more than once", option.key),
+                     option.position);
     }
   }
   if (object->connector.empty()) {
@@ -238,7 +242,8 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
   const planner::ConnectorSpec* spec = connectors_->Find(object->connector);
   if (!spec || !spec->validate_source) {
     std::string known;
-    for (const std::string& name : connectors_->Names()) known += (known.empty() ? "" : ", ") + name;
+    for (const std::string& name : connectors_->Names())
+      known += (known.empty() ? "" : ", ") + name;
     throw SqlError(sqlstate::kInvalidParameterValue,
                    fmt::format("unknown connector '{}' (available: {})", object->connector, known),
                    connector_position);
@@ -288,7 +293,8 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   object->type = planner::ObjectType::kMaterializedView;
   object->name = planner::ResolveObjectName(create.name, create.position);
   object->definition = create.text;
-  for (size_t i = 0; i < query.visible_columns; ++i) object->columns.push_back(query.root->output[i]);
+  for (size_t i = 0; i < query.visible_columns; ++i)
+    object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
   object->append_only = query.append_only;
   std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_,
@@ -305,11 +311,13 @@ std::shared_ptr<Table> Database::FindTable(uint32_t id) const {
 void Database::UpdateChangeLogs(JobSet* jobs, const std::set<uint32_t>& dropped,
                                 storage::EpochBatch* batch) {
   for (const auto& object : catalog_.List()) {
-    if (object->type != planner::ObjectType::kMaterializedView || dropped.count(object->id)) continue;
+    if (object->type != planner::ObjectType::kMaterializedView || dropped.count(object->id))
+      continue;
     auto it = jobs->find(object->id);
     if (it == jobs->end()) continue;
     bool read = false;
-    for (const auto& dependent : catalog_.Dependents(object->id)) read |= !dropped.count(dependent->id);
+    for (const auto& dependent : catalog_.Dependents(object->id))
+      read |= !dropped.count(dependent->id);
     it->second->set_log_changes(read);
     if (!read && batch) batch->DeleteTableLog(object->id);
   }
@@ -346,7 +354,8 @@ SourceTargets Database::TableTargets() const {
 
 DmlExecutor Database::MakeDml() {
   return DmlExecutor(
-      &catalog_, store_.get(), [this](const planner::CatalogObject& object) { return FindTable(object.id); },
+      &catalog_, store_.get(),
+      [this](const planner::CatalogObject& object) { return FindTable(object.id); },
       [this](const parser::SelectStatement& select) { return Select(select); });
 }
 
@@ -417,10 +426,11 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
   });
   // Over a table that already holds rows, the view returns only once it has read them all
   // and committed, so a SELECT right after sees them.
-  bool reads_stored = std::any_of(object->depends_on.begin(), object->depends_on.end(), [this](uint32_t id) {
-    planner::CatalogObjectPtr input = catalog_.FindById(id);
-    return input && input->type != planner::ObjectType::kStream;
-  });
+  bool reads_stored =
+      std::any_of(object->depends_on.begin(), object->depends_on.end(), [this](uint32_t id) {
+        planner::CatalogObjectPtr input = catalog_.FindById(id);
+        return input && input->type != planner::ObjectType::kStream;
+      });
   if (reads_stored) CheckpointCoveringWrites();
   return Command("CREATE MATERIALIZED VIEW");
 }
@@ -433,7 +443,8 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
   if (!object || KindOf(object->type) != drop.object_kind) {
     if (object) {
       throw SqlError(sqlstate::kWrongObjectType,
-                     fmt::format("\"{}\" is not a {}", name, KindWord(drop.object_kind)), drop.position)
+                     fmt::format("\"{}\" is not a {}", name, KindWord(drop.object_kind)),
+                     drop.position)
           .WithHint(fmt::format("Use DROP {} to remove a {}.", TagWord(*KindOf(object->type)),
                                 planner::ObjectTypeName(object->type)));
     }
@@ -444,21 +455,23 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
   }
   // Everything to drop, dependents first.
   std::vector<planner::CatalogObjectPtr> victims;
-  std::function<void(const planner::CatalogObjectPtr&)> collect = [&](const planner::CatalogObjectPtr& target) {
-    for (const auto& dependent : catalog_.Dependents(target->id)) {
-      if (!drop.cascade) {
-        throw SqlError(sqlstate::kDependentObjectsStillExist,
-                       fmt::format("cannot drop {} {} because other objects depend on it",
-                                   planner::ObjectTypeName(object->type), name),
-                       drop.position)
-            .WithDetail(fmt::format("{} {} depends on {} {}", planner::ObjectTypeName(dependent->type),
-                                    dependent->name, planner::ObjectTypeName(target->type), target->name))
-            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
-      }
-      collect(dependent);
-    }
-    victims.push_back(target);
-  };
+  std::function<void(const planner::CatalogObjectPtr&)> collect =
+      [&](const planner::CatalogObjectPtr& target) {
+        for (const auto& dependent : catalog_.Dependents(target->id)) {
+          if (!drop.cascade) {
+            throw SqlError(sqlstate::kDependentObjectsStillExist,
+                           fmt::format("cannot drop {} {} because other objects depend on it",
+                                       planner::ObjectTypeName(object->type), name),
+                           drop.position)
+                .WithDetail(fmt::format("{} {} depends on {} {}",
+                                        planner::ObjectTypeName(dependent->type), dependent->name,
+                                        planner::ObjectTypeName(target->type), target->name))
+                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+          }
+          collect(dependent);
+        }
+        victims.push_back(target);
+      };
   collect(object);
   std::set<uint32_t> dropped;
   for (const auto& victim : victims) dropped.insert(victim->id);
@@ -492,7 +505,8 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
   for (const auto& object : catalog_.List()) {
     if (KindOf(object->type) != show.object_kind) continue;
     std::vector<Value> row = {Value::String(object->name)};
-    if (show.object_kind == parser::ObjectKind::kStream) row.push_back(Value::String(object->connector));
+    if (show.object_kind == parser::ObjectKind::kStream)
+      row.push_back(Value::String(object->connector));
     if (show.object_kind == parser::ObjectKind::kMaterializedView) {
       row.push_back(Value::String(object->definition));
     }
@@ -510,8 +524,9 @@ QueryResult Database::Select(const parser::SelectStatement& select) {
     if (std::optional<std::string> error = engine_->JobError(input->id)) {
       throw SqlError(sqlstate::kInternalError,
                      fmt::format("materialized view \"{}\" stopped: {}", input->name, *error))
-          .WithHint("Drop the view, or fix the cause and restart the server to retry from the "
-                    "last checkpoint.");
+          .WithHint(
+              "Drop the view, or fix the cause and restart the server to retry from the "
+              "last checkpoint.");
     }
   }
   // A fresh snapshot, taken after binding so every object the query found is in it: views

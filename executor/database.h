@@ -8,10 +8,10 @@
 
 #include "executor/dml.h"
 #include "executor/engine.h"
-#include "executor/table.h"
-#include "executor/transaction.h"
 #include "executor/metrics.h"
 #include "executor/query_result.h"
+#include "executor/table.h"
+#include "executor/transaction.h"
 #include "parser/ast.h"
 #include "planner/catalog.h"
 #include "planner/connector_spec.h"
@@ -85,7 +85,8 @@ class Database {
   /// write acknowledged before the call.
   void CheckpointCoveringWrites();
   /// Turns each view's change log on while other views read it.
-  void UpdateChangeLogs(JobSet* jobs, const std::set<uint32_t>& dropped, storage::EpochBatch* batch);
+  void UpdateChangeLogs(JobSet* jobs, const std::set<uint32_t>& dropped,
+                        storage::EpochBatch* batch);
   DmlExecutor MakeDml();
   QueryResult Drop(const parser::DropStatement& drop);
   QueryResult ShowObjects(const parser::ShowObjectsStatement& show);
@@ -100,7 +101,7 @@ class Database {
   std::mutex ddl_mutex_;  // One DDL statement at a time: names and ids are decided under it.
   mutable std::mutex tables_mutex_;
   std::map<uint32_t, std::shared_ptr<Table>> tables_;  // GUARDED_BY(tables_mutex_)
-  uint64_t next_object_id_;  // GUARDED_BY(ddl_mutex_)
+  uint64_t next_object_id_;                            // GUARDED_BY(ddl_mutex_)
 };
 
 }  // namespace stave::executor

@@ -30,16 +30,18 @@ bool AssignmentAllowed(DataType from, DataType to) {
   return false;
 }
 
-[[noreturn]] void ThrowAssignmentMismatch(const planner::Column& column, DataType from, int position) {
+[[noreturn]] void ThrowAssignmentMismatch(const planner::Column& column, DataType from,
+                                          int position) {
   throw SqlError(sqlstate::kDatatypeMismatch,
-                 fmt::format("column \"{}\" is of type {} but expression is of type {}", column.name,
-                             column.type.Name(), from.Name()),
+                 fmt::format("column \"{}\" is of type {} but expression is of type {}",
+                             column.name, column.type.Name(), from.Name()),
                  position)
       .WithHint("You will need to rewrite or cast the expression.");
 }
 
 BoundExprPtr CoerceForAssignment(BoundExprPtr expr, const planner::Column& column, int position) {
-  if (!AssignmentAllowed(expr->type, column.type)) ThrowAssignmentMismatch(column, expr->type, position);
+  if (!AssignmentAllowed(expr->type, column.type))
+    ThrowAssignmentMismatch(column, expr->type, position);
   if (expr->type == column.type) return expr;
   BoundExprPtr coerced = planner::ExpressionBinder::Coerce(expr, column.type, position);
   if (coerced->type == column.type) return coerced;
@@ -68,7 +70,8 @@ std::string FormatKey(const planner::CatalogObject& table, const std::vector<Val
 }
 
 // Throws 23502 if `row` has NULL in a NOT NULL column.
-void CheckNotNull(const planner::CatalogObject& table, const std::vector<Value>& row, int position) {
+void CheckNotNull(const planner::CatalogObject& table, const std::vector<Value>& row,
+                  int position) {
   for (size_t i = 0; i < table.columns.size(); ++i) {
     if (row[i].is_null() && table.columns[i].not_null) {
       throw SqlError("23502",
@@ -87,19 +90,22 @@ std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& na
   std::string resolved = planner::ResolveObjectName(name, position);
   planner::CatalogObjectPtr object = catalog_->Find(resolved);
   if (!object) {
-    throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", resolved),
-                   position);
+    throw SqlError(sqlstate::kUndefinedTable,
+                   fmt::format("relation \"{}\" does not exist", resolved), position);
   }
   if (object->type != planner::ObjectType::kTable) {
-    throw SqlError(sqlstate::kWrongObjectType,
-                   fmt::format("cannot {} {} \"{}\"", verb, planner::ObjectTypeName(object->type), resolved),
-                   position)
+    throw SqlError(
+        sqlstate::kWrongObjectType,
+        fmt::format("cannot {} {} \"{}\"", verb, planner::ObjectTypeName(object->type), resolved),
+        position)
         .WithHint(object->type == planner::ObjectType::kStream
                       ? "A stream is fed by its connector. Create a table to write rows with SQL."
                       : "A materialized view is maintained from its query.");
   }
   std::shared_ptr<Table> table = tables_(*object);
-  if (!table) throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", resolved), position);
+  if (!table)
+    throw SqlError(sqlstate::kUndefinedTable,
+                   fmt::format("relation \"{}\" does not exist", resolved), position);
   return table;
 }
 
@@ -113,9 +119,10 @@ void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* trans
   }
   std::string key = writes->table->KeyOf(row);
   if (!table.HasRowId() && transaction->Lookup(writes, key)) {
-    throw SqlError("23505",
-                   fmt::format("duplicate key value violates unique constraint \"{}_pkey\"", table.name),
-                   position)
+    throw SqlError(
+        "23505",
+        fmt::format("duplicate key value violates unique constraint \"{}_pkey\"", table.name),
+        position)
         .WithDetail(FormatKey(table, row));
   }
   writes->overlay[key] = row;
@@ -133,16 +140,18 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
     for (size_t i = 0; i < insert.columns.size(); ++i) {
       auto it = std::find_if(object.columns.begin(), object.columns.end(),
                              [&](const planner::Column& c) { return c.name == insert.columns[i]; });
-      int position = i < insert.column_positions.size() ? insert.column_positions[i] : insert.position;
+      int position =
+          i < insert.column_positions.size() ? insert.column_positions[i] : insert.position;
       if (it == object.columns.end()) {
         throw SqlError(sqlstate::kUndefinedColumn,
-                       fmt::format("column \"{}\" of relation \"{}\" does not exist", insert.columns[i],
-                                   object.name),
+                       fmt::format("column \"{}\" of relation \"{}\" does not exist",
+                                   insert.columns[i], object.name),
                        position);
       }
       size_t index = static_cast<size_t>(it - object.columns.begin());
       if (std::find(targets.begin(), targets.end(), index) != targets.end()) {
-        throw SqlError("42701", fmt::format("column \"{}\" specified more than once", insert.columns[i]),
+        throw SqlError("42701",
+                       fmt::format("column \"{}\" specified more than once", insert.columns[i]),
                        position);
       }
       targets.push_back(index);
@@ -161,14 +170,16 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
     }
     for (size_t i = 0; i < targets.size(); ++i) {
       if (!AssignmentAllowed(result.columns[i].type, object.columns[targets[i]].type)) {
-        ThrowAssignmentMismatch(object.columns[targets[i]], result.columns[i].type, insert.query->position);
+        ThrowAssignmentMismatch(object.columns[targets[i]], result.columns[i].type,
+                                insert.query->position);
       }
     }
     for (auto& source : result.rows) {
       std::vector<Value> row(object.columns.size());
       for (size_t i = 0; i < targets.size(); ++i) {
         try {
-          row[targets[i]] = CastValue(source[i], result.columns[i].type, object.columns[targets[i]].type);
+          row[targets[i]] =
+              CastValue(source[i], result.columns[i].type, object.columns[targets[i]].type);
         } catch (SqlError& error) {
           throw error.WithPositionIfUnset(insert.query->position);
         }
@@ -181,14 +192,16 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
     for (const auto& values : insert.values) {
       if (values.size() != targets.size()) {
         throw SqlError(sqlstate::kSyntaxError,
-                       values.size() > targets.size() ? "INSERT has more expressions than target columns"
-                                                      : "INSERT has more target columns than expressions",
+                       values.size() > targets.size()
+                           ? "INSERT has more expressions than target columns"
+                           : "INSERT has more target columns than expressions",
                        values.empty() ? insert.position : values.front()->position);
       }
       std::vector<Value> row(object.columns.size());
       for (size_t i = 0; i < targets.size(); ++i) {
         const planner::Column& column = object.columns[targets[i]];
-        BoundExprPtr bound = CoerceForAssignment(binder.Bind(*values[i]), column, values[i]->position);
+        BoundExprPtr bound =
+            CoerceForAssignment(binder.Bind(*values[i]), column, values[i]->position);
         try {
           row[targets[i]] = EvaluateConstant(*bound);
         } catch (SqlError& error) {
@@ -217,7 +230,8 @@ std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows
                          std::string_view logical = key.substr(2);  // Skip the virtual node.
                          auto row = storage::DecodeRow(value, visible);
                          if (!row) {
-                           error = SqlError("XX001", "corrupt row in table \"" + object.name + "\"");
+                           error =
+                               SqlError("XX001", "corrupt row in table \"" + object.name + "\"");
                            return false;
                          }
                          if (object.HasRowId()) {
@@ -246,7 +260,8 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
   const planner::CatalogObject& object = table->object();
   if (object.append_only) {
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name), update.position);
+                   fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name),
+                   update.position);
   }
   planner::BindScope scope{object.name, update.table.alias, object.columns};
   planner::ExpressionBinder binder(&scope);
@@ -257,14 +272,15 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
                            [&](const planner::Column& c) { return c.name == assignment.column; });
     if (it == object.columns.end()) {
       throw SqlError(sqlstate::kUndefinedColumn,
-                     fmt::format("column \"{}\" of relation \"{}\" does not exist", assignment.column,
-                                 object.name),
+                     fmt::format("column \"{}\" of relation \"{}\" does not exist",
+                                 assignment.column, object.name),
                      assignment.position);
     }
     size_t index = static_cast<size_t>(it - object.columns.begin());
     for (const auto& [other, expr] : assignments) {
       if (other == index) {
-        throw SqlError("42601", fmt::format("multiple assignments to same column \"{}\"", assignment.column),
+        throw SqlError("42601",
+                       fmt::format("multiple assignments to same column \"{}\"", assignment.column),
                        assignment.position);
       }
     }
@@ -277,7 +293,8 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
   storage::RowTypes types = table->changelog_types();
   Chunk chunk = Chunk::WithTypes(types);
   for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
-  std::vector<uint8_t> matched = where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
+  std::vector<uint8_t> matched =
+      where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
   Chunk selected = chunk.Select(matched);
   std::vector<Column> values;
   for (const auto& [index, expr] : assignments) values.push_back(Evaluate(*expr, selected));
@@ -287,7 +304,8 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
   for (size_t r = 0; r < selected.size(); ++r) {
     std::vector<Value> old_row = selected.GetRow(r);
     std::vector<Value> new_row = old_row;
-    for (size_t a = 0; a < assignments.size(); ++a) new_row[assignments[a].first] = values[a].GetValue(r);
+    for (size_t a = 0; a < assignments.size(); ++a)
+      new_row[assignments[a].first] = values[a].GetValue(r);
     changed.emplace_back(std::move(old_row), std::move(new_row));
   }
   std::vector<std::vector<Value>> moved;  // New rows whose key changed: inserted last.
@@ -312,7 +330,8 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
 }
 
 std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transaction* transaction) {
-  std::shared_ptr<Table> table = ResolveTable(remove.table.name, remove.table.position, "delete from");
+  std::shared_ptr<Table> table =
+      ResolveTable(remove.table.name, remove.table.position, "delete from");
   const planner::CatalogObject& object = table->object();
   if (object.append_only) {
     throw SqlError(sqlstate::kFeatureNotSupported,
@@ -326,7 +345,8 @@ std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
   auto current = CurrentRows(writes);
   Chunk chunk = Chunk::WithTypes(table->changelog_types());
   for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
-  std::vector<uint8_t> matched = where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
+  std::vector<uint8_t> matched =
+      where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
   size_t deleted = 0;
   for (size_t r = 0; r < current.size(); ++r) {
     if (!matched[r]) continue;
@@ -350,8 +370,9 @@ void DmlExecutor::Commit(Transaction* transaction, storage::Store* store) {
       auto it = present.find(change.key);
       bool exists = it != present.end() ? it->second : writes.table->Lookup(change.key).has_value();
       if (change.op == RowOp::kInsert && exists) {
-        throw SqlError("23505", fmt::format("duplicate key value violates unique constraint \"{}_pkey\"",
-                                            object.name))
+        throw SqlError(
+            "23505",
+            fmt::format("duplicate key value violates unique constraint \"{}_pkey\"", object.name))
             .WithDetail(FormatKey(object, change.row));
       }
       present[change.key] = RowSign(change.op) > 0;

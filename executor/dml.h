@@ -21,7 +21,10 @@ class DmlExecutor {
 
   DmlExecutor(const planner::Catalog* catalog, const storage::Store* store, TableLookup tables,
               SelectRunner run_select)
-      : catalog_(catalog), store_(store), tables_(std::move(tables)), run_select_(std::move(run_select)) {}
+      : catalog_(catalog),
+        store_(store),
+        tables_(std::move(tables)),
+        run_select_(std::move(run_select)) {}
 
   /// Each returns the command tag ("INSERT 0 3", "UPDATE 2", "DELETE 1").
   std::string Insert(const parser::InsertStatement& insert, Transaction* transaction);
@@ -39,8 +42,8 @@ class DmlExecutor {
                                       std::string_view verb) const;
   /// Adds the changes for one row written by INSERT (or the new half of an UPDATE that
   /// moves a key) after NOT NULL and key checks.
-  void AddInsert(Transaction::TableWrites* writes, Transaction* transaction,
-                 std::vector<Value> row, int position);
+  void AddInsert(Transaction::TableWrites* writes, Transaction* transaction, std::vector<Value> row,
+                 int position);
   /// The rows the transaction sees in a table, with their keys.
   std::vector<std::pair<std::string, std::vector<Value>>> CurrentRows(
       Transaction::TableWrites* writes) const;

@@ -11,15 +11,19 @@ namespace stave::executor {
 
 using Clock = std::chrono::steady_clock;
 
-Engine::Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval,
-               size_t state_memory)
-    : store_(store), metrics_(metrics), state_memory_(state_memory), checkpoint_interval_(checkpoint_interval) {
+Engine::Engine(storage::Store* store, Metrics* metrics,
+               std::chrono::milliseconds checkpoint_interval, size_t state_memory)
+    : store_(store),
+      metrics_(metrics),
+      state_memory_(state_memory),
+      checkpoint_interval_(checkpoint_interval) {
   snapshot_ = store_->NewSnapshot();
   checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
   committed_epoch_gauge_ =
       metrics_->Gauge("stave_committed_epoch", {}, "The last committed epoch.");
-  checkpoint_duration_us_ = metrics_->Gauge("stave_last_checkpoint_duration_microseconds", {},
-                                            "How long the last checkpoint took, barrier to commit.");
+  checkpoint_duration_us_ =
+      metrics_->Gauge("stave_last_checkpoint_duration_microseconds", {},
+                      "How long the last checkpoint took, barrier to commit.");
   checkpoint_bytes_ = metrics_->Gauge("stave_last_checkpoint_bytes", {},
                                       "Bytes written by the last checkpoint's batch.");
   early_checkpoints_ = metrics_->Counter(

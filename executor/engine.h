@@ -25,7 +25,7 @@ struct CheckpointRecord {
   uint64_t epoch = 0;
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds duration{0};  ///< From the barrier to the synced commit.
-  uint64_t bytes = 0;                      ///< Size of the epoch's write batch.
+  uint64_t bytes = 0;                     ///< Size of the epoch's write batch.
 };
 
 /// The running jobs, by view id. Touched only on the engine thread.
@@ -96,17 +96,17 @@ class Engine {
   storage::Store* store_;
   Metrics* metrics_;
   size_t state_memory_;
-  JobSet jobs_;  // Engine thread only.
+  JobSet jobs_;         // Engine thread only.
   bool dirty_ = false;  // Engine thread only: jobs changed state since the last commit.
   std::map<uint32_t, uint64_t> truncated_logs_;  // Engine thread only: view log → kept from.
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<std::unique_ptr<Request>> pending_;  // GUARDED_BY(mutex_)
-  bool stopping_ = false;                          // GUARDED_BY(mutex_)
-  bool woken_ = false;                             // GUARDED_BY(mutex_)
-  std::optional<std::string> failure_;             // GUARDED_BY(mutex_)
-  std::chrono::milliseconds checkpoint_interval_;  // GUARDED_BY(mutex_)
+  std::vector<std::unique_ptr<Request>> pending_;      // GUARDED_BY(mutex_)
+  bool stopping_ = false;                              // GUARDED_BY(mutex_)
+  bool woken_ = false;                                 // GUARDED_BY(mutex_)
+  std::optional<std::string> failure_;                 // GUARDED_BY(mutex_)
+  std::chrono::milliseconds checkpoint_interval_;      // GUARDED_BY(mutex_)
   std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
   std::map<uint32_t, std::string> job_errors_;         // GUARDED_BY(mutex_)
   std::deque<CheckpointRecord> history_;               // GUARDED_BY(mutex_)

@@ -300,7 +300,8 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
   switch (expr.kind) {
     case BoundExpr::Kind::kConstant:
       return Broadcast(expr.constant,
-                       expr.type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : expr.type, rows);
+                       expr.type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : expr.type,
+                       rows);
     case BoundExpr::Kind::kColumn:
       return chunk.columns[expr.column];
     case BoundExpr::Kind::kFunction:
@@ -380,7 +381,8 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       Column out(expr.type);
       out.Reserve(rows);
       DataType from = args[0].type;
-      for (size_t i = 0; i < rows; ++i) out.AppendValue(CastValue(args[0].GetValue(i), from, expr.type));
+      for (size_t i = 0; i < rows; ++i)
+        out.AppendValue(CastValue(args[0].GetValue(i), from, expr.type));
       return out;
     }
     case ScalarFunction::kConcat: {
@@ -404,8 +406,9 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       for (size_t i = 0; i < rows; ++i) {
         out.nulls[i] = args[0].nulls[i] | args[1].nulls[i];
         if (out.nulls[i]) continue;
-        out.ints[i] = fold ? LikeMatch(AsciiLower(args[0].strings[i]), AsciiLower(args[1].strings[i]))
-                           : LikeMatch(args[0].strings[i], args[1].strings[i]);
+        out.ints[i] =
+            fold ? LikeMatch(AsciiLower(args[0].strings[i]), AsciiLower(args[1].strings[i]))
+                 : LikeMatch(args[0].strings[i], args[1].strings[i]);
       }
       return out;
     }
@@ -428,8 +431,9 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       Column out = std::move(args[0]);
       for (size_t i = 0; i < rows; ++i) {
         if (out.nulls[i]) continue;
-        out.strings[i] = expr.function == ScalarFunction::kLower ? AsciiLower(std::move(out.strings[i]))
-                                                                 : AsciiUpper(std::move(out.strings[i]));
+        out.strings[i] = expr.function == ScalarFunction::kLower
+                             ? AsciiLower(std::move(out.strings[i]))
+                             : AsciiUpper(std::move(out.strings[i]));
       }
       return out;
     }
@@ -445,8 +449,9 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
     default:
       break;
   }
-  throw SqlError(sqlstate::kInternalError, "cannot evaluate function " +
-                                               std::string(planner::ScalarFunctionName(expr.function)));
+  throw SqlError(
+      sqlstate::kInternalError,
+      "cannot evaluate function " + std::string(planner::ScalarFunctionName(expr.function)));
 }
 
 std::vector<uint8_t> EvaluatePredicate(const BoundExpr& expr, const Chunk& chunk) {

@@ -54,7 +54,9 @@ class Job {
   void set_log_changes(bool on);
 
   /// The change log this job reads, if any, and the first record it still needs.
-  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return source_->RetainedLog(); }
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const {
+    return source_->RetainedLog();
+  }
 
   /// Bytes of uncommitted state the job's operators hold.
   size_t BufferedBytes() const;

@@ -84,7 +84,8 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
                              "Row changes read from a view's changelog by views over it.")
           : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
                              "Rows read from a stream, over all views reading it.");
-  return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(operators), counters);
+  return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(operators),
+                               counters);
 }
 
 }  // namespace stave::executor

@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "executor/job.h"
-#include "executor/table.h"
 #include "executor/metrics.h"
+#include "executor/table.h"
 #include "planner/catalog.h"
 #include "planner/logical_plan.h"
 #include "storage/store.h"

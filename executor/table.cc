@@ -21,7 +21,8 @@ Table::Table(planner::CatalogObjectPtr object, storage::Store* store)
   pending_sequence_ = next;
   storage::StateTable counters(store_, StateTableId(id(), kCountersSlot));
   std::optional<std::string> stored = counters.Get(kNextRowIdKey).ValueOrThrow();
-  if (stored && stored->size() == 8) next_row_id_ = static_cast<int64_t>(storage::ReadBigEndian64(*stored));
+  if (stored && stored->size() == 8)
+    next_row_id_ = static_cast<int64_t>(storage::ReadBigEndian64(*stored));
 }
 
 std::string Table::KeyOf(const std::vector<Value>& row) const {

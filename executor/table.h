@@ -64,8 +64,8 @@ class Table {
   storage::RowTypes visible_types_;
   std::mutex mutex_;
   std::atomic<uint64_t> next_sequence_{0};
-  int64_t next_row_id_ = 0;         // GUARDED_BY(mutex_)
-  uint64_t pending_sequence_ = 0;   // GUARDED_BY(mutex_): next sequence to hand out.
+  int64_t next_row_id_ = 0;        // GUARDED_BY(mutex_)
+  uint64_t pending_sequence_ = 0;  // GUARDED_BY(mutex_): next sequence to hand out.
 };
 
 }  // namespace stave::executor

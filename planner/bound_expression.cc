@@ -94,7 +94,8 @@ std::string BoundExpr::ToString() const {
   switch (kind) {
     case Kind::kConstant:
       if (constant.is_null()) return "NULL";
-      if (type.IsString() || type.id == TypeId::kUnknown) return "'" + constant.string_value() + "'";
+      if (type.IsString() || type.id == TypeId::kUnknown)
+        return "'" + constant.string_value() + "'";
       return constant.ToText(type);
     case Kind::kColumn:
       return fmt::format("${}", column);

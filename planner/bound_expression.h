@@ -55,8 +55,8 @@ struct BoundExpr {
 
   Kind kind = Kind::kConstant;
   DataType type;
-  Value constant;  ///< kConstant.
-  size_t column = 0;  ///< kColumn: the input column's position.
+  Value constant;                                  ///< kConstant.
+  size_t column = 0;                               ///< kColumn: the input column's position.
   ScalarFunction function = ScalarFunction::kAdd;  ///< kFunction.
   std::vector<BoundExprPtr> args;                  ///< kFunction.
 

@@ -58,8 +58,9 @@ bool IsUntypedLiteral(const BoundExprPtr& expr) { return expr->type.id == TypeId
   throw SqlError(sqlstate::kUndefinedFunction,
                  fmt::format("operator does not exist: {} {} {}", left.Name(), op, right.Name()),
                  position)
-      .WithHint("No operator matches the given name and argument types. You might need to add "
-                "explicit type casts.");
+      .WithHint(
+          "No operator matches the given name and argument types. You might need to add "
+          "explicit type casts.");
 }
 
 }  // namespace
@@ -177,10 +178,12 @@ std::optional<size_t> ExpressionBinder::ResolveColumn(const parser::QualifiedNam
   } else {
     // Accept `t.c`, `public.t.c`, `stave.public.t.c` for the scope's table (or its alias).
     const std::string& qualifier = names[names.size() - 2];
-    bool matches = scope_->alias.empty() ? qualifier == scope_->table_name : qualifier == scope_->alias;
+    bool matches =
+        scope_->alias.empty() ? qualifier == scope_->table_name : qualifier == scope_->alias;
     if (names.size() > 4 || !matches) {
       throw SqlError(sqlstate::kUndefinedTable,
-                     fmt::format("missing FROM-clause entry for table \"{}\"", qualifier), position);
+                     fmt::format("missing FROM-clause entry for table \"{}\"", qualifier),
+                     position);
     }
     column = names.back();
   }
@@ -223,17 +226,18 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
       const auto& is_null = static_cast<const parser::IsNullExpr&>(expr);
       BoundExprPtr operand = Bind(*is_null.operand);
       return BoundExpr::MakeFunction(
-          is_null.negated ? ScalarFunction::kIsNotNull : ScalarFunction::kIsNull,
-          TypeId::kBoolean, {operand});
+          is_null.negated ? ScalarFunction::kIsNotNull : ScalarFunction::kIsNull, TypeId::kBoolean,
+          {operand});
     }
     case ExprKind::kBetween: {
       const auto& between = static_cast<const parser::BetweenExpr&>(expr);
       BoundExprPtr operand = Bind(*between.operand);
       BoundExprPtr low = BindComparison(ScalarFunction::kGreaterEqual, operand,
                                         Bind(*between.lower), ">=", between.position);
-      BoundExprPtr high = BindComparison(ScalarFunction::kLessEqual, operand,
-                                         Bind(*between.upper), "<=", between.position);
-      BoundExprPtr both = BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {low, high});
+      BoundExprPtr high = BindComparison(ScalarFunction::kLessEqual, operand, Bind(*between.upper),
+                                         "<=", between.position);
+      BoundExprPtr both =
+          BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {low, high});
       if (!between.negated) return both;
       return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {both});
     }
@@ -272,10 +276,10 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
 BoundExprPtr ExpressionBinder::BindPredicate(const Expr& expr, std::string_view what) {
   BoundExprPtr bound = Coerce(Bind(expr), TypeId::kBoolean, expr.position);
   if (bound->type.id != TypeId::kBoolean) {
-    throw SqlError(sqlstate::kDatatypeMismatch,
-                   fmt::format("argument of {} must be type boolean, not type {}", what,
-                               bound->type.Name()),
-                   expr.position);
+    throw SqlError(
+        sqlstate::kDatatypeMismatch,
+        fmt::format("argument of {} must be type boolean, not type {}", what, bound->type.Name()),
+        expr.position);
   }
   return bound;
 }
@@ -313,20 +317,24 @@ BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
       return BoundExpr::MakeConstant(Value::Boolean(expr.value == "true"), TypeId::kBoolean);
     case parser::LiteralKind::kInteger: {
       int64_t value = 0;
-      auto [end, error] = std::from_chars(expr.value.data(), expr.value.data() + expr.value.size(), value);
+      auto [end, error] =
+          std::from_chars(expr.value.data(), expr.value.data() + expr.value.size(), value);
       if (error != std::errc() || end != expr.value.data() + expr.value.size()) {
-        throw SqlError(sqlstate::kNumericValueOutOfRange,
-                       fmt::format("integer literal {} is out of range for type bigint", expr.value),
-                       expr.position);
+        throw SqlError(
+            sqlstate::kNumericValueOutOfRange,
+            fmt::format("integer literal {} is out of range for type bigint", expr.value),
+            expr.position);
       }
       bool fits_int32 = value >= std::numeric_limits<int32_t>::min() &&
                         value <= std::numeric_limits<int32_t>::max();
-      return BoundExpr::MakeConstant(Value::Int(value), fits_int32 ? TypeId::kInt32 : TypeId::kInt64);
+      return BoundExpr::MakeConstant(Value::Int(value),
+                                     fits_int32 ? TypeId::kInt32 : TypeId::kInt64);
     }
     case parser::LiteralKind::kDecimal:
       // Stave has no numeric type yet: decimal literals are double precision.
-      return BoundExpr::MakeConstant(CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64),
-                                     TypeId::kFloat64);
+      return BoundExpr::MakeConstant(
+          CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64),
+          TypeId::kFloat64);
     case parser::LiteralKind::kString:
       return BoundExpr::MakeConstant(Value::String(expr.value), TypeId::kUnknown);
   }
@@ -339,10 +347,10 @@ BoundExprPtr ExpressionBinder::BindUnary(const parser::UnaryExpr& expr) {
     case parser::UnaryOp::kNot: {
       BoundExprPtr boolean = Coerce(operand, TypeId::kBoolean, expr.position);
       if (boolean->type.id != TypeId::kBoolean) {
-        throw SqlError(sqlstate::kDatatypeMismatch,
-                       fmt::format("argument of NOT must be type boolean, not type {}",
-                                   boolean->type.Name()),
-                       expr.operand->position);
+        throw SqlError(
+            sqlstate::kDatatypeMismatch,
+            fmt::format("argument of NOT must be type boolean, not type {}", boolean->type.Name()),
+            expr.operand->position);
       }
       return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {boolean});
     }
@@ -350,16 +358,17 @@ BoundExprPtr ExpressionBinder::BindUnary(const parser::UnaryExpr& expr) {
     case parser::UnaryOp::kNegate: {
       if (IsUntypedLiteral(operand)) operand = Coerce(operand, TypeId::kFloat64, expr.position);
       if (!operand->type.IsNumeric()) {
-        throw SqlError(sqlstate::kUndefinedFunction,
-                       fmt::format("operator does not exist: {} {}",
-                                   expr.op == parser::UnaryOp::kPlus ? "+" : "-",
-                                   operand->type.Name()),
-                       expr.position);
+        throw SqlError(
+            sqlstate::kUndefinedFunction,
+            fmt::format("operator does not exist: {} {}",
+                        expr.op == parser::UnaryOp::kPlus ? "+" : "-", operand->type.Name()),
+            expr.position);
       }
       if (expr.op == parser::UnaryOp::kPlus) return operand;
       if (operand->kind == BoundExpr::Kind::kConstant && !operand->constant.is_null()) {
         if (operand->type.IsFloat()) {
-          return BoundExpr::MakeConstant(Value::Double(-operand->constant.double_value()), operand->type);
+          return BoundExpr::MakeConstant(Value::Double(-operand->constant.double_value()),
+                                         operand->type);
         }
         int64_t value = operand->constant.int_value();
         if (value == std::numeric_limits<int64_t>::min()) {
@@ -399,10 +408,13 @@ BoundExprPtr ExpressionBinder::BindComparison(ScalarFunction function, BoundExpr
 BoundExprPtr ExpressionBinder::BindArithmetic(const parser::BinaryExpr& expr, BoundExprPtr left,
                                               BoundExprPtr right) {
   static constexpr std::string_view kSymbols[] = {"+", "-", "*", "/", "%"};
-  std::string_view symbol = kSymbols[static_cast<int>(expr.op) - static_cast<int>(parser::BinaryOp::kAdd)];
+  std::string_view symbol =
+      kSymbols[static_cast<int>(expr.op) - static_cast<int>(parser::BinaryOp::kAdd)];
   // An untyped literal takes the other operand's type, as PostgreSQL resolves 'unknown'.
-  if (IsUntypedLiteral(left) && !IsUntypedLiteral(right)) left = Coerce(left, right->type, expr.position);
-  if (IsUntypedLiteral(right) && !IsUntypedLiteral(left)) right = Coerce(right, left->type, expr.position);
+  if (IsUntypedLiteral(left) && !IsUntypedLiteral(right))
+    left = Coerce(left, right->type, expr.position);
+  if (IsUntypedLiteral(right) && !IsUntypedLiteral(left))
+    right = Coerce(right, left->type, expr.position);
   if (!left->type.IsNumeric() || !right->type.IsNumeric()) {
     ThrowNoOperator(symbol, left->type, right->type, expr.position);
   }
@@ -474,8 +486,8 @@ BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
       std::string_view word = expr.op == parser::BinaryOp::kAnd ? "AND" : "OR";
       left = Coerce(left, TypeId::kBoolean, expr.left->position);
       right = Coerce(right, TypeId::kBoolean, expr.right->position);
-      for (const auto& [side, position] : {std::pair{left, expr.left->position},
-                                           std::pair{right, expr.right->position}}) {
+      for (const auto& [side, position] :
+           {std::pair{left, expr.left->position}, std::pair{right, expr.right->position}}) {
         if (side->type.id != TypeId::kBoolean) {
           throw SqlError(sqlstate::kDatatypeMismatch,
                          fmt::format("argument of {} must be type boolean, not type {}", word,
@@ -499,10 +511,10 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
   }
   auto expect_args = [&](size_t count) {
     if (expr.args.size() != count || expr.star || expr.distinct) {
-      throw SqlError(sqlstate::kUndefinedFunction,
-                     fmt::format("function {}() with {} argument(s) does not exist", name,
-                                 expr.args.size()),
-                     expr.position)
+      throw SqlError(
+          sqlstate::kUndefinedFunction,
+          fmt::format("function {}() with {} argument(s) does not exist", name, expr.args.size()),
+          expr.position)
           .WithHint("No function matches the given name and argument types.");
     }
   };
@@ -524,7 +536,8 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     if (IsUntypedLiteral(arg)) arg = Coerce(arg, TypeId::kFloat64, expr.position);
     if (!arg->type.IsNumeric()) {
       throw SqlError(sqlstate::kUndefinedFunction,
-                     fmt::format("function abs({}) does not exist", arg->type.Name()), expr.position);
+                     fmt::format("function abs({}) does not exist", arg->type.Name()),
+                     expr.position);
     }
     return BoundExpr::MakeFunction(ScalarFunction::kAbs, arg->type, {arg});
   }
@@ -536,8 +549,10 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
                      fmt::format("function {}({}) does not exist", name, arg->type.Name()),
                      expr.position);
     }
-    if (name == "lower") return BoundExpr::MakeFunction(ScalarFunction::kLower, TypeId::kVarchar, {arg});
-    if (name == "upper") return BoundExpr::MakeFunction(ScalarFunction::kUpper, TypeId::kVarchar, {arg});
+    if (name == "lower")
+      return BoundExpr::MakeFunction(ScalarFunction::kLower, TypeId::kVarchar, {arg});
+    if (name == "upper")
+      return BoundExpr::MakeFunction(ScalarFunction::kUpper, TypeId::kVarchar, {arg});
     return BoundExpr::MakeFunction(ScalarFunction::kLength, TypeId::kInt32, {arg});
   }
   if (name == "coalesce") {
@@ -553,10 +568,10 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       } else if (type.IsNumeric() && arg_type.IsNumeric()) {
         type = CommonNumericType(type, arg_type);
       } else if (!(type.IsString() && arg_type.IsString()) && type != arg_type) {
-        throw SqlError(sqlstate::kDatatypeMismatch,
-                       fmt::format("COALESCE types {} and {} cannot be matched", type.Name(),
-                                   arg_type.Name()),
-                       arg->position);
+        throw SqlError(
+            sqlstate::kDatatypeMismatch,
+            fmt::format("COALESCE types {} and {} cannot be matched", type.Name(), arg_type.Name()),
+            arg->position);
       }
     }
     if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
@@ -597,9 +612,10 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
     } else if (type.IsNumeric() && branch.IsNumeric()) {
       type = CommonNumericType(type, branch);
     } else if (!(type.IsString() && branch.IsString()) && type != branch) {
-      throw SqlError(sqlstate::kDatatypeMismatch,
-                     fmt::format("CASE types {} and {} cannot be matched", type.Name(), branch.Name()),
-                     expr.position);
+      throw SqlError(
+          sqlstate::kDatatypeMismatch,
+          fmt::format("CASE types {} and {} cannot be matched", type.Name(), branch.Name()),
+          expr.position);
     }
   }
   if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
@@ -623,7 +639,8 @@ BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
   }
   if (operand->kind == BoundExpr::Kind::kConstant) {
     try {
-      DataType from = operand->type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : operand->type;
+      DataType from =
+          operand->type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : operand->type;
       return BoundExpr::MakeConstant(CastValue(operand->constant, from, target), target);
     } catch (SqlError& error) {
       throw error.WithPositionIfUnset(expr.operand->position);

@@ -78,9 +78,10 @@ class GroupedExpressionBinder : public ExpressionBinder {
       aggregate.result_type = TypeId::kInt64;
     } else {
       if (call.args.size() != 1) {
-        throw SqlError(sqlstate::kUndefinedFunction,
-                       fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
-                       call.position);
+        throw SqlError(
+            sqlstate::kUndefinedFunction,
+            fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
+            call.position);
       }
       ExpressionBinder input_binder(scope_);
       const parser::Expr& arg_expr = *call.args[0];
@@ -161,8 +162,8 @@ int64_t BindCount(const parser::Expr& expr, std::string_view what) {
   if (bound->constant.is_null()) return -1;
   int64_t value = bound->constant.int_value();
   if (value < 0) {
-    throw SqlError(what == "LIMIT" ? "2201W" : "2201X", fmt::format("{} must not be negative", what),
-                   expr.position);
+    throw SqlError(what == "LIMIT" ? "2201W" : "2201X",
+                   fmt::format("{} must not be negative", what), expr.position);
   }
   return value;
 }
@@ -195,9 +196,10 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   if (system_from) {
     const SystemTable* table = catalog.FindSystemTable(system_from->name[1]);
     if (!table) {
-      throw SqlError(sqlstate::kUndefinedTable,
-                     fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, system_from->name[1]),
-                     system_from->position);
+      throw SqlError(
+          sqlstate::kUndefinedTable,
+          fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, system_from->name[1]),
+          system_from->position);
     }
     if (purpose == QueryPurpose::kMaterializedView) {
       throw SqlError(sqlstate::kFeatureNotSupported,
@@ -226,8 +228,9 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     if (purpose == QueryPurpose::kBatch && object->type == ObjectType::kStream) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("cannot read stream \"{}\" directly", name), from.position)
-          .WithHint("A stream has no stored rows. Create a materialized view over it and query "
-                    "the view.");
+          .WithHint(
+              "A stream has no stored rows. Create a materialized view over it and query "
+              "the view.");
     }
     auto scan = std::make_shared<ScanNode>();
     scan->object = object;
@@ -287,23 +290,24 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       }
       if (!star.qualifier.empty() &&
           star.qualifier.back() != (scope.alias.empty() ? scope.table_name : scope.alias)) {
-        throw SqlError(sqlstate::kUndefinedTable,
-                       fmt::format("missing FROM-clause entry for table \"{}\"", star.qualifier.back()),
-                       item.expr->position);
+        throw SqlError(
+            sqlstate::kUndefinedTable,
+            fmt::format("missing FROM-clause entry for table \"{}\"", star.qualifier.back()),
+            item.expr->position);
       }
       for (size_t i = 0; i < scope.columns.size(); ++i) {
         items.push_back({nullptr, i, scope.columns[i].name});
       }
       continue;
     }
-    items.push_back({item.expr.get(), 0,
-                     item.alias.empty() ? DefaultColumnName(*item.expr) : item.alias});
+    items.push_back(
+        {item.expr.get(), 0, item.alias.empty() ? DefaultColumnName(*item.expr) : item.alias});
   }
 
-  bool grouped = !select.group_by.empty() ||
-                 (select.having != nullptr) ||
-                 std::any_of(items.begin(), items.end(),
-                             [](const Item& item) { return item.expr && ContainsAggregate(*item.expr); });
+  bool grouped = !select.group_by.empty() || (select.having != nullptr) ||
+                 std::any_of(items.begin(), items.end(), [](const Item& item) {
+                   return item.expr && ContainsAggregate(*item.expr);
+                 });
 
   std::vector<BoundExprPtr> select_exprs;
   std::vector<std::string> names;
@@ -319,15 +323,18 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     for (const parser::ExprPtr& key : select.group_by) {
       const parser::Expr* key_expr = key.get();
       if (key->kind == ExprKind::kLiteral &&
-          static_cast<const parser::LiteralExpr&>(*key).literal_kind == parser::LiteralKind::kInteger) {
+          static_cast<const parser::LiteralExpr&>(*key).literal_kind ==
+              parser::LiteralKind::kInteger) {
         int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(*key).value);
         if (ordinal < 1 || ordinal > static_cast<int64_t>(items.size())) {
-          throw SqlError("42P10", fmt::format("GROUP BY position {} is not in select list", ordinal),
+          throw SqlError("42P10",
+                         fmt::format("GROUP BY position {} is not in select list", ordinal),
                          key->position);
         }
         const Item& item = items[ordinal - 1];
         if (!item.expr) {
-          group_keys.push_back(BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
+          group_keys.push_back(
+              BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
           continue;
         }
         key_expr = item.expr;
@@ -361,7 +368,8 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     ExpressionBinder binder(&scope);
     for (const Item& item : items) {
       if (!item.expr) {
-        select_exprs.push_back(BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
+        select_exprs.push_back(
+            BoundExpr::MakeColumn(item.star_column, scope.columns[item.star_column].type));
       } else {
         select_exprs.push_back(binder.Bind(*item.expr));
       }
@@ -396,7 +404,8 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
                                    "yet",
                                    AggregateKindName(call.kind)),
                        select.position)
-            .WithHint("Read an APPEND ONLY table or a stream, or aggregate with count, sum or avg.");
+            .WithHint(
+                "Read an APPEND ONLY table or a stream, or aggregate with count, sum or avg.");
       }
     }
   }
@@ -411,10 +420,12 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       const parser::Expr& expr = *order.expr;
       std::optional<size_t> column;
       if (expr.kind == ExprKind::kLiteral &&
-          static_cast<const parser::LiteralExpr&>(expr).literal_kind == parser::LiteralKind::kInteger) {
+          static_cast<const parser::LiteralExpr&>(expr).literal_kind ==
+              parser::LiteralKind::kInteger) {
         int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
         if (ordinal < 1 || ordinal > static_cast<int64_t>(query.visible_columns)) {
-          throw SqlError("42P10", fmt::format("ORDER BY position {} is not in select list", ordinal),
+          throw SqlError("42P10",
+                         fmt::format("ORDER BY position {} is not in select list", ordinal),
                          expr.position);
         }
         column = static_cast<size_t>(ordinal - 1);

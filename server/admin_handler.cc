@@ -6,7 +6,8 @@
 
 namespace stave::server {
 
-http::HttpHandler MakeAdminHandler(executor::Database* database, const pgwire::PgServer* pg_server) {
+http::HttpHandler MakeAdminHandler(executor::Database* database,
+                                   const pgwire::PgServer* pg_server) {
   return [database, pg_server](const http::HttpRequest& request) {
     if (request.method != "GET" && request.method != "HEAD") {
       return http::HttpResponse::Text(405, "method not allowed\n");

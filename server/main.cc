@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint-interval", checkpoint_interval,
                  "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
       ->capture_default_str();
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
   app.add_option("--state-memory", state_memory,
                  "Uncommitted view state held in memory before a checkpoint is taken early")
       ->capture_default_str();
@@ -51,16 +52,19 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(log_level));
-  std::optional<std::chrono::milliseconds> interval = stave::server::ParseDuration(checkpoint_interval);
+  std::optional<std::chrono::milliseconds> interval =
+      stave::server::ParseDuration(checkpoint_interval);
   if (!interval) {
-    fmt::print(stderr, "staved: --checkpoint-interval: cannot read \"{}\" (use e.g. 1s, 200ms, 0)\n",
+    fmt::print(stderr,
+               "staved: --checkpoint-interval: cannot read \"{}\" (use e.g. 1s, 200ms, 0)\n",
                checkpoint_interval);
     return 2;
   }
   options.checkpoint_interval = *interval;
   std::optional<size_t> memory = stave::server::ParseByteSize(state_memory);
   if (!memory) {
-    fmt::print(stderr, "staved: --state-memory: cannot read \"{}\" (use e.g. 256MB, 1GB)\n", state_memory);
+    fmt::print(stderr, "staved: --state-memory: cannot read \"{}\" (use e.g. 256MB, 1GB)\n",
+               state_memory);
     return 2;
   }
   options.state_memory_bytes = *memory;
@@ -84,7 +88,8 @@ int main(int argc, char** argv) {
   try {
     database = stave::executor::Database::Open(options, &connectors);
   } catch (const stave::SqlError& error) {
-    spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory, error.what());
+    spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
+                     error.what());
     return 1;
   }
 

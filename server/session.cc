@@ -15,9 +15,9 @@ namespace stave::server {
 namespace {
 
 struct SettingDefinition {
-  std::string_view name;          // As PostgreSQL spells it in ParameterStatus and SHOW ALL.
+  std::string_view name;  // As PostgreSQL spells it in ParameterStatus and SHOW ALL.
   std::string_view default_value;
-  bool reported;                  // Sent as ParameterStatus (GUC_REPORT).
+  bool reported;  // Sent as ParameterStatus (GUC_REPORT).
   std::string_view description;
 };
 
@@ -34,12 +34,16 @@ constexpr std::array<SettingDefinition, 21> kSettings = {{
     {"server_encoding", "UTF8", true, "Shows the server (database) character set encoding."},
     {"server_version", "15.18 (Stave 0.1.0)", true, "Shows the server version."},
     {"session_authorization", "stave", true, "Sets the session user name."},
-    {"standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally."},
+    {"standard_conforming_strings", "on", true,
+     "Causes '...' strings to treat backslashes literally."},
     {"TimeZone", "UTC", true, "Sets the time zone for displaying and interpreting time stamps."},
-    {"extra_float_digits", "1", false, "Sets the number of digits displayed for floating-point values."},
+    {"extra_float_digits", "1", false,
+     "Sets the number of digits displayed for floating-point values."},
     {"search_path", "\"$user\", public", false, "Sets the schema search order for names."},
-    {"transaction_isolation", "read committed", false, "Sets the current transaction's isolation level."},
-    {"default_transaction_isolation", "read committed", false, "Sets the isolation level of new transactions."},
+    {"transaction_isolation", "read committed", false,
+     "Sets the current transaction's isolation level."},
+    {"default_transaction_isolation", "read committed", false,
+     "Sets the isolation level of new transactions."},
     {"statement_timeout", "0", false, "Sets the maximum allowed duration of any statement."},
     {"server_version_num", "150018", false, "Shows the server version as an integer."},
     {"max_identifier_length", "63", false, "Shows the maximum identifier length."},
@@ -134,8 +138,9 @@ bool Session::RunSimpleQuery(std::string_view sql,
 executor::QueryResult Session::RunStatement(const parser::Statement& statement) {
   if (transaction_ == TransactionState::kFailed &&
       statement.kind != parser::StatementKind::kTransaction) {
-    throw SqlError(sqlstate::kInFailedTransaction,
-                   "current transaction is aborted, commands ignored until end of transaction block");
+    throw SqlError(
+        sqlstate::kInFailedTransaction,
+        "current transaction is aborted, commands ignored until end of transaction block");
   }
   switch (statement.kind) {
     case parser::StatementKind::kSetVariable:
@@ -170,9 +175,10 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
   } else if (name == "checkpoint_interval") {
     std::optional<std::chrono::milliseconds> interval = ParseDuration(value);
     if (!interval) {
-      throw SqlError(sqlstate::kInvalidParameterValue,
-                     fmt::format("invalid value for parameter \"checkpoint_interval\": \"{}\"", value),
-                     position)
+      throw SqlError(
+          sqlstate::kInvalidParameterValue,
+          fmt::format("invalid value for parameter \"checkpoint_interval\": \"{}\"", value),
+          position)
           .WithHint("Use a duration such as 1s or 200ms; 0 checkpoints only on demand.");
     }
     // A server-wide setting: every session and view shares one checkpoint schedule.
@@ -182,9 +188,10 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (upper != "UTF8" && upper != "UTF-8" && upper != "UNICODE") {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("client encoding \"{}\" is not supported; Stave speaks UTF8", value),
-                     position);
+      throw SqlError(
+          sqlstate::kFeatureNotSupported,
+          fmt::format("client encoding \"{}\" is not supported; Stave speaks UTF8", value),
+          position);
     }
     stored = "UTF8";
   } else if (name == "server_version" || name == "server_encoding" || name == "is_superuser" ||
@@ -223,7 +230,8 @@ executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
   result.command_tag = "SHOW";
   std::string name = Lower(show.name);
   if (name == "all") {
-    result.columns = {{"name", TypeId::kVarchar}, {"setting", TypeId::kVarchar},
+    result.columns = {{"name", TypeId::kVarchar},
+                      {"setting", TypeId::kVarchar},
                       {"description", TypeId::kVarchar}};
     for (const SettingDefinition& setting : kSettings) {
       result.rows.push_back({Value::String(std::string(setting.name)),
@@ -238,7 +246,8 @@ executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
   auto it = settings_.find(name);
   if (it == settings_.end()) {
     throw SqlError(sqlstate::kUndefinedParameter,
-                   fmt::format("unrecognized configuration parameter \"{}\"", show.name), show.position);
+                   fmt::format("unrecognized configuration parameter \"{}\"", show.name),
+                   show.position);
   }
   const SettingDefinition* setting = FindSetting(name);
   result.columns = {{setting ? Lower(setting->name) : name, TypeId::kVarchar}};
@@ -265,7 +274,8 @@ executor::QueryResult Session::Reset(const parser::ResetVariableStatement& reset
       return Command("RESET");
     }
     throw SqlError(sqlstate::kUndefinedParameter,
-                   fmt::format("unrecognized configuration parameter \"{}\"", reset.name), reset.position);
+                   fmt::format("unrecognized configuration parameter \"{}\"", reset.name),
+                   reset.position);
   }
   Assign(name, std::string(setting->default_value), reset.position);
   return Command("RESET");
@@ -275,8 +285,9 @@ executor::QueryResult Session::Transaction(const parser::TransactionStatement& s
   switch (statement.transaction_kind) {
     case parser::TransactionKind::kBegin:
       if (transaction_ == TransactionState::kFailed) {
-        throw SqlError(sqlstate::kInFailedTransaction,
-                       "current transaction is aborted, commands ignored until end of transaction block");
+        throw SqlError(
+            sqlstate::kInFailedTransaction,
+            "current transaction is aborted, commands ignored until end of transaction block");
       }
       if (transaction_ == TransactionState::kIdle) {
         writes_ = std::make_unique<executor::Transaction>();

@@ -128,8 +128,7 @@ class Store {
   Result<std::vector<std::pair<uint32_t, std::string>>> LoadCatalogEntries() const;
 
   /// A source position recorded by PutSourcePosition, or nullopt if none was committed.
-  Result<std::optional<std::string>> GetSourcePosition(uint32_t owner,
-                                                       std::string_view name) const;
+  Result<std::optional<std::string>> GetSourcePosition(uint32_t owner, std::string_view name) const;
 
   /// Approximate bytes of state on disk (for metrics).
   uint64_t ApproximateSize() const;

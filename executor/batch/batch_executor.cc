@@ -38,7 +38,8 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& 
   Chunk current = Chunk::WithTypes(types);
   std::optional<SqlError> error;
   Status status = snapshot.ScanStateTable(
-      StateTableId(scan.object->id, kViewRowsSlot), [&](std::string_view key, std::string_view value) {
+      StateTableId(scan.object->id, kViewRowsSlot),
+      [&](std::string_view key, std::string_view value) {
         auto row = storage::DecodeRow(value, visible);
         if (row && scan.object->HasRowId()) {
           // A keyless table's hidden row id is its key (after the virtual node).
@@ -202,7 +203,8 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
       return output;
     }
     case planner::PlanNodeKind::kAggregate:
-      return Aggregate(static_cast<const planner::AggregateNode&>(node), Run(*node.input, snapshot));
+      return Aggregate(static_cast<const planner::AggregateNode&>(node),
+                       Run(*node.input, snapshot));
     case planner::PlanNodeKind::kSort:
       return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, snapshot));
     case planner::PlanNodeKind::kLimit:
@@ -223,7 +225,8 @@ QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::S
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<Value> row;
       row.reserve(query.visible_columns);
-      for (size_t c = 0; c < query.visible_columns; ++c) row.push_back(chunk.columns[c].GetValue(r));
+      for (size_t c = 0; c < query.visible_columns; ++c)
+        row.push_back(chunk.columns[c].GetValue(r));
       result.rows.push_back(std::move(row));
     }
   }

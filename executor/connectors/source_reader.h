@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/status.h"
 #include "executor/chunk.h"

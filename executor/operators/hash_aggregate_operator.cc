@@ -39,7 +39,8 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
   if (!stored) return nullptr;
   Group group;
   if (!DecodeGroupState(*stored, node_->aggregates, &group.state)) {
-    throw SqlError("XX001", "corrupt aggregate state in table " + std::to_string(state_.table_id()));
+    throw SqlError("XX001",
+                   "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
   return &groups_.emplace(key, std::move(group)).first->second;
 }

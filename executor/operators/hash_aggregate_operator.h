@@ -20,7 +20,8 @@ namespace stave::executor {
 /// Groups are cached in memory; the cache is trimmed after each barrier.
 class HashAggregateOperator : public StreamOperator {
  public:
-  HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node, storage::StateTable state);
+  HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
+                        storage::StateTable state);
 
   void Start() override;
   void OnChunk(Chunk chunk) override;

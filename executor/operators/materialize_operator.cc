@@ -11,8 +11,8 @@ constexpr std::string_view kNextRowIdKey = "next_row_id";
 }  // namespace
 
 MaterializeOperator::MaterializeOperator(uint32_t view_id, storage::RowTypes visible_types,
-                                         bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
-                                         storage::StateTable counters,
+                                         bool keyed, std::vector<size_t> key_columns,
+                                         storage::StateTable rows, storage::StateTable counters,
                                          std::atomic<uint64_t>* rows_written)
     : view_id_(view_id),
       visible_types_(std::move(visible_types)),
@@ -39,13 +39,15 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
     key.clear();
     if (!keyed_) {
       if (RowSign(chunk.ops[r]) < 0) {
-        throw SqlError(sqlstate::kInternalError, "a keyless materialized view received a retraction");
+        throw SqlError(sqlstate::kInternalError,
+                       "a keyless materialized view received a retraction");
       }
       storage::AppendBigEndian64(next_row_id_++, &key);
       row_id_dirty_ = true;
     } else {
       for (size_t column : key_columns_) {
-        storage::EncodeKeyValue(chunk.columns[column].GetValue(r), chunk.columns[column].type, &key);
+        storage::EncodeKeyValue(chunk.columns[column].GetValue(r), chunk.columns[column].type,
+                                &key);
       }
     }
     for (size_t c = 0; c < visible_types_.size(); ++c) row[c] = chunk.columns[c].GetValue(r);
@@ -74,7 +76,8 @@ void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
     row_id_dirty_ = false;
   }
   if (!epoch_changes_.empty()) {
-    batch->PutTableLogRecord(view_id_, batch->epoch(), EncodeChangeRecord(epoch_changes_, changelog_types_));
+    batch->PutTableLogRecord(view_id_, batch->epoch(),
+                             EncodeChangeRecord(epoch_changes_, changelog_types_));
     epoch_changes_.clear();
     logged_bytes_ = 0;
   }

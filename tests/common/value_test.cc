@@ -37,7 +37,8 @@ TEST(ValueTest, TextOutput) {
 TEST(CastValueTest, ParsesTextLikePostgres) {
   EXPECT_EQ(CastValue(Value::String(" 42 "), TypeId::kVarchar, TypeId::kInt32).int_value(), 42);
   EXPECT_EQ(CastValue(Value::String("on"), TypeId::kVarchar, TypeId::kBoolean).int_value(), 1);
-  EXPECT_DOUBLE_EQ(CastValue(Value::String("1.5"), TypeId::kVarchar, TypeId::kFloat64).double_value(), 1.5);
+  EXPECT_DOUBLE_EQ(
+      CastValue(Value::String("1.5"), TypeId::kVarchar, TypeId::kFloat64).double_value(), 1.5);
   try {
     CastValue(Value::String("1.5"), TypeId::kVarchar, TypeId::kInt32);
     FAIL();

@@ -48,7 +48,8 @@ class DatabaseTest : public ::testing::Test {
   }
 
   // Polls until the query gives `expected` or a few seconds pass.
-  std::vector<std::string> WaitFor(const std::string& sql, const std::vector<std::string>& expected) {
+  std::vector<std::string> WaitFor(const std::string& sql,
+                                   const std::vector<std::string>& expected) {
     std::vector<std::string> rows;
     for (int i = 0; i < 200; ++i) {
       rows = Rows(sql);
@@ -101,7 +102,8 @@ TEST_F(DatabaseTest, ViewsReadTheirStreamIndependently) {
   EXPECT_EQ(WaitFor("SELECT n FROM a", {"100"}), std::vector<std::string>{"100"});
   Run("CREATE MATERIALIZED VIEW b AS SELECT id FROM s WHERE id > 90");
   EXPECT_EQ(WaitFor("SELECT count(*) FROM b", {"10"}), std::vector<std::string>{"10"});
-  EXPECT_EQ(Rows("SELECT id FROM b ORDER BY id DESC LIMIT 2"), (std::vector<std::string>{"100", "99"}));
+  EXPECT_EQ(Rows("SELECT id FROM b ORDER BY id DESC LIMIT 2"),
+            (std::vector<std::string>{"100", "99"}));
 }
 
 TEST_F(DatabaseTest, DdlErrors) {
@@ -116,7 +118,8 @@ TEST_F(DatabaseTest, DdlErrors) {
   Run("CREATE MATERIALIZED VIEW v AS SELECT id FROM s");
   EXPECT_EQ(ErrorOf("DROP STREAM s").substr(0, 5), "2BP01");
   EXPECT_EQ(ErrorOf("DROP STREAM v").substr(0, 5), "42809");
-  EXPECT_EQ(ErrorOf("DROP MATERIALIZED VIEW nope"), "42P01 materialized view \"nope\" does not exist");
+  EXPECT_EQ(ErrorOf("DROP MATERIALIZED VIEW nope"),
+            "42P01 materialized view \"nope\" does not exist");
   Run("DROP MATERIALIZED VIEW IF EXISTS nope");
   Run("DROP STREAM s CASCADE");
   EXPECT_TRUE(Rows("SHOW STREAMS").empty());
@@ -134,7 +137,8 @@ TEST_F(DatabaseTest, CheckpointOnDemandOnly) {
   Run("CHECKPOINT");
   EXPECT_EQ(Rows("SELECT n FROM c"), std::vector<std::string>{"5000"});
   // The history keeps every checkpoint: the two DDL ones and this one.
-  std::vector<std::string> history = Rows("SELECT count(*), max(epoch), min(bytes) > 0 FROM stave_catalog.checkpoints");
+  std::vector<std::string> history =
+      Rows("SELECT count(*), max(epoch), min(bytes) > 0 FROM stave_catalog.checkpoints");
   EXPECT_EQ(history, std::vector<std::string>{"3|3|t"});
   EXPECT_EQ(ErrorOf("SELECT * FROM stave_catalog.nothing").substr(0, 5), "42P01");
 }
@@ -150,7 +154,8 @@ TEST_F(DatabaseTest, TablesEnforceKeysAndNotNull) {
   EXPECT_EQ(ErrorOf("INSERT INTO t VALUES ('x', 'a', 1)"),
             "22P02 invalid input syntax for type integer: \"x\"");
   EXPECT_EQ(ErrorOf("INSERT INTO t VALUES (3, 'c', true)").substr(0, 5), "42804");
-  EXPECT_EQ(ErrorOf("INSERT INTO t VALUES (3)"), "42601 INSERT has more target columns than expressions");
+  EXPECT_EQ(ErrorOf("INSERT INTO t VALUES (3)"),
+            "42601 INSERT has more target columns than expressions");
   EXPECT_EQ(Run("UPDATE t SET score = score * 2 WHERE id = 1").command_tag, "UPDATE 1");
   EXPECT_EQ(ErrorOf("UPDATE t SET id = 2 WHERE id = 1").substr(0, 5), "23505");
   EXPECT_EQ(Run("UPDATE t SET id = 10 WHERE id = 1").command_tag, "UPDATE 1");

@@ -22,12 +22,9 @@ std::vector<std::vector<Value>> ReadAll(DatagenSource* source, size_t max_rows) 
 }
 
 TEST(DatagenSourceTest, SequenceBoundsTheStreamAndRandomIsDeterministic) {
-  std::map<std::string, std::string> options = {{"fields.id.kind", "sequence"},
-                                                {"fields.id.start", "1"},
-                                                {"fields.id.end", "1000"},
-                                                {"fields.v.min", "-5"},
-                                                {"fields.v.max", "5"},
-                                                {"seed", "42"}};
+  std::map<std::string, std::string> options = {
+      {"fields.id.kind", "sequence"}, {"fields.id.start", "1"}, {"fields.id.end", "1000"},
+      {"fields.v.min", "-5"},         {"fields.v.max", "5"},    {"seed", "42"}};
   DatagenSource first(DatagenOptions::Parse(options, Columns()));
   auto rows = ReadAll(&first, 300);
   ASSERT_EQ(rows.size(), 1000u);
@@ -67,11 +64,13 @@ TEST(DatagenSourceTest, RejectsBadOptionsClearly) {
   };
   EXPECT_NE(error_of({{"rows-per-second", "fast"}}).find("must be a number"), std::string::npos);
   EXPECT_NE(error_of({{"fields.nope.kind", "random"}}).find("names no column"), std::string::npos);
-  EXPECT_NE(error_of({{"fields.id.kind", "zigzag"}}).find("'sequence' or 'random'"), std::string::npos);
-  EXPECT_NE(error_of({{"speed", "1"}}).find("unknown datagen option 'speed'"), std::string::npos);
-  EXPECT_NE(error_of({{"fields.id.kind", "sequence"}, {"fields.id.start", "5"}, {"fields.id.end", "1"}})
-                .find("before start"),
+  EXPECT_NE(error_of({{"fields.id.kind", "zigzag"}}).find("'sequence' or 'random'"),
             std::string::npos);
+  EXPECT_NE(error_of({{"speed", "1"}}).find("unknown datagen option 'speed'"), std::string::npos);
+  EXPECT_NE(
+      error_of({{"fields.id.kind", "sequence"}, {"fields.id.start", "5"}, {"fields.id.end", "1"}})
+          .find("before start"),
+      std::string::npos);
 }
 
 TEST(DatagenSourceTest, ThrottlesToRowsPerSecond) {

@@ -21,15 +21,17 @@ Chunk IntChunk(const std::vector<std::optional<int64_t>>& values) {
 TEST(ExpressionEvaluatorTest, ArithmeticWithNullsAndErrors) {
   Chunk chunk = IntChunk({1, 2, std::nullopt});
   auto column = BoundExpr::MakeColumn(0, TypeId::kInt64);
-  auto plus = BoundExpr::MakeFunction(ScalarFunction::kAdd, TypeId::kInt64,
-                                      {column, BoundExpr::MakeConstant(Value::Int(10), TypeId::kInt64)});
+  auto plus =
+      BoundExpr::MakeFunction(ScalarFunction::kAdd, TypeId::kInt64,
+                              {column, BoundExpr::MakeConstant(Value::Int(10), TypeId::kInt64)});
   Column result = Evaluate(*plus, chunk);
   EXPECT_EQ(result.GetValue(0).int_value(), 11);
   EXPECT_EQ(result.GetValue(1).int_value(), 12);
   EXPECT_TRUE(result.IsNull(2));
 
-  auto divide = BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64,
-                                        {column, BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt64)});
+  auto divide =
+      BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64,
+                              {column, BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt64)});
   try {
     Evaluate(*divide, chunk);
     FAIL();
@@ -48,10 +50,12 @@ TEST(ExpressionEvaluatorTest, AndSkipsRowsTheLeftSideDecides) {
   auto x = BoundExpr::MakeColumn(0, TypeId::kInt64);
   auto zero = BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt64);
   auto guard = BoundExpr::MakeFunction(ScalarFunction::kNotEqual, TypeId::kBoolean, {x, zero});
-  auto ratio = BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64,
-                                       {BoundExpr::MakeConstant(Value::Int(10), TypeId::kInt64), x});
-  auto big = BoundExpr::MakeFunction(ScalarFunction::kGreater, TypeId::kBoolean,
-                                     {ratio, BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt64)});
+  auto ratio =
+      BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64,
+                              {BoundExpr::MakeConstant(Value::Int(10), TypeId::kInt64), x});
+  auto big =
+      BoundExpr::MakeFunction(ScalarFunction::kGreater, TypeId::kBoolean,
+                              {ratio, BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt64)});
   auto both = BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {guard, big});
   EXPECT_EQ(EvaluatePredicate(*both, chunk), (std::vector<uint8_t>{0, 1, 0}));
 }
@@ -62,11 +66,13 @@ TEST(ExpressionEvaluatorTest, ThreeValuedLogic) {
   chunk.AppendRow({Value::Null(), Value::Boolean(true)}, RowOp::kInsert);
   auto a = BoundExpr::MakeColumn(0, TypeId::kBoolean);
   auto b = BoundExpr::MakeColumn(1, TypeId::kBoolean);
-  Column and_result = Evaluate(*BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {a, b}), chunk);
+  Column and_result =
+      Evaluate(*BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {a, b}), chunk);
   EXPECT_FALSE(and_result.IsNull(0));
   EXPECT_EQ(and_result.GetValue(0).int_value(), 0);  // NULL AND false = false
   EXPECT_TRUE(and_result.IsNull(1));                 // NULL AND true = NULL
-  Column or_result = Evaluate(*BoundExpr::MakeFunction(ScalarFunction::kOr, TypeId::kBoolean, {a, b}), chunk);
+  Column or_result =
+      Evaluate(*BoundExpr::MakeFunction(ScalarFunction::kOr, TypeId::kBoolean, {a, b}), chunk);
   EXPECT_TRUE(or_result.IsNull(0));                 // NULL OR false = NULL
   EXPECT_EQ(or_result.GetValue(1).int_value(), 1);  // NULL OR true = true
 }

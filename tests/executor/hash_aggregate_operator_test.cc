@@ -37,7 +37,8 @@ std::shared_ptr<planner::AggregateNode> SumByKey() {
 
 Chunk Rows(const std::vector<std::tuple<RowOp, std::string, int64_t>>& rows) {
   Chunk chunk = Chunk::WithTypes({TypeId::kVarchar, TypeId::kInt64});
-  for (const auto& [op, key, value] : rows) chunk.AppendRow({Value::String(key), Value::Int(value)}, op);
+  for (const auto& [op, key, value] : rows)
+    chunk.AppendRow({Value::String(key), Value::Int(value)}, op);
   return chunk;
 }
 
@@ -49,7 +50,8 @@ TEST(HashAggregateOperatorTest, EmitsAChangelogAndRetracts) {
   aggregate.set_downstream(&capture);
   aggregate.Start();
 
-  aggregate.OnChunk(Rows({{RowOp::kInsert, "a", 1}, {RowOp::kInsert, "b", 2}, {RowOp::kInsert, "a", 3}}));
+  aggregate.OnChunk(
+      Rows({{RowOp::kInsert, "a", 1}, {RowOp::kInsert, "b", 2}, {RowOp::kInsert, "a", 3}}));
   ASSERT_EQ(capture.rows.size(), 2u);
   EXPECT_EQ(capture.rows[0].first, RowOp::kInsert);
   EXPECT_EQ(capture.rows[0].second,

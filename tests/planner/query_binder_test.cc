@@ -15,7 +15,8 @@ class QueryBinderTest : public ::testing::Test {
     stream->id = 1;
     stream->type = ObjectType::kStream;
     stream->name = "s";
-    stream->columns = {{"id", TypeId::kInt64}, {"name", TypeId::kVarchar}, {"price", TypeId::kFloat64}};
+    stream->columns = {
+        {"id", TypeId::kInt64}, {"name", TypeId::kVarchar}, {"price", TypeId::kFloat64}};
     catalog_.Add(stream);
     auto view = std::make_shared<CatalogObject>();
     view->id = 2;
@@ -28,7 +29,8 @@ class QueryBinderTest : public ::testing::Test {
 
   BoundQuery Bind(const std::string& sql, QueryPurpose purpose) {
     statements_ = parser::Parse(sql);
-    return BindQuery(static_cast<const parser::SelectStatement&>(*statements_.at(0)), catalog_, purpose);
+    return BindQuery(static_cast<const parser::SelectStatement&>(*statements_.at(0)), catalog_,
+                     purpose);
   }
 
   // The SQLSTATE and position of the error binding `sql` raises.
@@ -60,26 +62,34 @@ TEST_F(QueryBinderTest, GroupedViewKeysByGroupExpression) {
 }
 
 TEST_F(QueryBinderTest, UngroupedViewHasNoKey) {
-  BoundQuery query = Bind("SELECT id, price * 2 FROM s WHERE name <> 'x'", QueryPurpose::kMaterializedView);
+  BoundQuery query =
+      Bind("SELECT id, price * 2 FROM s WHERE name <> 'x'", QueryPurpose::kMaterializedView);
   EXPECT_TRUE(query.key_columns.empty());
   EXPECT_EQ(query.root->output[1].name, "?column?");
   EXPECT_EQ(query.root->input->kind, PlanNodeKind::kFilter);
 }
 
 TEST_F(QueryBinderTest, ErrorsCarrySqlstateAndPosition) {
-  EXPECT_EQ(Error("SELECT nope FROM s", QueryPurpose::kMaterializedView), std::make_pair(std::string("42703"), 8));
-  EXPECT_EQ(Error("SELECT * FROM missing", QueryPurpose::kBatch), std::make_pair(std::string("42P01"), 15));
+  EXPECT_EQ(Error("SELECT nope FROM s", QueryPurpose::kMaterializedView),
+            std::make_pair(std::string("42703"), 8));
+  EXPECT_EQ(Error("SELECT * FROM missing", QueryPurpose::kBatch),
+            std::make_pair(std::string("42P01"), 15));
   EXPECT_EQ(Error("SELECT name, count(*) FROM s", QueryPurpose::kMaterializedView).first, "42803");
-  EXPECT_EQ(Error("SELECT id FROM s WHERE id", QueryPurpose::kMaterializedView), std::make_pair(std::string("42804"), 24));
+  EXPECT_EQ(Error("SELECT id FROM s WHERE id", QueryPurpose::kMaterializedView),
+            std::make_pair(std::string("42804"), 24));
   EXPECT_EQ(Error("SELECT id + name FROM s", QueryPurpose::kMaterializedView).first, "42883");
   EXPECT_EQ(Error("SELECT * FROM s", QueryPurpose::kBatch).first, "0A000");
-  EXPECT_EQ(Error("SELECT id FROM s WHERE sum(id) > 1", QueryPurpose::kMaterializedView).first, "42803");
-  EXPECT_EQ(Error("SELECT count(*), count(*) FROM s", QueryPurpose::kMaterializedView).first, "42701");
-  EXPECT_EQ(Error("SELECT id FROM s WHERE id = 'abc'", QueryPurpose::kMaterializedView).first, "22P02");
+  EXPECT_EQ(Error("SELECT id FROM s WHERE sum(id) > 1", QueryPurpose::kMaterializedView).first,
+            "42803");
+  EXPECT_EQ(Error("SELECT count(*), count(*) FROM s", QueryPurpose::kMaterializedView).first,
+            "42701");
+  EXPECT_EQ(Error("SELECT id FROM s WHERE id = 'abc'", QueryPurpose::kMaterializedView).first,
+            "22P02");
 }
 
 TEST_F(QueryBinderTest, BatchOrderByAliasOrdinalAndHiddenExpression) {
-  BoundQuery query = Bind("SELECT parity FROM v ORDER BY count DESC, 1 LIMIT 5", QueryPurpose::kBatch);
+  BoundQuery query =
+      Bind("SELECT parity FROM v ORDER BY count DESC, 1 LIMIT 5", QueryPurpose::kBatch);
   EXPECT_EQ(query.visible_columns, 1u);
   ASSERT_EQ(query.root->kind, PlanNodeKind::kLimit);
   const auto& sort = static_cast<const SortNode&>(*query.root->input);

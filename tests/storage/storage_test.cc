@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "storage/key_codec.h"
-#include "tests/test_directory.h"
 #include "storage/row_codec.h"
 #include "storage/state_table.h"
 #include "storage/store.h"
+#include "tests/test_directory.h"
 
 namespace stave::storage {
 namespace {
@@ -22,7 +22,8 @@ std::string Key(const Value& value, DataType type) {
 TEST(KeyCodecTest, ByteOrderIsValueOrder) {
   std::vector<int64_t> ints = {INT64_MIN, -1000, -1, 0, 1, 7, 1000, INT64_MAX};
   for (size_t i = 0; i + 1 < ints.size(); ++i) {
-    EXPECT_LT(Key(Value::Int(ints[i]), TypeId::kInt64), Key(Value::Int(ints[i + 1]), TypeId::kInt64));
+    EXPECT_LT(Key(Value::Int(ints[i]), TypeId::kInt64),
+              Key(Value::Int(ints[i + 1]), TypeId::kInt64));
   }
   std::vector<double> doubles = {-1e300, -2.5, -0.5, 0, 1e-300, 0.5, 2.5, 1e300};
   for (size_t i = 0; i + 1 < doubles.size(); ++i) {
@@ -59,7 +60,8 @@ TEST(KeyCodecTest, RoundTrips) {
 
 TEST(RowCodecTest, RoundTripsAndRejectsGarbage) {
   RowTypes types = {TypeId::kInt64, TypeId::kVarchar, TypeId::kFloat64, TypeId::kBoolean};
-  std::vector<Value> row = {Value::Int(1), Value::String("hello"), Value::Null(), Value::Boolean(true)};
+  std::vector<Value> row = {Value::Int(1), Value::String("hello"), Value::Null(),
+                            Value::Boolean(true)};
   std::string bytes;
   EncodeRow(row, types, &bytes);
   auto decoded = DecodeRow(bytes, types);
@@ -97,7 +99,8 @@ TEST(StoreTest, StateIsVisibleOnlyAfterCommitAndSurvivesReopen) {
   StateTable table(store.get(), 7);
   EXPECT_EQ(table.Get("k1").ValueOrThrow(), std::optional<std::string>("v1"));
   EXPECT_EQ(table.Get("k2").ValueOrThrow(), std::nullopt);
-  EXPECT_EQ(store->GetSourcePosition(3, "source").ValueOrThrow(), std::optional<std::string>("pos-1"));
+  EXPECT_EQ(store->GetSourcePosition(3, "source").ValueOrThrow(),
+            std::optional<std::string>("pos-1"));
   auto entries = store->LoadCatalogEntries().ValueOrThrow();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].first, 3u);
@@ -118,16 +121,22 @@ TEST(StoreTest, SnapshotIsStableAcrossLaterCommitsAndDropsDeleteRanges) {
   ASSERT_TRUE(store->Commit(&second).ok());
 
   size_t rows = 0;
-  ASSERT_TRUE(snapshot->ScanStateTable(9, [&](std::string_view, std::string_view) {
-    ++rows;
-    return true;
-  }).ok());
+  ASSERT_TRUE(snapshot
+                  ->ScanStateTable(9,
+                                   [&](std::string_view, std::string_view) {
+                                     ++rows;
+                                     return true;
+                                   })
+                  .ok());
   EXPECT_EQ(rows, 100u);
   rows = 0;
-  ASSERT_TRUE(store->NewSnapshot()->ScanStateTable(9, [&](std::string_view, std::string_view) {
-    ++rows;
-    return true;
-  }).ok());
+  ASSERT_TRUE(store->NewSnapshot()
+                  ->ScanStateTable(9,
+                                   [&](std::string_view, std::string_view) {
+                                     ++rows;
+                                     return true;
+                                   })
+                  .ok());
   EXPECT_EQ(rows, 0u);
 }
 

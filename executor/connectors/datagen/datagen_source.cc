@@ -100,7 +100,8 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
         } else if (value == "random") {
           field.kind = DatagenField::Kind::kRandom;
         } else {
-          ThrowOption(fmt::format("datagen option '{}' must be 'sequence' or 'random', not '{}'", key, value));
+          ThrowOption(fmt::format("datagen option '{}' must be 'sequence' or 'random', not '{}'",
+                                  key, value));
         }
       } else if (property == "start") {
         field.start = ParseInteger(key, value);
@@ -117,12 +118,16 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
           ThrowOption(fmt::format("datagen option '{}' must be between 0 and 1048576", key));
         }
       } else {
-        ThrowOption(fmt::format("unknown datagen option '{}' (a field takes kind, start, end, min, "
-                                "max or length)", key));
+        ThrowOption(
+            fmt::format("unknown datagen option '{}' (a field takes kind, start, end, min, "
+                        "max or length)",
+                        key));
       }
     } else {
-      ThrowOption(fmt::format("unknown datagen option '{}' (known: rows-per-second, number-of-rows, "
-                              "seed, fields.<column>.<kind|start|end|min|max|length>)", key));
+      ThrowOption(
+          fmt::format("unknown datagen option '{}' (known: rows-per-second, number-of-rows, "
+                      "seed, fields.<column>.<kind|start|end|min|max|length>)",
+                      key));
     }
   }
   for (size_t i = 0; i < parsed.fields.size(); ++i) {
@@ -134,8 +139,10 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
       }
     } else {
       if (has_end.count(i)) {
-        ThrowOption(fmt::format("datagen column '{}': 'end' applies to a sequence; set "
-                                "'fields.{}.kind' = 'sequence'", columns[i].name, columns[i].name));
+        ThrowOption(
+            fmt::format("datagen column '{}': 'end' applies to a sequence; set "
+                        "'fields.{}.kind' = 'sequence'",
+                        columns[i].name, columns[i].name));
       }
       if (field.min > field.max) {
         ThrowOption(fmt::format("datagen column '{}': min is above max", columns[i].name));
@@ -178,7 +185,8 @@ void DatagenSource::AppendValue(size_t index, uint64_t row, Column* column) cons
       int64_t low = static_cast<int64_t>(std::ceil(field.min));
       int64_t high = static_cast<int64_t>(std::floor(field.max));
       uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low) + 1;
-      column->AppendInt(static_cast<int64_t>(static_cast<uint64_t>(low) + (span == 0 ? hash : hash % span)));
+      column->AppendInt(
+          static_cast<int64_t>(static_cast<uint64_t>(low) + (span == 0 ? hash : hash % span)));
       return;
     }
     case TypeId::kFloat32:
@@ -189,7 +197,8 @@ void DatagenSource::AppendValue(size_t index, uint64_t row, Column* column) cons
       return;
     }
     default: {
-      static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+      static constexpr char kAlphabet[] =
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
       std::string text(static_cast<size_t>(field.length), ' ');
       uint64_t state = hash;
       for (char& c : text) {
@@ -214,8 +223,11 @@ SourceReader::PollStatus DatagenSource::Poll(size_t max_rows, Chunk* chunk,
     double elapsed = std::chrono::duration<double>(now - rate_start_).count();
     uint64_t allowed = rate_start_row_ + static_cast<uint64_t>(elapsed * *options_.rows_per_second);
     if (allowed <= next_row_) {
-      double wait = static_cast<double>(next_row_ + 1 - rate_start_row_) / *options_.rows_per_second - elapsed;
-      *wake_at = now + std::chrono::microseconds(static_cast<int64_t>(std::max(wait, 0.0) * 1e6) + 1);
+      double wait =
+          static_cast<double>(next_row_ + 1 - rate_start_row_) / *options_.rows_per_second -
+          elapsed;
+      *wake_at =
+          now + std::chrono::microseconds(static_cast<int64_t>(std::max(wait, 0.0) * 1e6) + 1);
       return PollStatus::kIdle;
     }
     rows = std::min(rows, allowed - next_row_);

@@ -19,9 +19,9 @@ struct DatagenField {
   enum class Kind { kSequence, kRandom };
   Kind kind = Kind::kRandom;
   DataType type;
-  int64_t start = 1;  ///< Sequence: the first value.
+  int64_t start = 1;           ///< Sequence: the first value.
   std::optional<int64_t> end;  ///< Sequence: the last value (inclusive); bounds the stream.
-  double min = 0;  ///< Random numbers: the range, inclusive.
+  double min = 0;              ///< Random numbers: the range, inclusive.
   double max = 0;
   int64_t length = 10;  ///< Random strings: their length.
 };

@@ -15,15 +15,18 @@ SourceReader::PollStatus TableSource::Poll(size_t max_rows, Chunk* chunk,
   }
   Chunk out = Chunk::WithTypes(table_->changelog_types());
   bool corrupt = false;
-  store_->ReadTableLog(table_->id(), next_sequence_, [&](uint64_t sequence, std::string_view record) {
-          if (sequence >= end) return false;
-          if (!DecodeChangeRecord(record, table_->changelog_types(), &out)) {
-            corrupt = true;
-            return false;
-          }
-          next_sequence_ = sequence + 1;
-          return out.size() < max_rows;  // Whole records: a chunk may exceed max_rows by one.
-        })
+  store_
+      ->ReadTableLog(table_->id(), next_sequence_,
+                     [&](uint64_t sequence, std::string_view record) {
+                       if (sequence >= end) return false;
+                       if (!DecodeChangeRecord(record, table_->changelog_types(), &out)) {
+                         corrupt = true;
+                         return false;
+                       }
+                       next_sequence_ = sequence + 1;
+                       return out.size() <
+                              max_rows;  // Whole records: a chunk may exceed max_rows by one.
+                     })
       .ThrowIfError();
   if (corrupt) {
     throw SqlError("XX001", "corrupt log record in table \"" + table_->object().name + "\"");

@@ -34,7 +34,8 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
                            return true;
                          })
         .ThrowIfError();
-    if (corrupt) throw SqlError("XX001", "corrupt row in materialized view \"" + view_->name + "\"");
+    if (corrupt)
+      throw SqlError("XX001", "corrupt row in materialized view \"" + view_->name + "\"");
     backfilled_ = true;
     epoch_ = snapshot->epoch();
     *chunk = std::move(out);
@@ -45,17 +46,20 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
   // The log holds a record for every committed epoch that changed the view, and none for
   // epochs not committed yet: this thread commits them.
   uint64_t committed = store_->committed_epoch();
-  store_->ReadTableLog(view_->id, epoch_ + 1, [&](uint64_t epoch, std::string_view record) {
-          if (!DecodeChangeRecord(record, changelog_types_, &out)) {
-            corrupt = true;
-            return false;
-          }
-          epoch_ = epoch;
-          full = out.size() >= max_rows;
-          return !full;
-        })
+  store_
+      ->ReadTableLog(view_->id, epoch_ + 1,
+                     [&](uint64_t epoch, std::string_view record) {
+                       if (!DecodeChangeRecord(record, changelog_types_, &out)) {
+                         corrupt = true;
+                         return false;
+                       }
+                       epoch_ = epoch;
+                       full = out.size() >= max_rows;
+                       return !full;
+                     })
       .ThrowIfError();
-  if (corrupt) throw SqlError("XX001", "corrupt change log of materialized view \"" + view_->name + "\"");
+  if (corrupt)
+    throw SqlError("XX001", "corrupt change log of materialized view \"" + view_->name + "\"");
   // Epochs without a record changed nothing: having read to the end, the reader is at the
   // committed epoch.
   if (!full) epoch_ = std::max(epoch_, committed);

@@ -66,7 +66,8 @@ const std::vector<std::string_view>& Names() {
       "table_write_before_sync",  // A table write is about to be made durable.
       "table_write_after_sync",   // A table write is durable; the client has not heard yet.
       "epoch_barrier_injected",   // A checkpoint began; no job has flushed yet.
-      "epoch_job_flushed",        // One job wrote its state delta into the epoch batch.
+      "epoch_operator_flushed",   // One operator instance wrote its share of the epoch.
+      "epoch_job_flushed",        // The coordinator took one job's state delta into the batch.
       "epoch_before_commit",      // The epoch batch is complete, not yet written.
       "epoch_after_commit",       // The epoch is durable; snapshot and waiters not updated.
   };

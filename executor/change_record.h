@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,5 +25,12 @@ std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
                                const storage::RowTypes& types);
 /// Appends the record's rows to `chunk`. Returns false if it is malformed.
 bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk);
+
+/// The sequence of a record in a view's change log: each parallel instance of the view's
+/// materialization writes one record per epoch that changed its rows, ordered by epoch.
+/// (A table's log numbers its commits 0, 1, 2, ...)
+inline uint64_t ViewLogSequence(uint64_t epoch, uint32_t instance) {
+  return (epoch << 16) | instance;
+}
 
 }  // namespace stave::executor

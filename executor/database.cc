@@ -91,6 +91,8 @@ std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
   std::unique_ptr<Database> database(new Database(options, connectors, std::move(store)));
   JobSet jobs;
   database->Recover(&jobs);
+  Database* raw = database.get();
+  database->engine_->set_log_heads([raw] { return raw->TableTargets(); });
   database->engine_->Start(std::move(jobs));
   return database;
 }
@@ -99,7 +101,7 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
                    std::unique_ptr<storage::Store> store)
     : options_(options), connectors_(connectors), store_(std::move(store)) {
   engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval,
-                                     options.state_memory_bytes);
+                                     options.state_memory_bytes, options.workers);
   next_object_id_ = store_->next_object_id();
   RegisterSystemTables();
 }
@@ -151,8 +153,8 @@ void Database::Recover(JobSet* jobs) {
         tables_.emplace(id, std::make_shared<Table>(object, store_.get()));
       } else if (statement.kind == parser::StatementKind::kCreateMaterializedView) {
         auto [object, job] =
-            PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement), id);
-        job->Recover(*store_);
+            PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement), id,
+                     entry->parallelism);
         catalog_.Add(object);
         jobs->emplace(id, std::move(job));
       } else {
@@ -164,11 +166,25 @@ void Database::Recover(JobSet* jobs) {
                                  planner::ObjectTypeName(entry->type), entry->name, error.what()));
     }
   }
+  // Change logs first: the views' operators read the setting as they start.
   UpdateChangeLogs(jobs, {}, nullptr);
+  for (auto& [id, job] : *jobs) {
+    try {
+      job->Recover(*store_, store_->committed_epoch());
+    } catch (const SqlError& error) {
+      throw SqlError("XX001", fmt::format("cannot recover materialized view \"{}\": {}",
+                                          job->name(), error.what()));
+    }
+  }
   spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
 }
 
-QueryResult Database::Execute(const parser::Statement& statement, Transaction* transaction) {
+size_t Database::default_parallelism() const {
+  return options_.streaming_parallelism > 0 ? options_.streaming_parallelism : engine_->workers();
+}
+
+QueryResult Database::Execute(const parser::Statement& statement, Transaction* transaction,
+                              const SessionContext& session) {
   switch (statement.kind) {
     case parser::StatementKind::kCreateTable:
       return CreateTable(static_cast<const parser::CreateTableStatement&>(statement));
@@ -194,7 +210,8 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
     case parser::StatementKind::kCreateStream:
       return CreateStream(static_cast<const parser::CreateStreamStatement&>(statement));
     case parser::StatementKind::kCreateMaterializedView:
-      return CreateView(static_cast<const parser::CreateMaterializedViewStatement&>(statement));
+      return CreateView(static_cast<const parser::CreateMaterializedViewStatement&>(statement),
+                        session);
     case parser::StatementKind::kDrop:
       return Drop(static_cast<const parser::DropStatement&>(statement));
     case parser::StatementKind::kShowObjects:
@@ -285,7 +302,7 @@ planner::CatalogObjectPtr Database::PlanTable(const parser::CreateTableStatement
 }
 
 std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
-    const parser::CreateMaterializedViewStatement& create, uint32_t id) {
+    const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism) {
   planner::BoundQuery query =
       planner::BindQuery(*create.query, catalog_, planner::QueryPurpose::kMaterializedView);
   auto object = std::make_shared<planner::CatalogObject>();
@@ -297,8 +314,11 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
     object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
   object->append_only = query.append_only;
-  std::unique_ptr<Job> job = BuildJob(*object, query, store_.get(), &metrics_,
-                                      [this](uint32_t table_id) { return FindTable(table_id); });
+  object->parallelism = parallelism;
+  std::unique_ptr<Job> job = BuildJob(
+      *object, query, store_.get(), &metrics_,
+      [this](uint32_t table_id) { return FindTable(table_id); },
+      parallelism > 0 ? parallelism : default_parallelism(), engine_->throttle());
   return {object, std::move(job)};
 }
 
@@ -403,7 +423,8 @@ QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) 
   return Command("CREATE STREAM");
 }
 
-QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& create) {
+QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& create,
+                                 const SessionContext& session) {
   std::lock_guard lock(ddl_mutex_);
   std::string name = planner::ResolveObjectName(create.name, create.position);
   if (planner::CatalogObjectPtr existing = catalog_.Find(name)) {
@@ -411,13 +432,14 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
     throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
                    create.position);
   }
-  auto planned = PlanView(create, static_cast<uint32_t>(next_object_id_));
+  auto planned = PlanView(create, static_cast<uint32_t>(next_object_id_),
+                          static_cast<uint32_t>(session.streaming_parallelism));
   planner::CatalogObjectPtr object = planned.first;
   std::unique_ptr<Job> job = std::move(planned.second);
-  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch*) {
+  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch* batch) {
     // A new view starts at its input's beginning; Recover finds no position and starts its
     // operators (a global aggregate emits its first row into this very epoch).
-    job->Recover(*store_);
+    job->Recover(*store_, batch->epoch());
     jobs->emplace(object->id, std::move(job));
     for (uint32_t input : object->depends_on) {
       auto it = jobs->find(input);

@@ -28,6 +28,18 @@ struct DatabaseOptions {
   bool enable_failpoints = false;
   /// Uncommitted state the views may hold in memory before a checkpoint is taken early.
   size_t state_memory_bytes = size_t{256} << 20;
+  /// Threads running the dataflows; 0: one per core.
+  size_t workers = 0;
+  /// Parallel instances per stage of a view created without SET streaming_parallelism;
+  /// 0: one per worker.
+  size_t streaming_parallelism = 0;
+};
+
+/// The settings of the session a statement runs in that change what it does.
+struct SessionContext {
+  /// SET streaming_parallelism: parallel instances per stage of the views the session
+  /// creates; 0: the server's default.
+  size_t streaming_parallelism = 0;
 };
 
 /// One Stave database: the store, the catalog, the engine running the views, and the
@@ -44,7 +56,11 @@ class Database {
 
   /// Executes one statement. DML goes into `transaction` when the session has one open,
   /// else commits on its own. Throws SqlError.
-  QueryResult Execute(const parser::Statement& statement, Transaction* transaction = nullptr);
+  QueryResult Execute(const parser::Statement& statement, Transaction* transaction = nullptr,
+                      const SessionContext& session = {});
+
+  /// The parallelism of views created without SET streaming_parallelism.
+  size_t default_parallelism() const;
 
   /// Commits a session's transaction atomically and durably. Throws SqlError (then
   /// nothing of it was written).
@@ -67,14 +83,16 @@ class Database {
   /// Builds the catalog object of CREATE TABLE.
   planner::CatalogObjectPtr PlanTable(const parser::CreateTableStatement& create, uint32_t id);
   /// Builds the catalog object and the job of CREATE MATERIALIZED VIEW.
+  /// `parallelism`: as SET asked (0: the default), stored with the view.
   std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
-      const parser::CreateMaterializedViewStatement& create, uint32_t id);
+      const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism);
   void Recover(JobSet* jobs);
   /// Adds the tables of the stave_catalog schema (checkpoint history, ...).
   void RegisterSystemTables();
 
   QueryResult CreateStream(const parser::CreateStreamStatement& create);
-  QueryResult CreateView(const parser::CreateMaterializedViewStatement& create);
+  QueryResult CreateView(const parser::CreateMaterializedViewStatement& create,
+                         const SessionContext& session);
   QueryResult CreateTable(const parser::CreateTableStatement& create);
   /// Commits a DDL change: the catalog entry of `object` and what `change` adds.
   void CommitCreate(const planner::CatalogObjectPtr& object, Engine::Change change = nullptr);

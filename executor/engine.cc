@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
@@ -12,10 +13,12 @@ namespace stave::executor {
 using Clock = std::chrono::steady_clock;
 
 Engine::Engine(storage::Store* store, Metrics* metrics,
-               std::chrono::milliseconds checkpoint_interval, size_t state_memory)
+               std::chrono::milliseconds checkpoint_interval, size_t state_memory, size_t workers)
     : store_(store),
       metrics_(metrics),
       state_memory_(state_memory),
+      scheduler_(std::make_unique<Scheduler>(
+          workers > 0 ? workers : std::max(1u, std::thread::hardware_concurrency()))),
       checkpoint_interval_(checkpoint_interval) {
   snapshot_ = store_->NewSnapshot();
   checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
@@ -31,13 +34,23 @@ Engine::Engine(storage::Store* store, Metrics* metrics,
       "Checkpoints taken before their time because uncommitted state passed --state-memory.");
   buffered_bytes_ = metrics_->Gauge("stave_state_buffered_bytes", {},
                                     "Uncommitted state held in memory by all views.");
+  throttled_total_ = metrics_->Counter(
+      "stave_source_throttled_total", {},
+      "Times the sources paused because uncommitted state passed twice --state-memory.");
   committed_epoch_gauge_->store(static_cast<int64_t>(store_->committed_epoch()));
 }
 
 Engine::~Engine() { Stop(); }
 
 void Engine::Start(JobSet jobs) {
-  jobs_ = std::move(jobs);
+  {
+    std::lock_guard lock(jobs_mutex_);
+    jobs_ = std::move(jobs);
+  }
+  for (auto& [id, job] : jobs_) {
+    job->Start(scheduler_.get(), this);
+    if (job->failed()) OnJobFailed(id, job->error());
+  }
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -48,6 +61,16 @@ void Engine::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  StopJobs();  // If the coordinator never ran.
+}
+
+void Engine::StopJobs() {
+  JobSet jobs;
+  {
+    std::lock_guard lock(jobs_mutex_);
+    jobs.swap(jobs_);
+  }
+  for (auto& [id, job] : jobs) job->Stop();
 }
 
 void Engine::set_checkpoint_interval(std::chrono::milliseconds interval) {
@@ -98,11 +121,56 @@ void Engine::Checkpoint(const SourceTargets& targets) {
 }
 
 void Engine::Wake() {
+  std::lock_guard lock(jobs_mutex_);
+  for (auto& [id, job] : jobs_) job->Wake();
+}
+
+void Engine::OnBarrierPassed(BarrierReport report) {
+  {
+    std::lock_guard lock(collect_mutex_);
+    if (report.epoch != collecting_epoch_) return;  // From a job that failed meanwhile.
+    ++reported_tasks_[report.job_id];
+    reports_.push_back(std::move(report));
+  }
+  collected_.notify_all();
+}
+
+void Engine::OnJobFailed(uint32_t job_id, const std::string& error) {
   {
     std::lock_guard lock(mutex_);
-    woken_ = true;
+    job_errors_.emplace(job_id, error);
   }
-  wake_.notify_all();
+  { std::lock_guard lock(collect_mutex_); }  // The coordinator waits under this lock.
+  collected_.notify_all();
+}
+
+std::vector<BarrierReport> Engine::CollectBarrier(uint64_t epoch, const SourceTargets& targets) {
+  {
+    std::lock_guard lock(collect_mutex_);
+    collecting_epoch_ = epoch;
+    reports_.clear();
+    reported_tasks_.clear();
+  }
+  for (auto& [id, job] : jobs_) {
+    if (!job->failed()) job->InjectBarrier(epoch, targets);
+  }
+  std::unique_lock lock(collect_mutex_);
+  collected_.wait(lock, [&] {
+    return std::all_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+      auto it = reported_tasks_.find(entry.first);
+      return entry.second->failed() ||
+             (it != reported_tasks_.end() && it->second == entry.second->tasks());
+    });
+  });
+  std::vector<BarrierReport> reports;
+  for (auto& report : reports_) {
+    auto it = jobs_.find(report.job_id);
+    // A failed job's epoch may be partial: it keeps its last committed state.
+    if (it != jobs_.end() && !it->second->failed()) reports.push_back(std::move(report));
+  }
+  reports_.clear();
+  collecting_epoch_ = 0;
+  return reports;
 }
 
 std::shared_ptr<const storage::Snapshot> Engine::snapshot() const {
@@ -123,19 +191,43 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   storage::EpochBatch batch(store_->committed_epoch() + 1);
   Status status;
   try {
-    failpoint::Hit("epoch_barrier_injected");
-    for (auto& request : *requests) {
-      if (request->change) request->change(&jobs_, &batch);
+    SourceTargets targets;  // What every request needs the sources to have read.
+    for (const auto& request : *requests) {
+      for (const auto& [id, target] : request->targets) {
+        targets[id] = std::max(targets[id], target);
+      }
     }
-    std::map<uint32_t, uint64_t> retained;  // View log → the first record any reader needs.
+    failpoint::Hit("epoch_barrier_injected");
+    {
+      std::lock_guard lock(jobs_mutex_);
+      for (auto& request : *requests) {
+        if (request->change) request->change(&jobs_, &batch);
+      }
+    }
+    // Tables' logs: every record below the last may go unless a reader still needs it.
+    std::map<uint32_t, uint64_t> retained;  // Log → the first record any reader needs.
+    if (log_heads_) {
+      for (const auto& [table, head] : log_heads_()) {
+        if (head > 0) retained[table] = head - 1;  // The last record tells the next sequence.
+      }
+    }
     for (auto& [id, job] : jobs_) {
-      job->Checkpoint(&batch);
-      failpoint::Hit("epoch_job_flushed");
-      if (auto log = job->RetainedLog()) {
+      if (job->started()) continue;
+      job->Start(scheduler_.get(), this);  // Added by a change: its first epoch is this one.
+      if (job->failed()) OnJobFailed(id, job->error());
+    }
+    std::vector<BarrierReport> reports = CollectBarrier(batch.epoch(), targets);
+    std::vector<const storage::WriteBatch*> parts;
+    std::set<uint32_t> flushed_jobs;
+    for (const BarrierReport& report : reports) {
+      if (flushed_jobs.insert(report.job_id).second) failpoint::Hit("epoch_job_flushed");
+      parts.push_back(report.batch.get());
+      if (const auto& log = report.retained_log) {
         auto [it, inserted] = retained.try_emplace(log->first, log->second);
         if (!inserted) it->second = std::min(it->second, log->second);
       }
     }
+    batch.Append(parts);
     for (const auto& [log, first] : retained) {
       if (truncated_logs_[log] < first) {
         batch.DeleteTableLogBelow(log, first);
@@ -160,7 +252,6 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     requests->clear();
     return false;
   }
-  dirty_ = false;
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
   {
     std::lock_guard lock(mutex_);
@@ -186,74 +277,52 @@ void Engine::Run() {
                                                        : Clock::time_point::max();
   };
   schedule();
-  // Requests whose source targets the jobs have not reached yet.
-  std::vector<std::unique_ptr<Request>> waiting;
+  std::vector<std::unique_ptr<Request>> requests;
   while (true) {
-    std::vector<std::unique_ptr<Request>> requests;
     bool stopping;
     {
       std::lock_guard lock(mutex_);
-      for (auto& request : pending_) waiting.push_back(std::move(request));
+      for (auto& request : pending_) requests.push_back(std::move(request));
       pending_.clear();
-      woken_ = false;
       stopping = stopping_;
     }
-    for (auto it = waiting.begin(); it != waiting.end();) {
-      bool ready = stopping || std::all_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
-                     return entry.second->CaughtUp((*it)->targets);
-                   });
-      if (ready) {
-        requests.push_back(std::move(*it));
-        it = waiting.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    for (auto& [id, job] : jobs_) dirty_ |= job->TakeProgress();
     bool due = Clock::now() >= next_checkpoint;
-    if (state_memory_ > 0 && dirty_ && !due) {
+    if (state_memory_ > 0) {
       size_t buffered = 0;
       for (const auto& [id, job] : jobs_) buffered += job->BufferedBytes();
       buffered_bytes_->store(static_cast<int64_t>(buffered), std::memory_order_relaxed);
-      if (buffered > state_memory_) {
+      bool throttle = buffered > 2 * state_memory_;
+      if (throttle && !throttle_.exchange(true)) {
+        throttled_total_->fetch_add(1, std::memory_order_relaxed);
+      } else if (!throttle) {
+        throttle_.store(false);
+      }
+      if (dirty_ && !due && buffered > state_memory_) {
         due = true;  // Commit now: the buffers empty into RocksDB, and memory stays bounded.
         early_checkpoints_->fetch_add(1, std::memory_order_relaxed);
       }
     }
     if (!requests.empty() || stopping || due) {
       if (!requests.empty() || dirty_) {
-        if (!CommitEpoch(&requests)) return;  // Storage failed: stop processing; see failure_.
+        dirty_ = false;                 // Rows read from now on belong to the next epoch.
+        if (!CommitEpoch(&requests)) {  // Storage failed: stop processing; see failure_.
+          StopJobs();
+          return;
+        }
+        throttle_.store(false);  // The buffers were sealed at the barrier.
       }
-      if (stopping) return;
+      if (stopping) {
+        StopJobs();
+        return;
+      }
       schedule();
     }
-
-    bool progress = false;
-    auto wake_at = next_checkpoint;
-    for (auto& [id, job] : jobs_) {
-      auto job_wake = Clock::time_point::max();
-      switch (job->Step(&job_wake)) {
-        case Job::StepResult::kProgress:
-          progress = true;
-          dirty_ = true;
-          break;
-        case Job::StepResult::kIdle:
-          wake_at = std::min(wake_at, job_wake);
-          break;
-        case Job::StepResult::kFailed: {
-          std::lock_guard lock(mutex_);
-          job_errors_.emplace(id, job->error());
-          break;
-        }
-        case Job::StepResult::kFinished:
-          break;
-      }
-    }
-    if (!progress) {
-      // Wake at least every 100 ms so a changed interval takes effect soon.
-      wake_at = std::min(wake_at, Clock::now() + std::chrono::milliseconds(100));
-      std::unique_lock lock(mutex_);
-      wake_.wait_until(lock, wake_at, [this] { return !pending_.empty() || stopping_ || woken_; });
-    }
+    // Look again soon: the memory budget is watched, and a changed interval takes effect.
+    auto wake_at = std::min(next_checkpoint,
+                            Clock::now() + std::chrono::milliseconds(state_memory_ > 0 ? 10 : 100));
+    std::unique_lock lock(mutex_);
+    wake_.wait_until(lock, wake_at, [this] { return !pending_.empty() || stopping_; });
   }
 }
 

@@ -16,6 +16,8 @@
 
 #include "executor/job.h"
 #include "executor/metrics.h"
+#include "executor/runtime/job_context.h"
+#include "executor/runtime/scheduler.h"
 #include "storage/store.h"
 
 namespace stave::executor {
@@ -28,33 +30,45 @@ struct CheckpointRecord {
   uint64_t bytes = 0;                     ///< Size of the epoch's write batch.
 };
 
-/// The running jobs, by view id. Touched only on the engine thread.
+/// The running jobs, by view id. Changed only on the coordinator thread.
 using JobSet = std::map<uint32_t, std::unique_ptr<Job>>;
 
-/// Runs every materialized view's dataflow on one thread and checkpoints them: every
-/// `checkpoint_interval` (and on demand) a barrier passes through all jobs at once, and
-/// their state deltas, source positions and the epoch number are committed as one synced
-/// RocksDB write batch. Catalog changes ride in the same batch as the epoch they belong to.
-/// After each commit a snapshot of the committed epoch is published for ad-hoc SELECTs.
+/// Runs every materialized view's dataflow on a pool of worker threads and checkpoints
+/// them. Its coordinator thread injects a barrier into every job's source every
+/// `checkpoint_interval` (and on demand); once the barrier has passed through every task of
+/// every job, their state deltas, source positions and the epoch number are committed as
+/// one synced RocksDB write batch, while the tasks go on with the next epoch. Catalog
+/// changes ride in the same batch as the epoch they belong to. After each commit a snapshot
+/// of the committed epoch is published for ad-hoc SELECTs.
 /// Thread-safe: sessions call ApplyChange/Checkpoint/snapshot concurrently.
-class Engine {
+class Engine : private EpochCollector {
  public:
   /// `checkpoint_interval` of zero: checkpoints only on demand (and at shutdown).
   /// `state_memory` bounds the uncommitted state the jobs hold: past it the engine takes the
-  /// next checkpoint early (0: no bound).
+  /// next checkpoint early, past twice it the sources pause until a checkpoint has emptied
+  /// the buffers (0: no bound). `workers`: threads running the dataflows (0: one per core).
   Engine(storage::Store* store, Metrics* metrics, std::chrono::milliseconds checkpoint_interval,
-         size_t state_memory = 0);
+         size_t state_memory = 0, size_t workers = 0);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  /// Starts the engine thread with `jobs` (recovered from the catalog).
+  /// Where each table's log ends now (what every reader may need at most). With it, the
+  /// engine deletes at each checkpoint the log records no reader needs any more, also of
+  /// tables no view reads (future readers backfill from a snapshot). Set before Start.
+  void set_log_heads(std::function<SourceTargets()> log_heads) {
+    log_heads_ = std::move(log_heads);
+  }
+
+  /// Starts the jobs (recovered from the catalog) and the coordinator.
   void Start(JobSet jobs);
-  /// Commits a final checkpoint, then stops the thread. Idempotent.
+  /// Commits a final checkpoint, then stops the jobs and the threads. Idempotent.
   void Stop();
 
   /// A change to the set of jobs plus what it writes to the epoch batch (catalog entries,
-  /// deleted state). Runs on the engine thread between chunks; must not throw.
+  /// deleted state). Runs on the coordinator thread just before the epoch's barrier is
+  /// injected; jobs it adds start then (their first barrier is this epoch's), jobs it
+  /// removes are stopped. Must not throw.
   using Change = std::function<void(JobSet* jobs, storage::EpochBatch* batch)>;
 
   /// Applies `change` at the next barrier and returns once its epoch has committed.
@@ -74,6 +88,11 @@ class Engine {
   /// Why a view's job stopped, if it did.
   std::optional<std::string> JobError(uint32_t job_id) const;
 
+  /// The pool's worker threads: the default parallelism of new views.
+  size_t workers() const { return scheduler_->workers(); }
+  /// True while the sources must pause (uncommitted state past the hard cap); jobs poll it.
+  const std::atomic<bool>* throttle() const { return &throttle_; }
+
   void set_checkpoint_interval(std::chrono::milliseconds interval);
   std::chrono::milliseconds checkpoint_interval() const;
 
@@ -91,20 +110,38 @@ class Engine {
   void Run();
   /// Commits one epoch with the requests' changes. Returns false if the commit failed.
   bool CommitEpoch(std::vector<std::unique_ptr<Request>>* requests);
+  /// Injects the barrier of `epoch` and waits until every task of every running job
+  /// reported it. Returns the reports of the jobs that did not fail.
+  std::vector<BarrierReport> CollectBarrier(uint64_t epoch, const SourceTargets& targets);
   void Submit(std::unique_ptr<Request> request);
+  void StopJobs();
+
+  // EpochCollector, called by the tasks.
+  void OnBarrierPassed(BarrierReport report) override;
+  void OnJobFailed(uint32_t job_id, const std::string& error) override;
 
   storage::Store* store_;
   Metrics* metrics_;
   size_t state_memory_;
-  JobSet jobs_;         // Engine thread only.
-  bool dirty_ = false;  // Engine thread only: jobs changed state since the last commit.
-  std::map<uint32_t, uint64_t> truncated_logs_;  // Engine thread only: view log → kept from.
+  std::unique_ptr<Scheduler> scheduler_;
+  std::atomic<bool> throttle_{false};  // Pauses the sources: past the hard memory cap.
+  // Changed by the coordinator only; it reads without the lock, Wake() reads under it.
+  std::mutex jobs_mutex_;
+  JobSet jobs_;
+  bool dirty_ = false;  // Coordinator only: rows moved since the last commit.
+  std::map<uint32_t, uint64_t> truncated_logs_;  // Coordinator only: log → kept from.
+  std::function<SourceTargets()> log_heads_;
+
+  std::mutex collect_mutex_;
+  std::condition_variable collected_;
+  uint64_t collecting_epoch_ = 0;              // GUARDED_BY(collect_mutex_)
+  std::vector<BarrierReport> reports_;         // GUARDED_BY(collect_mutex_)
+  std::map<uint32_t, size_t> reported_tasks_;  // GUARDED_BY(collect_mutex_)
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<std::unique_ptr<Request>> pending_;      // GUARDED_BY(mutex_)
   bool stopping_ = false;                              // GUARDED_BY(mutex_)
-  bool woken_ = false;                                 // GUARDED_BY(mutex_)
   std::optional<std::string> failure_;                 // GUARDED_BY(mutex_)
   std::chrono::milliseconds checkpoint_interval_;      // GUARDED_BY(mutex_)
   std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
@@ -118,6 +155,7 @@ class Engine {
   std::atomic<int64_t>* checkpoint_bytes_;
   std::atomic<uint64_t>* early_checkpoints_;
   std::atomic<int64_t>* buffered_bytes_;
+  std::atomic<uint64_t>* throttled_total_;
 };
 
 }  // namespace stave::executor

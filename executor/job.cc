@@ -1,9 +1,6 @@
 #include "executor/job.h"
 
-#include <spdlog/spdlog.h>
-
 #include "common/sql_error.h"
-#include "executor/operators/materialize_operator.h"
 
 namespace stave::executor {
 
@@ -12,72 +9,104 @@ constexpr std::string_view kSourcePositionName = "source";
 }  // namespace
 
 Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
-         std::vector<std::unique_ptr<StreamOperator>> operators, Counters counters)
-    : id_(id),
-      name_(std::move(name)),
-      source_(std::move(source)),
-      operators_(std::move(operators)),
-      counters_(counters) {
-  for (size_t i = 0; i + 1 < operators_.size(); ++i) {
-    operators_[i]->set_downstream(operators_[i + 1].get());
+         std::vector<Stage> stages, std::shared_ptr<std::atomic<bool>> log_changes,
+         Counters counters, const std::atomic<bool>* throttle)
+    : id_(id), name_(name), context_(id, std::move(name)), log_changes_(std::move(log_changes)) {
+  // Build from the last stage back, so each stage's outbox can point at the channels of
+  // the stage after it. A channel joins one upstream instance to one downstream instance.
+  std::vector<std::shared_ptr<OperatorTask>> downstream;  // The next stage's tasks.
+  std::vector<std::vector<std::shared_ptr<OperatorTask>>> stage_tasks(stages.size());
+  auto make_outbox = [](const StageInput& input,
+                        const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
+    std::vector<std::shared_ptr<Channel>> channels;
+    for (const auto& consumer : consumers) {
+      auto channel = std::make_shared<Channel>();
+      consumer->AddInput(channel);
+      channels.push_back(std::move(channel));
+    }
+    return std::make_unique<Outbox>(input.MakePartitioner(consumers.size()), std::move(channels));
+  };
+  for (size_t s = stages.size(); s-- > 0;) {
+    Stage& stage = stages[s];
+    for (auto& operators : stage.instances) {
+      std::unique_ptr<Outbox> outbox;
+      if (s + 1 < stages.size()) {
+        outbox = make_outbox(stages[s + 1].input, stage_tasks[s + 1]);
+        operators.push_back(std::make_unique<OutboxOperator>(outbox.get()));
+      }
+      for (size_t i = 0; i + 1 < operators.size(); ++i) {
+        operators[i]->set_downstream(operators[i + 1].get());
+      }
+      stage_tasks[s].push_back(
+          std::make_shared<OperatorTask>(&context_, std::move(operators), std::move(outbox)));
+    }
+  }
+  parallelism_ = stages.empty() ? 1 : stage_tasks.back().size();
+  source_ = std::make_shared<SourceTask>(&context_, std::move(source),
+                                         make_outbox(stages.front().input, stage_tasks.front()),
+                                         counters, throttle);
+  context_.AddTask(source_);
+  for (auto& tasks : stage_tasks) {
+    for (auto& task : tasks) {
+      context_.AddTask(task);
+      operator_tasks_.push_back(task);
+    }
+  }
+  // Each channel knows its two ends, so that a push wakes the consumer and a freed slot
+  // the producer.
+  auto wire = [](const std::shared_ptr<Task>& producer, Outbox* outbox,
+                 const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
+    for (size_t i = 0; i < consumers.size(); ++i) {
+      outbox->channels()[i]->Connect(producer, consumers[i]);
+    }
+  };
+  wire(source_, source_->outbox(), stage_tasks.front());
+  for (size_t s = 0; s + 1 < stage_tasks.size(); ++s) {
+    for (auto& task : stage_tasks[s]) wire(task, task->outbox(), stage_tasks[s + 1]);
   }
 }
 
-void Job::Recover(const storage::Store& store) {
+Job::~Job() { Stop(); }
+
+void Job::Recover(const storage::Store& store, uint64_t start_epoch) {
   std::optional<std::string> position =
       store.GetSourcePosition(id_, kSourcePositionName).ValueOrThrow();
-  if (position) source_->Seek(*position).ThrowIfError();
+  SourceReader* reader = source_->reader();
+  reader->SetStartEpoch(start_epoch);
+  if (position) reader->Seek(*position).ThrowIfError();
   try {
-    for (auto& op : operators_) op->Start();
+    for (const auto& task : operator_tasks_) {
+      for (const auto& op : task->operators()) op->Start();
+    }
   } catch (const SqlError& error) {
-    failed_ = true;
-    error_ = error.what();
-    spdlog::error("materialized view \"{}\" stopped: {}", name_, error_);
+    context_.Fail(error.what());
   }
 }
 
-Job::StepResult Job::Step(std::chrono::steady_clock::time_point* wake_at) {
-  if (failed_) return StepResult::kFailed;
-  if (finished_) return StepResult::kFinished;
-  Chunk chunk;
-  try {
-    switch (source_->Poll(kChunkRows, &chunk, wake_at)) {
-      case SourceReader::PollStatus::kIdle:
-        return StepResult::kIdle;
-      case SourceReader::PollStatus::kFinished:
-        finished_ = true;
-        return StepResult::kFinished;
-      case SourceReader::PollStatus::kData:
-        break;
-    }
-    counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
-    counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
-    operators_.front()->OnChunk(std::move(chunk));
-  } catch (const SqlError& error) {
-    // The epoch's partial effects stay in uncommitted buffers that are never flushed, so
-    // the view keeps its last committed state; a restart retries from there.
-    failed_ = true;
-    error_ = error.what();
-    spdlog::error("materialized view \"{}\" stopped: {}", name_, error_);
-    return StepResult::kFailed;
-  }
-  return StepResult::kProgress;
+void Job::Start(Scheduler* scheduler, EpochCollector* collector) {
+  context_.set_collector(collector);
+  started_ = true;
+  if (context_.failed()) return;  // Failed while starting: its tasks never run.
+  context_.TasksStarted();
+  scheduler->Spawn(context_.tasks());
 }
+
+void Job::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  context_.Cancel();
+}
+
+void Job::InjectBarrier(uint64_t epoch, const SourceTargets& targets) {
+  source_->RequestBarrier(epoch, targets);
+}
+
+void Job::Wake() { source_->Wake(); }
 
 size_t Job::BufferedBytes() const {
   size_t bytes = 0;
-  for (const auto& op : operators_) bytes += op->BufferedBytes();
+  for (const auto& task : operator_tasks_) bytes += task->buffered_bytes();
   return bytes;
-}
-
-void Job::set_log_changes(bool on) {
-  static_cast<MaterializeOperator*>(operators_.back().get())->set_log_changes(on);
-}
-
-void Job::Checkpoint(storage::EpochBatch* batch) {
-  if (failed_) return;
-  batch->PutSourcePosition(id_, kSourcePositionName, source_->Position());
-  operators_.front()->OnBarrier(batch);
 }
 
 }  // namespace stave::executor

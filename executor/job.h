@@ -1,7 +1,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -9,71 +8,100 @@
 #include <vector>
 
 #include "executor/connectors/source_reader.h"
-#include "executor/operators/stream_operator.h"
+#include "executor/runtime/job_context.h"
+#include "executor/runtime/operator_task.h"
+#include "executor/runtime/partitioner.h"
+#include "executor/runtime/scheduler.h"
+#include "executor/runtime/source_task.h"
 #include "storage/store.h"
 
 namespace stave::executor {
 
-/// The running dataflow of one materialized view: its own reader of the stream (each view
-/// reads from the stream's start, independently of other views) and a chain of operators
-/// ending in the view's rows. Driven by the engine thread.
+/// How a stage of a dataflow receives its rows: which upstream exchange routes them to its
+/// instances.
+struct StageInput {
+  bool round_robin = true;                  ///< Append-only input: whole chunks in turn.
+  std::vector<planner::BoundExprPtr> keys;  ///< Else by these keys over the stage's input.
+
+  Partitioner MakePartitioner(size_t instances) const {
+    return round_robin ? Partitioner::RoundRobin(instances) : Partitioner::ByKey(instances, keys);
+  }
+};
+
+/// One stage of a dataflow: parallel instances of the same chain of operators, each owning
+/// the keys of a range of virtual nodes.
+struct Stage {
+  StageInput input;
+  /// Per instance, the operators in dataflow order.
+  std::vector<std::vector<std::unique_ptr<StreamOperator>>> instances;
+};
+
+/// The running dataflow of one materialized view: a source task reading the view's input
+/// (each view reads its input from the start, independently of other views), then stages of
+/// parallel operator instances joined by hash exchanges; the last stage materializes the
+/// view. Barriers enter at the source; every task reports its share of each epoch to the
+/// collector (the engine), which commits the epoch once all have.
 class Job {
  public:
-  struct Counters {
-    std::atomic<uint64_t>* rows_in = nullptr;      ///< Rows read from the source.
-    std::atomic<uint64_t>* stream_rows = nullptr;  ///< Rows read, counted on the stream.
-  };
+  using Counters = SourceTask::Counters;
 
-  /// `operators` in dataflow order; the last one is the view's materialization.
+  /// `stages` in dataflow order; the last stage's operators end in the view's
+  /// materialization, whose instances share `log_changes`. `throttle` pauses the source
+  /// while true (may be null).
   Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
-      std::vector<std::unique_ptr<StreamOperator>> operators, Counters counters);
+      std::vector<Stage> stages, std::shared_ptr<std::atomic<bool>> log_changes, Counters counters,
+      const std::atomic<bool>* throttle = nullptr);
+  /// Stops the tasks.
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
 
   uint32_t id() const { return id_; }
   const std::string& name() const { return name_; }
+  size_t parallelism() const { return parallelism_; }
 
-  /// Seeks the source to its committed position (if any) and starts the operators.
-  /// Throws SqlError if the committed position cannot be read.
-  void Recover(const storage::Store& store);
+  /// Seeks the source to its committed position (if any) and starts the operators, before
+  /// the tasks run. `start_epoch`: the epoch the job starts in (a view over a view backfills
+  /// from a snapshot no older than it). Throws SqlError if the position cannot be read.
+  void Recover(const storage::Store& store, uint64_t start_epoch);
 
-  enum class StepResult { kProgress, kIdle, kFinished, kFailed };
-  /// Moves one chunk from the source through the operators. When idle, `wake_at` says when
-  /// the source expects more.
-  StepResult Step(std::chrono::steady_clock::time_point* wake_at);
+  /// Spawns the tasks on `scheduler`; they report barriers to `collector`.
+  void Start(Scheduler* scheduler, EpochCollector* collector);
+  bool started() const { return started_; }
+  /// Stops the tasks and returns once none runs. Idempotent.
+  void Stop();
 
-  /// Writes this epoch's state deltas and the source position into `batch` (the barrier
-  /// passing through the job). A failed job writes nothing: its committed state stays.
-  void Checkpoint(storage::EpochBatch* batch);
+  /// Injects the barrier of `epoch` once the source has read `targets`.
+  void InjectBarrier(uint64_t epoch, const SourceTargets& targets);
+  /// Tells the source there may be new data.
+  void Wake();
 
-  /// Whether the job has read everything `targets` asks of its source (a failed or
-  /// finished job has read all it ever will).
-  bool CaughtUp(const SourceTargets& targets) const {
-    return failed_ || finished_ || source_->CaughtUp(targets);
-  }
+  /// How many barrier reports each epoch gets from this job (one per task).
+  size_t tasks() const { return context_.tasks().size(); }
 
-  /// Turns the change log of this job's view on or off (on while views read it).
-  void set_log_changes(bool on);
-
-  /// The change log this job reads, if any, and the first record it still needs.
-  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const {
-    return source_->RetainedLog();
-  }
+  /// Turns the change log of this job's view on or off (on while views read it), from the
+  /// next epoch on.
+  void set_log_changes(bool on) { log_changes_->store(on, std::memory_order_release); }
 
   /// Bytes of uncommitted state the job's operators hold.
   size_t BufferedBytes() const;
+  /// Whether rows moved since the last call.
+  bool TakeProgress() { return context_.TakeProgress(); }
 
-  bool failed() const { return failed_; }
+  bool failed() const { return context_.failed(); }
   /// Why the job failed (a runtime error such as an overflow), empty while it runs.
-  const std::string& error() const { return error_; }
+  std::string error() const { return context_.error(); }
 
  private:
   uint32_t id_;
   std::string name_;
-  std::unique_ptr<SourceReader> source_;
-  std::vector<std::unique_ptr<StreamOperator>> operators_;
-  Counters counters_;
-  bool finished_ = false;
-  bool failed_ = false;
-  std::string error_;
+  size_t parallelism_ = 1;
+  JobContext context_;
+  std::shared_ptr<std::atomic<bool>> log_changes_;
+  std::shared_ptr<SourceTask> source_;
+  std::vector<std::shared_ptr<OperatorTask>> operator_tasks_;
+  bool started_ = false;
+  bool stopped_ = false;
 };
 
 }  // namespace stave::executor

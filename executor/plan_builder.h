@@ -20,12 +20,17 @@ inline uint32_t StateTableId(uint32_t object_id, uint32_t slot) { return (object
 /// Slot 0 of a materialized view holds its rows (what SELECT reads).
 inline constexpr uint32_t kViewRowsSlot = 0;
 
-/// Builds the dataflow of a materialized view from its bound query: a reader of the
-/// stream, then one operator per plan node, then the materialization into the view's rows.
-/// `tables` gives the runtime of a table the view reads.
+/// The most parallel instances a stage may have (ViewLogSequence has 16 bits for them).
+inline constexpr size_t kMaxParallelism = 1024;
+
+/// Builds the dataflow of a materialized view from its bound query: a reader of the input,
+/// then stages of `parallelism` instances each, split at every aggregation (a hash exchange
+/// by its group keys), the last one ending in the materialization into the view's rows.
+/// `tables` gives the runtime of a table the view reads; `throttle` pauses the source.
 /// Throws SqlError if the plan has a node streaming execution does not support.
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
                               const storage::Store* store, Metrics* metrics,
-                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables);
+                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
+                              size_t parallelism, const std::atomic<bool>* throttle = nullptr);
 
 }  // namespace stave::executor

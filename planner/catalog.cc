@@ -36,6 +36,7 @@ std::string SerializeCatalogEntry(const CatalogObject& object) {
       {"name", object.name},
       {"definition", object.definition},
   };
+  if (object.parallelism > 0) json["parallelism"] = object.parallelism;
   return json.dump();
 }
 
@@ -60,6 +61,7 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
     }
     object.name = json["name"].get<std::string>();
     object.definition = json["definition"].get<std::string>();
+    if (json.contains("parallelism")) object.parallelism = json["parallelism"].get<uint32_t>();
     return object;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

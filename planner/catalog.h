@@ -54,6 +54,9 @@ struct CatalogObject {
   // Materialized views. `append_only` is set for a view that never retracts (no grouping
   // over an append-only input).
   std::vector<uint32_t> depends_on;  ///< Objects this view reads.
+  /// Parallel instances per stage of the view's dataflow, as SET streaming_parallelism
+  /// asked when it was created; 0: the server's default at each start.
+  uint32_t parallelism = 0;
 
   /// Whether reading this object yields retractions (updates and deletes).
   bool Retracting() const { return type != ObjectType::kStream && !append_only; }
@@ -67,7 +70,8 @@ using CatalogObjectPtr = std::shared_ptr<const CatalogObject>;
 
 /// The persisted form of a catalog object (what recovery needs to re-create it).
 std::string SerializeCatalogEntry(const CatalogObject& object);
-/// Returns nullopt if the entry is malformed. Only id, type, name and definition are set.
+/// Returns nullopt if the entry is malformed. Only id, type, name, definition and
+/// parallelism are set.
 std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry);
 
 /// The schema of Stave's own system tables (checkpoints, ...).

@@ -46,6 +46,13 @@ int main(int argc, char** argv) {
   app.add_option("--state-memory", state_memory,
                  "Uncommitted view state held in memory before a checkpoint is taken early")
       ->capture_default_str();
+  app.add_option("--workers", options.workers, "Threads running the dataflows (0 = one per core)")
+      ->capture_default_str();
+  app.add_option("--streaming-parallelism", options.streaming_parallelism,
+                 "Parallel instances per stage of a view (0 = one per worker); "
+                 "SET streaming_parallelism overrides it for a session's new views")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
   app.add_flag("--enable-failpoints", options.enable_failpoints,
                "Let clients arm failpoints with SET stave.failpoints (testing only)");
   app.set_version_flag("--version", std::string(stave::kStaveVersion));

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/version.h"
+#include "executor/plan_builder.h"
 #include "parser/parser.h"
 #include "server/flag_values.h"
 
@@ -21,8 +23,11 @@ struct SettingDefinition {
   std::string_view description;
 };
 
-constexpr std::array<SettingDefinition, 21> kSettings = {{
+constexpr std::array<SettingDefinition, 22> kSettings = {{
     {"checkpoint_interval", "1s", false, "Time between checkpoints (server-wide); 0 = on demand."},
+    {"streaming_parallelism", "default", false,
+     "Parallel instances per stage of the materialized views created next; default = one per "
+     "worker thread."},
     {"application_name", "", true, "Sets the application name to be reported."},
     {"client_encoding", "UTF8", true, "Sets the client's character set encoding."},
     {"DateStyle", "ISO, MDY", true, "Sets the display format for date and time values."},
@@ -151,8 +156,12 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
       return Reset(static_cast<const parser::ResetVariableStatement&>(statement));
     case parser::StatementKind::kTransaction:
       return Transaction(static_cast<const parser::TransactionStatement&>(statement));
-    default:
-      return database_->Execute(statement, writes_.get());
+    default: {
+      executor::SessionContext context;
+      const std::string& parallelism = settings_["streaming_parallelism"];
+      if (parallelism != "default") context.streaming_parallelism = std::stoul(parallelism);
+      return database_->Execute(statement, writes_.get(), context);
+    }
   }
 }
 
@@ -184,6 +193,24 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     // A server-wide setting: every session and view shares one checkpoint schedule.
     database_->engine()->set_checkpoint_interval(*interval);
     stored = value;
+  } else if (name == "streaming_parallelism") {
+    stored = Lower(value);
+    if (stored != "default" && stored != "0") {
+      char* end = nullptr;
+      unsigned long parallelism = std::strtoul(stored.c_str(), &end, 10);
+      if (stored.empty() || *end != '\0' || parallelism < 1 ||
+          parallelism > executor::kMaxParallelism) {
+        throw SqlError(
+            sqlstate::kInvalidParameterValue,
+            fmt::format("invalid value for parameter \"streaming_parallelism\": \"{}\"", value),
+            position)
+            .WithHint(fmt::format("Use a number from 1 to {}, or default (one per worker thread).",
+                                  executor::kMaxParallelism));
+      }
+      stored = std::to_string(parallelism);
+    } else {
+      stored = "default";
+    }
   } else if (name == "client_encoding") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -26,7 +26,18 @@ Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
   std::string full = FullKey(key);
   auto it = buffer_.find(full);
   if (it != buffer_.end()) return it->second;
+  ReleaseCommitted();
+  if (!sealed_.empty()) {
+    it = sealed_.find(full);
+    if (it != sealed_.end()) return it->second;
+  }
   return store_->GetState(full);
+}
+
+void StateTable::ReleaseCommitted() const {
+  // The commit is one atomic write, and the committed epoch advances after it: once it
+  // covers the sealed epoch, RocksDB answers every read the sealed buffer would.
+  if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) Buffer().swap(sealed_);
 }
 
 void StateTable::Put(std::string_view key, std::string value) {
@@ -49,7 +60,15 @@ void StateTable::FlushTo(EpochBatch* batch) {
       batch->DeleteState(key);
     }
   }
-  buffer_.clear();
+  ReleaseCommitted();
+  if (sealed_.empty()) {
+    sealed_.swap(buffer_);
+  } else {
+    // An earlier epoch is still being committed: the newer changes win.
+    for (auto& [key, value] : buffer_) sealed_.insert_or_assign(key, std::move(value));
+  }
+  Buffer().swap(buffer_);
+  sealed_epoch_ = batch->epoch();
   buffered_bytes_ = 0;
 }
 

@@ -22,7 +22,9 @@ uint16_t VirtualNodeOf(std::string_view key);
 /// One operator's keyed state. Writes of the current epoch stay in an in-memory buffer and
 /// reads see them first, so an operator reads its own uncommitted writes while RocksDB holds
 /// only committed epochs: a crash loses exactly the uncommitted epoch, and rollback costs
-/// nothing. At a barrier, FlushTo moves the buffer into the epoch's batch.
+/// nothing. At a barrier, FlushTo copies the buffer into the epoch's batch and keeps it,
+/// sealed, readable until that epoch has committed: the operator goes on with the next
+/// epoch while the checkpoint is written.
 /// Not thread-safe: owned by one operator instance.
 class StateTable {
  public:
@@ -35,10 +37,11 @@ class StateTable {
   void Put(std::string_view key, std::string value);
   void Delete(std::string_view key);
 
-  /// Moves this epoch's writes into `batch` and empties the buffer.
+  /// Writes this epoch's changes into `batch` and seals them: reads still see them until the
+  /// store has committed `batch.epoch()`.
   void FlushTo(EpochBatch* batch);
 
-  /// Bytes held by the uncommitted buffer.
+  /// Bytes held by the current epoch's buffer.
   size_t buffered_bytes() const { return buffered_bytes_; }
 
   /// The full RocksDB key of a state key.
@@ -47,9 +50,17 @@ class StateTable {
  private:
   const Store* store_;
   uint32_t table_id_;
+  using Buffer = std::unordered_map<std::string, std::optional<std::string>>;
+
+  /// Drops the sealed buffer once its epoch is in RocksDB.
+  void ReleaseCommitted() const;
+
   // Full key → new value, or nullopt for a delete.
-  std::unordered_map<std::string, std::optional<std::string>> buffer_;
+  Buffer buffer_;
   size_t buffered_bytes_ = 0;
+  // The changes of epochs flushed but perhaps not committed yet, and the newest of them.
+  mutable Buffer sealed_;
+  uint64_t sealed_epoch_ = 0;
 };
 
 }  // namespace stave::storage

@@ -177,6 +177,32 @@ Status Store::LoadMeta() {
   return Status::Ok();
 }
 
+void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
+  // A RocksDB batch is a 12-byte header (sequence number, then the record count as a
+  // little-endian fixed32) followed by its records; appending batches is concatenating their
+  // records and adding the counts, as RocksDB's own WriteBatchInternal::Append does. Doing
+  // it here costs one copy instead of re-encoding every record through WriteBatch::Iterate.
+  constexpr size_t kHeader = 12;
+  size_t bytes = batch_.GetDataSize();
+  uint64_t count = batch_.Count();
+  for (const WriteBatch* part : parts) {
+    if (part->batch_.Count() == 0) continue;
+    bytes += part->batch_.GetDataSize() - kHeader;
+    count += part->batch_.Count();
+  }
+  std::string rep;
+  rep.reserve(bytes);
+  rep.append(batch_.Data());
+  for (const WriteBatch* part : parts) {
+    if (part->next_object_id_) next_object_id_ = part->next_object_id_;
+    if (part->batch_.Count() == 0) continue;
+    rep.append(part->batch_.Data(), kHeader, std::string::npos);
+  }
+  auto count32 = static_cast<uint32_t>(count);
+  for (int i = 0; i < 4; ++i) rep[8 + i] = static_cast<char>((count32 >> (8 * i)) & 0xFF);
+  batch_ = rocksdb::WriteBatch(std::move(rep));
+}
+
 Status Store::Commit(EpochBatch* batch) {
   batch->batch_.Put(MetaKey(kCommittedEpochName), EncodeU64(batch->epoch()));
   rocksdb::WriteOptions options;

@@ -41,6 +41,10 @@ class WriteBatch {
   /// Deletes a log's records below `sequence` (no reader needs them any more).
   void DeleteTableLogBelow(uint32_t table_id, uint64_t sequence);
 
+  /// Appends every change of `parts`, in order, as if each had been written into this
+  /// batch directly: how the parallel tasks' deltas of one epoch become its one commit.
+  void Append(const std::vector<const WriteBatch*>& parts);
+
   size_t ByteSize() const { return batch_.GetDataSize(); }
   size_t Count() const { return static_cast<size_t>(batch_.Count()); }
 

@@ -40,6 +40,11 @@ class SourceReader {
   /// Continues after a position returned by Position() (from a committed checkpoint).
   virtual Status Seek(std::string_view position) = 0;
 
+  /// Tells the reader the epoch its job starts in (before Seek). A reader of a view's change
+  /// log backfills from a snapshot no older than that epoch: the view logs its changes from
+  /// the epoch after the one that added the reader.
+  virtual void SetStartEpoch(uint64_t epoch) { (void)epoch; }
+
   /// For a reader of a change log (a view's): the log's object and the first record it
   /// will still read after recovery from the position it reports now. Older records may go.
   virtual std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return std::nullopt; }

@@ -16,14 +16,14 @@ constexpr size_t kMaxCachedGroups = 1 << 18;
 }  // namespace
 
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
-                                             storage::StateTable state)
-    : node_(std::move(node)), state_(std::move(state)) {
+                                             storage::StateTable state, bool owns_global_group)
+    : node_(std::move(node)), state_(std::move(state)), owns_global_group_(owns_global_group) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
 }
 
 void HashAggregateOperator::Start() {
-  if (!node_->group_keys.empty()) return;
+  if (!node_->group_keys.empty() || !owns_global_group_) return;
   // A global aggregate has one row from the start, as `SELECT count(*)` over no rows does.
   if (FindGroup("") != nullptr) return;
   Group* group = CreateGroup("");

@@ -20,8 +20,10 @@ namespace stave::executor {
 /// Groups are cached in memory; the cache is trimmed after each barrier.
 class HashAggregateOperator : public StreamOperator {
  public:
+  /// `owns_global_group`: for an aggregate without group keys, whether this parallel
+  /// instance holds the one group (the instance owning the empty key's virtual node).
   HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
-                        storage::StateTable state);
+                        storage::StateTable state, bool owns_global_group = true);
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
@@ -41,6 +43,7 @@ class HashAggregateOperator : public StreamOperator {
 
   std::shared_ptr<const planner::AggregateNode> node_;
   storage::StateTable state_;
+  bool owns_global_group_;
   std::vector<DataType> key_types_;
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;

@@ -6,16 +6,25 @@
 namespace stave::executor {
 namespace {
 
-constexpr std::string_view kNextRowIdKey = "next_row_id";
+// The counter of row numbers of a keyless view's instance.
+std::string NextRowIdKey(uint32_t instance) {
+  std::string key = "next_row_id";
+  storage::AppendBigEndian32(instance, &key);
+  return key;
+}
 
 }  // namespace
 
-MaterializeOperator::MaterializeOperator(uint32_t view_id, storage::RowTypes visible_types,
-                                         bool keyed, std::vector<size_t> key_columns,
-                                         storage::StateTable rows, storage::StateTable counters,
+MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
+                                         storage::RowTypes visible_types, bool keyed,
+                                         std::vector<size_t> key_columns, storage::StateTable rows,
+                                         storage::StateTable counters,
+                                         std::shared_ptr<const std::atomic<bool>> log_changes,
                                          std::atomic<uint64_t>* rows_written)
     : view_id_(view_id),
+      instance_(instance),
       visible_types_(std::move(visible_types)),
+      log_changes_(std::move(log_changes)),
       keyed_(keyed),
       key_columns_(std::move(key_columns)),
       rows_(std::move(rows)),
@@ -26,8 +35,9 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, storage::RowTypes vis
 }
 
 void MaterializeOperator::Start() {
+  logging_ = log_changes_ && log_changes_->load(std::memory_order_acquire);
   if (keyed_) return;
-  std::optional<std::string> stored = counters_.Get(kNextRowIdKey).ValueOrThrow();
+  std::optional<std::string> stored = counters_.Get(NextRowIdKey(instance_)).ValueOrThrow();
   if (stored && stored->size() == 8) next_row_id_ = storage::ReadBigEndian64(*stored);
 }
 
@@ -42,6 +52,7 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
         throw SqlError(sqlstate::kInternalError,
                        "a keyless materialized view received a retraction");
       }
+      storage::AppendBigEndian32(instance_, &key);
       storage::AppendBigEndian64(next_row_id_++, &key);
       row_id_dirty_ = true;
     } else {
@@ -58,7 +69,7 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
     } else {
       rows_.Delete(key);
     }
-    if (log_changes_) {
+    if (logging_) {
       std::vector<Value> logged = row;
       logged.push_back(Value::String(key));
       logged_bytes_ += key.size() * 2 + value.size() + 16;
@@ -72,15 +83,16 @@ void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
   if (row_id_dirty_) {
     std::string bytes;
     storage::AppendBigEndian64(next_row_id_, &bytes);
-    counters_.Put(kNextRowIdKey, std::move(bytes));
+    counters_.Put(NextRowIdKey(instance_), std::move(bytes));
     row_id_dirty_ = false;
   }
   if (!epoch_changes_.empty()) {
-    batch->PutTableLogRecord(view_id_, batch->epoch(),
+    batch->PutTableLogRecord(view_id_, ViewLogSequence(batch->epoch(), instance_),
                              EncodeChangeRecord(epoch_changes_, changelog_types_));
     epoch_changes_.clear();
     logged_bytes_ = 0;
   }
+  logging_ = log_changes_ && log_changes_->load(std::memory_order_acquire);
   rows_.FlushTo(batch);
   counters_.FlushTo(batch);
   StreamOperator::OnBarrier(batch);

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "executor/change_record.h"
@@ -13,21 +14,23 @@ namespace stave::executor {
 
 /// The end of a materialized view's dataflow: applies the changelog to the view's rows
 /// table, which ad-hoc SELECTs read. Rows are keyed by the key columns (a grouped view's
-/// group keys); a view without keys is append-only and numbers its rows with a counter
-/// kept in its own state, so a replay after recovery numbers them the same way.
+/// group keys); a view without keys is append-only and numbers its rows with a counter per
+/// parallel instance, kept in its own state, so a replay after recovery numbers them the
+/// same way and instances never collide.
 class MaterializeOperator : public StreamOperator {
  public:
   /// `visible_types`: the view's columns, the first columns of each chunk.
   /// `keyed`: rows are identified by `key_columns`, chunk positions that may be hidden
   /// columns after the visible ones (empty for a global aggregate's single row).
-  /// `rows_written` counts row changes applied (a metric; may be null).
-  MaterializeOperator(uint32_t view_id, storage::RowTypes visible_types, bool keyed,
-                      std::vector<size_t> key_columns, storage::StateTable rows,
-                      storage::StateTable counters, std::atomic<uint64_t>* rows_written);
-
-  /// While on, each epoch's applied changes are also written to the view's change log
-  /// (in the same epoch batch), where views over this view read them.
-  void set_log_changes(bool on) { log_changes_ = on; }
+  /// `instance`: this parallel instance's number. While `log_changes` is on, each epoch's
+  /// applied changes are also written to the view's change log (in the same epoch batch),
+  /// where views over this view read them; it is read at barriers, so an epoch is logged
+  /// whole or not at all. `rows_written` counts row changes applied (a metric; may be null).
+  MaterializeOperator(uint32_t view_id, uint32_t instance, storage::RowTypes visible_types,
+                      bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
+                      storage::StateTable counters,
+                      std::shared_ptr<const std::atomic<bool>> log_changes,
+                      std::atomic<uint64_t>* rows_written);
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
@@ -36,9 +39,11 @@ class MaterializeOperator : public StreamOperator {
 
  private:
   uint32_t view_id_;
+  uint32_t instance_;
   storage::RowTypes visible_types_;
   storage::RowTypes changelog_types_;  // Visible columns, then the row key.
-  bool log_changes_ = false;
+  std::shared_ptr<const std::atomic<bool>> log_changes_;
+  bool logging_ = false;  // log_changes_ as of the epoch's start.
   std::vector<RowChange> epoch_changes_;
   size_t logged_bytes_ = 0;
   bool keyed_;

@@ -21,6 +21,7 @@ FAILPOINTS = [
     "table_write_before_sync",
     "table_write_after_sync",
     "epoch_barrier_injected",
+    "epoch_operator_flushed",
     "epoch_job_flushed",
     "epoch_before_commit",
     "epoch_after_commit",

@@ -58,7 +58,10 @@ def main():
                     "'fields.id.start' = '1', 'fields.id.end' = '1000', 'rows-per-second' = '5000')")
         server.psql("CREATE MATERIALIZED VIEW parity AS SELECT id % 2 AS parity, count(*), sum(id) "
                     "FROM s GROUP BY id % 2")
-        server.psql("CREATE MATERIALIZED VIEW evens AS SELECT id, id * 10 AS tenfold FROM s WHERE id % 2 = 0")
+        # A session's parallelism applies to the views it creates, and stays with them.
+        check(server.rows("SHOW streaming_parallelism") == ["default"], "default parallelism")
+        server.psql("SET streaming_parallelism = 3; "
+                    "CREATE MATERIALIZED VIEW evens AS SELECT id, id * 10 AS tenfold FROM s WHERE id % 2 = 0")
         server.wait_for(PARITY_SQL, PARITY)
         server.wait_for("SELECT count(*), min(id), max(tenfold) FROM evens", ["500|2|10000"])
         check(server.rows("SHOW STREAMS") == ["s|datagen"], "SHOW STREAMS")
@@ -68,6 +71,8 @@ def main():
         # Errors reach psql with SQLSTATE, message and position, and the server keeps serving.
         expect_error(server, "SELEC 1", "42601", 'syntax error at or near "SELEC"', "LINE 1: SELEC 1")
         expect_error(server, "SELECT * FROM nowhere", "42P01", 'relation "nowhere" does not exist')
+        expect_error(server, "SET streaming_parallelism = 5000", "22023",
+                     'invalid value for parameter "streaming_parallelism": "5000"')
         expect_error(server, "SELECT parity FROM parity WHERE parity", "42804",
                      "argument of WHERE must be type boolean, not type bigint")
         expect_error(server, "CREATE STREAM s (x INT) WITH (connector = 'datagen')", "42P07",

@@ -146,5 +146,57 @@ TEST(StoreTest, OpenReportsAnUnusableDirectory) {
   EXPECT_NE(result.status().message().find("cannot open the data directory"), std::string::npos);
 }
 
+TEST(StoreTest, FlushedStateStaysReadableUntilItsEpochCommits) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 7);
+  table.Put("a", "1");
+  table.Put("b", "1");
+  EpochBatch first(1);
+  table.FlushTo(&first);
+  EXPECT_EQ(table.buffered_bytes(), 0u);
+  // Epoch 1 is being written; the operator goes on with epoch 2 and still reads epoch 1.
+  EXPECT_EQ(table.Get("a").ValueOrThrow(), std::optional<std::string>("1"));
+  table.Put("a", "2");
+  table.Delete("b");
+  EpochBatch second(2);
+  table.FlushTo(&second);  // Epoch 1 has not committed: both are sealed, the newer wins.
+  EXPECT_EQ(table.Get("a").ValueOrThrow(), std::optional<std::string>("2"));
+  EXPECT_EQ(table.Get("b").ValueOrThrow(), std::nullopt);
+  ASSERT_TRUE(store->Commit(&first).ok());
+  EXPECT_EQ(table.Get("a").ValueOrThrow(), std::optional<std::string>("2"));
+  ASSERT_TRUE(store->Commit(&second).ok());
+  EXPECT_EQ(table.Get("a").ValueOrThrow(), std::optional<std::string>("2"));
+  EXPECT_EQ(table.Get("b").ValueOrThrow(), std::nullopt);
+  EXPECT_EQ(store->GetState(table.FullKey("a")).ValueOrThrow(), std::optional<std::string>("2"));
+}
+
+TEST(StoreTest, AppendedBatchesCommitAsOne) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable left(store.get(), 1);
+  StateTable right(store.get(), 2);
+  EpochBatch epoch(1);
+  epoch.PutCatalogEntry(5, "entry");
+  EpochBatch left_part(1);
+  EpochBatch empty_part(1);
+  EpochBatch right_part(1);
+  for (int i = 0; i < 1000; ++i) left.Put("l" + std::to_string(i), std::string(50, 'x'));
+  right.Put("r", "v");
+  right_part.PutNextObjectId(42);
+  left.FlushTo(&left_part);
+  right.FlushTo(&right_part);
+  size_t bytes = epoch.ByteSize() + left_part.ByteSize() + right_part.ByteSize() - 2 * 12;
+  epoch.Append({&left_part, &empty_part, &right_part});
+  EXPECT_EQ(epoch.Count(), 1003u);  // The catalog entry, 1000 + 1 rows, the next object id.
+  EXPECT_EQ(epoch.ByteSize(), bytes);
+  ASSERT_TRUE(store->Commit(&epoch).ok());
+  EXPECT_EQ(store->next_object_id(), 42u);
+  EXPECT_EQ(store->GetState(left.FullKey("l999")).ValueOrThrow(),
+            std::optional<std::string>(std::string(50, 'x')));
+  EXPECT_EQ(store->GetState(right.FullKey("r")).ValueOrThrow(), std::optional<std::string>("v"));
+  EXPECT_EQ(store->LoadCatalogEntries().ValueOrThrow().size(), 1u);
+}
+
 }  // namespace
 }  // namespace stave::storage

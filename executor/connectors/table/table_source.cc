@@ -1,12 +1,54 @@
 #include "executor/connectors/table/table_source.h"
 
 #include "common/sql_error.h"
+#include "executor/plan_builder.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
 
+Chunk TableSource::Backfill() {
+  std::shared_ptr<const storage::Snapshot> snapshot;
+  {
+    // Writers hold the mutex from choosing a sequence until it is published: under it, the
+    // snapshot holds exactly the records below next_sequence(), and the rows they made.
+    std::lock_guard lock(table_->mutex());
+    next_sequence_ = table_->next_sequence();
+    snapshot = store_->NewSnapshot();
+  }
+  const planner::CatalogObject& object = table_->object();
+  storage::RowTypes visible(table_->changelog_types().begin(),
+                            table_->changelog_types().begin() + object.columns.size());
+  Chunk out = Chunk::WithTypes(table_->changelog_types());
+  bool corrupt = false;
+  snapshot
+      ->ScanStateTable(StateTableId(object.id, Table::kRowsSlot),
+                       [&](std::string_view key, std::string_view value) {
+                         auto row = storage::DecodeRow(value, visible);
+                         if (!row) {
+                           corrupt = true;
+                           return false;
+                         }
+                         if (object.HasRowId()) {
+                           std::string_view rest = key.substr(2);  // After the virtual node.
+                           Value row_id;
+                           storage::DecodeKeyValue(&rest, TypeId::kInt64, &row_id);
+                           row->push_back(std::move(row_id));
+                         }
+                         out.AppendRow(*row, RowOp::kInsert);
+                         return true;
+                       })
+      .ThrowIfError();
+  if (corrupt) throw SqlError("XX001", "corrupt row in table \"" + object.name + "\"");
+  backfilled_ = true;
+  return out;
+}
+
 SourceReader::PollStatus TableSource::Poll(size_t max_rows, Chunk* chunk,
                                            std::chrono::steady_clock::time_point* wake_at) {
+  if (!backfilled_) {
+    *chunk = Backfill();
+    return PollStatus::kData;
+  }
   uint64_t end = table_->next_sequence();
   if (next_sequence_ >= end) {
     // The engine is also woken when a write commits; this is only a safety net.
@@ -36,20 +78,27 @@ SourceReader::PollStatus TableSource::Poll(size_t max_rows, Chunk* chunk,
 }
 
 std::string TableSource::Position() const {
-  std::string bytes;
+  std::string bytes(1, backfilled_ ? 1 : 0);
   storage::AppendBigEndian64(next_sequence_, &bytes);
   return bytes;
 }
 
 Status TableSource::Seek(std::string_view position) {
-  if (position.size() != 8) return Status::Corruption("malformed table position");
-  next_sequence_ = storage::ReadBigEndian64(position);
+  if (position.size() != 9) return Status::Corruption("malformed table position");
+  backfilled_ = position[0] != 0;
+  next_sequence_ = storage::ReadBigEndian64(position.substr(1));
   return Status::Ok();
 }
 
 bool TableSource::CaughtUp(const SourceTargets& targets) const {
   auto it = targets.find(table_->id());
-  return it == targets.end() || next_sequence_ >= it->second;
+  return it == targets.end() || (backfilled_ && next_sequence_ >= it->second);
+}
+
+std::optional<std::pair<uint32_t, uint64_t>> TableSource::RetainedLog() const {
+  // Before its backfill, the reader may still take a snapshot of any sequence from now on:
+  // nothing may go until it has.
+  return std::make_pair(table_->id(), backfilled_ ? next_sequence_ : 0);
 }
 
 }  // namespace stave::executor

@@ -7,8 +7,11 @@
 
 namespace stave::executor {
 
-/// Reads a table's log as a changelog, record by record from a sequence number. Replayable:
-/// the position is the next sequence, and records are never rewritten.
+/// Reads a table as a changelog. It starts with a backfill: the table's rows at log sequence
+/// S, read from a snapshot (the rows and the log are written together) and delivered in one
+/// chunk, so no checkpoint falls inside it. Then it follows the table's log, record by record
+/// from S. Replayable: the position is the next sequence, and records are never rewritten;
+/// records every reader has passed are deleted at checkpoints, as later readers backfill.
 class TableSource : public SourceReader {
  public:
   TableSource(std::shared_ptr<Table> table, const storage::Store* store)
@@ -19,10 +22,15 @@ class TableSource : public SourceReader {
   std::string Position() const override;
   Status Seek(std::string_view position) override;
   bool CaughtUp(const SourceTargets& targets) const override;
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override;
 
  private:
+  /// Reads the table's rows from a snapshot consistent with its log.
+  Chunk Backfill();
+
   std::shared_ptr<Table> table_;
   const storage::Store* store_;
+  bool backfilled_ = false;
   uint64_t next_sequence_ = 0;
 };
 

@@ -17,6 +17,11 @@ ViewSource::ViewSource(planner::CatalogObjectPtr view, const storage::Store* sto
 SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
                                           std::chrono::steady_clock::time_point* wake_at) {
   Chunk out = Chunk::WithTypes(changelog_types_);
+  if (!backfilled_ && store_->committed_epoch() < start_epoch_) {
+    // The view logs its changes only after the epoch that added this reader: wait for it.
+    *wake_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
+    return PollStatus::kIdle;
+  }
   if (!backfilled_) {
     std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
     storage::RowTypes visible(changelog_types_.begin(), changelog_types_.end() - 1);
@@ -37,23 +42,24 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
     if (corrupt)
       throw SqlError("XX001", "corrupt row in materialized view \"" + view_->name + "\"");
     backfilled_ = true;
-    epoch_ = snapshot->epoch();
+    next_sequence_ = ViewLogSequence(snapshot->epoch() + 1, 0);
     *chunk = std::move(out);
     return PollStatus::kData;
   }
   bool corrupt = false;
   bool full = false;
-  // The log holds a record for every committed epoch that changed the view, and none for
-  // epochs not committed yet: this thread commits them.
+  // The log holds the records of committed epochs that changed the view, and none of
+  // epochs not committed yet. Read the committed epoch first: records of later epochs read
+  // below are whole too, as each epoch's records commit in one write.
   uint64_t committed = store_->committed_epoch();
   store_
-      ->ReadTableLog(view_->id, epoch_ + 1,
-                     [&](uint64_t epoch, std::string_view record) {
+      ->ReadTableLog(view_->id, next_sequence_,
+                     [&](uint64_t sequence, std::string_view record) {
                        if (!DecodeChangeRecord(record, changelog_types_, &out)) {
                          corrupt = true;
                          return false;
                        }
-                       epoch_ = epoch;
+                       next_sequence_ = sequence + 1;
                        full = out.size() >= max_rows;
                        return !full;
                      })
@@ -62,7 +68,7 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
     throw SqlError("XX001", "corrupt change log of materialized view \"" + view_->name + "\"");
   // Epochs without a record changed nothing: having read to the end, the reader is at the
   // committed epoch.
-  if (!full) epoch_ = std::max(epoch_, committed);
+  if (!full) next_sequence_ = std::max(next_sequence_, ViewLogSequence(committed + 1, 0));
   if (out.empty()) {
     // New records appear only when an epoch commits.
     *wake_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
@@ -74,25 +80,26 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
 
 std::string ViewSource::Position() const {
   std::string bytes(1, backfilled_ ? 1 : 0);
-  storage::AppendBigEndian64(epoch_, &bytes);
+  storage::AppendBigEndian64(next_sequence_, &bytes);
   return bytes;
 }
 
 Status ViewSource::Seek(std::string_view position) {
   if (position.size() != 9) return Status::Corruption("malformed view position");
   backfilled_ = position[0] != 0;
-  epoch_ = storage::ReadBigEndian64(position.substr(1));
+  next_sequence_ = storage::ReadBigEndian64(position.substr(1));
   return Status::Ok();
 }
 
 bool ViewSource::CaughtUp(const SourceTargets& targets) const {
   auto it = targets.find(view_->id);
-  return it == targets.end() || (backfilled_ && epoch_ >= it->second);
+  return it == targets.end() ||
+         (backfilled_ && next_sequence_ >= ViewLogSequence(it->second + 1, 0));
 }
 
 std::optional<std::pair<uint32_t, uint64_t>> ViewSource::RetainedLog() const {
   if (!backfilled_) return std::nullopt;
-  return std::make_pair(view_->id, epoch_ + 1);
+  return std::make_pair(view_->id, next_sequence_);
 }
 
 }  // namespace stave::executor

@@ -8,16 +8,17 @@
 namespace stave::executor {
 
 /// Reads a materialized view as a changelog, for a view defined over it. It starts with a
-/// backfill: the view's rows at the last committed epoch E, read from a snapshot and
-/// delivered in one chunk (so no checkpoint can fall inside it). Then it follows the view's
-/// change log, one record per epoch after E, which the view writes in the same batch as its
-/// state. Its position is the last epoch it has read.
+/// backfill: the view's rows at a committed epoch E, read from a snapshot and delivered in
+/// one chunk (so no checkpoint can fall inside it). Then it follows the view's change log
+/// from epoch E + 1: per epoch, a record from each materializing instance, written in the
+/// same batch as the view's state. Its position is the next log sequence to read.
 class ViewSource : public SourceReader {
  public:
   ViewSource(planner::CatalogObjectPtr view, const storage::Store* store);
 
   PollStatus Poll(size_t max_rows, Chunk* chunk,
                   std::chrono::steady_clock::time_point* wake_at) override;
+  void SetStartEpoch(uint64_t epoch) override { start_epoch_ = epoch; }
   std::string Position() const override;
   Status Seek(std::string_view position) override;
   bool CaughtUp(const SourceTargets& targets) const override;
@@ -27,8 +28,9 @@ class ViewSource : public SourceReader {
   planner::CatalogObjectPtr view_;
   const storage::Store* store_;
   storage::RowTypes changelog_types_;
+  uint64_t start_epoch_ = 0;  // The backfill's snapshot is at least this epoch.
   bool backfilled_ = false;
-  uint64_t epoch_ = 0;  // The last epoch read, once backfilled.
+  uint64_t next_sequence_ = 0;  // In the change log, once backfilled.
 };
 
 }  // namespace stave::executor

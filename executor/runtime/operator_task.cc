@@ -1,0 +1,97 @@
+#include "executor/runtime/operator_task.h"
+
+#include <algorithm>
+
+#include "common/failpoint.h"
+#include "common/sql_error.h"
+
+namespace stave::executor {
+namespace {
+
+// Messages handled per slice before the worker turns to other tasks.
+constexpr int kMessagesPerSlice = 8;
+
+}  // namespace
+
+OperatorTask::OperatorTask(JobContext* job, std::vector<std::unique_ptr<StreamOperator>> operators,
+                           std::unique_ptr<Outbox> outbox)
+    : job_(job), operators_(std::move(operators)), outbox_(std::move(outbox)) {}
+
+void OperatorTask::AddInput(std::shared_ptr<Channel> channel) {
+  inputs_.push_back(Input{std::move(channel)});
+}
+
+Task::PollResult OperatorTask::Poll() {
+  if (job_->stopping()) {
+    job_->TaskDone();
+    return PollResult::kDone;
+  }
+  try {
+    for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
+      if (outbox_ && !outbox_->Flush()) return PollResult::kWait;  // Backpressure.
+      std::optional<Message> message;
+      size_t index = 0;
+      for (size_t tried = 0; tried < inputs_.size() && !message; ++tried) {
+        index = next_input_;
+        next_input_ = (next_input_ + 1) % inputs_.size();
+        if (!inputs_[index].at_barrier) message = inputs_[index].channel->TryPop();
+      }
+      if (!message) break;  // Every input is empty or waits at the barrier.
+      Handle(index, std::move(*message));
+    }
+  } catch (const SqlError& error) {
+    job_->Fail(error.what());
+    job_->TaskDone();
+    return PollResult::kDone;
+  }
+  size_t bytes = 0;
+  for (const auto& op : operators_) bytes += op->BufferedBytes();
+  buffered_bytes_.store(bytes, std::memory_order_relaxed);
+  if (outbox_ && !outbox_->Flush()) return PollResult::kWait;
+  for (const Input& input : inputs_) {
+    if (!input.at_barrier && input.channel->HasMessage()) return PollResult::kYield;
+  }
+  return PollResult::kWait;  // A push into any input wakes this task.
+}
+
+void OperatorTask::Handle(size_t index, Message message) {
+  Input& input = inputs_[index];
+  switch (message.kind) {
+    case Message::Kind::kChunk:
+      operators_.front()->OnChunk(std::move(message.chunk));
+      break;
+    case Message::Kind::kBarrier:
+      if (inputs_at_barrier_ == 0) barrier_epoch_ = message.epoch;
+      if (message.epoch != barrier_epoch_) {
+        throw SqlError(sqlstate::kInternalError, "barriers of different epochs met");
+      }
+      input.at_barrier = true;
+      if (++inputs_at_barrier_ == inputs_.size()) PassBarrier(message.epoch);
+      break;
+    case Message::Kind::kWatermark: {
+      input.watermark = std::max(input.watermark, message.watermark);
+      int64_t lowest = INT64_MAX;
+      for (const Input& each : inputs_) lowest = std::min(lowest, each.watermark);
+      if (lowest > watermark_) {
+        watermark_ = lowest;
+        if (outbox_) outbox_->Broadcast(Message::Watermark(watermark_));
+      }
+      break;
+    }
+  }
+}
+
+void OperatorTask::PassBarrier(uint64_t epoch) {
+  BarrierReport report;
+  report.job_id = job_->job_id();
+  report.epoch = epoch;
+  report.batch = std::make_unique<storage::EpochBatch>(epoch);
+  operators_.front()->OnBarrier(report.batch.get());
+  failpoint::Hit("epoch_operator_flushed");
+  for (Input& input : inputs_) input.at_barrier = false;
+  inputs_at_barrier_ = 0;
+  if (outbox_) outbox_->Broadcast(Message::Barrier(epoch));
+  job_->collector()->OnBarrierPassed(std::move(report));
+}
+
+}  // namespace stave::executor

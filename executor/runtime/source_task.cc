@@ -1,0 +1,92 @@
+#include "executor/runtime/source_task.h"
+
+#include "common/sql_error.h"
+
+namespace stave::executor {
+namespace {
+
+constexpr std::string_view kSourcePositionName = "source";
+// Chunks read per slice before the worker turns to other tasks.
+constexpr int kChunksPerSlice = 8;
+// How long a throttled source pauses before it looks again.
+constexpr std::chrono::milliseconds kThrottlePause{5};
+
+}  // namespace
+
+SourceTask::SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader,
+                       std::unique_ptr<Outbox> outbox, Counters counters,
+                       const std::atomic<bool>* throttle)
+    : job_(job),
+      reader_(std::move(reader)),
+      outbox_(std::move(outbox)),
+      counters_(counters),
+      throttle_(throttle) {}
+
+void SourceTask::RequestBarrier(uint64_t epoch, SourceTargets targets) {
+  {
+    std::lock_guard lock(mutex_);
+    request_ = BarrierRequest{epoch, std::move(targets)};
+  }
+  Wake();
+}
+
+void SourceTask::MaybeInjectBarrier() {
+  std::optional<BarrierRequest> request;
+  {
+    std::lock_guard lock(mutex_);
+    if (!request_ || !(finished_ || reader_->CaughtUp(request_->targets))) return;
+    request.swap(request_);
+  }
+  BarrierReport report;
+  report.job_id = job_->job_id();
+  report.epoch = request->epoch;
+  report.batch = std::make_unique<storage::EpochBatch>(request->epoch);
+  report.batch->PutSourcePosition(job_->job_id(), kSourcePositionName, reader_->Position());
+  report.retained_log = reader_->RetainedLog();
+  outbox_->Broadcast(Message::Barrier(request->epoch));
+  job_->collector()->OnBarrierPassed(std::move(report));
+}
+
+Task::PollResult SourceTask::Poll() {
+  if (job_->stopping()) {
+    job_->TaskDone();
+    return PollResult::kDone;
+  }
+  try {
+    for (int slice = 0; slice < kChunksPerSlice; ++slice) {
+      if (!outbox_->Flush()) return PollResult::kWait;  // Downstream is full: backpressure.
+      MaybeInjectBarrier();
+      if (!outbox_->Flush()) return PollResult::kWait;
+      if (finished_) return PollResult::kWait;  // Woken for barriers only.
+      if (throttle_ && throttle_->load(std::memory_order_acquire)) {
+        WakeAt(std::chrono::steady_clock::now() + kThrottlePause);
+        return PollResult::kWait;
+      }
+      Chunk chunk;
+      auto wake_at = std::chrono::steady_clock::time_point::max();
+      switch (reader_->Poll(kChunkRows, &chunk, &wake_at)) {
+        case SourceReader::PollStatus::kIdle:
+          if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
+          return PollResult::kWait;
+        case SourceReader::PollStatus::kFinished:
+          finished_ = true;
+          continue;  // A barrier may wait for the source to finish.
+        case SourceReader::PollStatus::kData:
+          break;
+      }
+      if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
+      if (counters_.stream_rows) {
+        counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
+      }
+      job_->NoteProgress();
+      outbox_->Send(std::move(chunk));
+    }
+    return outbox_->Flush() ? PollResult::kYield : PollResult::kWait;
+  } catch (const SqlError& error) {
+    job_->Fail(error.what());
+    job_->TaskDone();
+    return PollResult::kDone;
+  }
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "executor/connectors/source_reader.h"
+#include "executor/runtime/job_context.h"
+#include "executor/runtime/outbox.h"
+
+namespace stave::executor {
+
+/// The task that reads a job's source and routes its rows into the job's first exchange.
+/// Barriers enter the dataflow here: the coordinator asks for one, and the task injects it
+/// between two chunks once the source has read what the checkpoint must cover, recording
+/// the source's position in the epoch's batch.
+class SourceTask : public Task {
+ public:
+  struct Counters {
+    std::atomic<uint64_t>* rows_in = nullptr;      ///< Rows read for this job.
+    std::atomic<uint64_t>* stream_rows = nullptr;  ///< Rows read, counted on the stream.
+  };
+
+  /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
+  SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader, std::unique_ptr<Outbox> outbox,
+             Counters counters, const std::atomic<bool>* throttle);
+
+  SourceReader* reader() { return reader_.get(); }
+  Outbox* outbox() { return outbox_.get(); }
+
+  /// Asks for the barrier of `epoch` once the source has read `targets`. Thread-safe.
+  void RequestBarrier(uint64_t epoch, SourceTargets targets);
+
+  PollResult Poll() override;
+
+ private:
+  struct BarrierRequest {
+    uint64_t epoch;
+    SourceTargets targets;
+  };
+  /// Injects the requested barrier if the source has read far enough.
+  void MaybeInjectBarrier();
+
+  JobContext* job_;
+  std::unique_ptr<SourceReader> reader_;
+  std::unique_ptr<Outbox> outbox_;
+  Counters counters_;
+  const std::atomic<bool>* throttle_;
+  bool finished_ = false;
+  std::mutex mutex_;
+  std::optional<BarrierRequest> request_;  // GUARDED_BY(mutex_)
+};
+
+}  // namespace stave::executor

@@ -892,11 +892,12 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
         "Throughput (events = source rows; 'processing' = CREATE MATERIALIZED VIEW until the view "
         "has "
         "read every row; 'durable' adds the final CHECKPOINT; cores = CPU time / wall time of the "
-        "whole process; commit stall = share of the processing time the engine thread spent "
-        "committing)\n\n";
+        "whole process; commits in flight = share of the processing time during which a "
+        "checkpoint was between its barrier and its synced commit; processing goes on "
+        "meanwhile)\n\n";
     Table table({"scenario", "checkpoints", "events/s processing", "events/s durable", "cores used",
                  "events per CPU-s", "vs on-demand (processing)", "vs on-demand (durable)",
-                 "commit stall"});
+                 "commits in flight"});
     if (!generator_runs.empty()) {
       std::vector<double> rate, cores, per_cpu;
       for (const auto& run : generator_runs) {

@@ -152,7 +152,16 @@ std::vector<BarrierReport> Engine::CollectBarrier(uint64_t epoch, const SourceTa
     reported_tasks_.clear();
   }
   for (auto& [id, job] : jobs_) {
-    if (!job->failed()) job->InjectBarrier(epoch, targets);
+    if (!job->started()) {
+      // Added by a change in this epoch. Its barrier is requested before its tasks run, so
+      // it reads nothing in this epoch; and it does not wait for the targets, taken before
+      // the job existed (a view over a view could only meet them after this very epoch).
+      job->InjectBarrier(epoch, {});
+      job->Start(scheduler_.get(), this);
+      if (job->failed()) OnJobFailed(id, job->error());
+    } else if (!job->failed()) {
+      job->InjectBarrier(epoch, targets);
+    }
   }
   std::unique_lock lock(collect_mutex_);
   collected_.wait(lock, [&] {
@@ -210,11 +219,6 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
       for (const auto& [table, head] : log_heads_()) {
         if (head > 0) retained[table] = head - 1;  // The last record tells the next sequence.
       }
-    }
-    for (auto& [id, job] : jobs_) {
-      if (job->started()) continue;
-      job->Start(scheduler_.get(), this);  // Added by a change: its first epoch is this one.
-      if (job->failed()) OnJobFailed(id, job->error());
     }
     std::vector<BarrierReport> reports = CollectBarrier(batch.epoch(), targets);
     std::vector<const storage::WriteBatch*> parts;

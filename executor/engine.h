@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,8 +111,9 @@ class Engine : private EpochCollector {
   void Run();
   /// Commits one epoch with the requests' changes. Returns false if the commit failed.
   bool CommitEpoch(std::vector<std::unique_ptr<Request>>* requests);
-  /// Injects the barrier of `epoch` and waits until every task of every running job
-  /// reported it. Returns the reports of the jobs that did not fail.
+  /// Injects the barrier of `epoch` (starting the jobs a change added) and waits until
+  /// every task of every running job reported it. Returns the reports of the jobs that did
+  /// not fail.
   std::vector<BarrierReport> CollectBarrier(uint64_t epoch, const SourceTargets& targets);
   void Submit(std::unique_ptr<Request> request);
   void StopJobs();

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::string_view kCommittedEpochName = "committed_epoch";
 constexpr std::string_view kNextObjectIdName = "next_object_id";
+constexpr uint64_t kMaxWalBytes = uint64_t{32} << 20;
 
 Status FromRocks(const rocksdb::Status& status, std::string_view what) {
   if (status.ok()) return Status::Ok();
@@ -138,6 +139,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
   options.create_if_missing = true;
   options.IncreaseParallelism(2);
   options.OptimizeLevelStyleCompaction();
+  // Recovery after a crash replays the write-ahead log into memtables, at roughly 20 MB/s
+  // on a slow VM (per entry, not per byte). Past this size RocksDB flushes the memtables
+  // the oldest log holds, so a restart never replays more than about this much.
+  options.max_total_wal_size = kMaxWalBytes;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status = rocksdb::DB::Open(options, directory, &raw);
   if (!status.ok()) {

@@ -98,7 +98,9 @@ void Scheduler::WorkerLoop() {
     if (timers_.empty()) {
       ready_.wait(lock);
     } else {
-      ready_.wait_until(lock, timers_.top().when);
+      // A copy: wait_until reads the deadline while unlocked, when a new timer may move it.
+      Clock::time_point deadline = timers_.top().when;
+      ready_.wait_until(lock, deadline);
     }
   }
 }

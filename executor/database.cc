@@ -13,6 +13,7 @@
 #include "parser/parser.h"
 #include "planner/expression_binder.h"
 #include "planner/query_binder.h"
+#include "storage/key_codec.h"
 
 namespace stave::executor {
 namespace {
@@ -77,6 +78,8 @@ std::vector<planner::Column> ResolveColumns(const std::vector<parser::ColumnDef>
   return columns;
 }
 
+constexpr std::string_view kCheckpointIntervalSetting = "checkpoint_interval";
+
 QueryResult Command(std::string tag) {
   QueryResult result;
   result.command_tag = std::move(tag);
@@ -100,7 +103,16 @@ std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
 Database::Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
                    std::unique_ptr<storage::Store> store)
     : options_(options), connectors_(connectors), store_(std::move(store)) {
-  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, options.checkpoint_interval,
+  std::chrono::milliseconds interval = options.checkpoint_interval;
+  if (!options.checkpoint_interval_explicit) {
+    std::optional<std::string> stored =
+        store_->GetSetting(kCheckpointIntervalSetting).ValueOrThrow();
+    if (stored && stored->size() == 8) {
+      interval = std::chrono::milliseconds(storage::ReadBigEndian64(*stored));
+      spdlog::info("checkpoint interval {} ms, as set by ALTER SYSTEM", interval.count());
+    }
+  }
+  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval,
                                      options.state_memory_bytes, options.workers);
   next_object_id_ = store_->next_object_id();
   RegisterSystemTables();
@@ -128,6 +140,16 @@ void Database::RegisterSystemTables() {
     return rows;
   };
   catalog_.RegisterSystemTable(std::move(checkpoints));
+}
+
+void Database::SetCheckpointInterval(std::chrono::milliseconds interval, bool persist) {
+  engine_->set_checkpoint_interval(interval);
+  if (!persist) return;
+  std::string bytes;
+  storage::AppendBigEndian64(static_cast<uint64_t>(interval.count()), &bytes);
+  engine_->ApplyChange([&](JobSet*, storage::EpochBatch* batch) {
+    batch->PutSetting(kCheckpointIntervalSetting, bytes);
+  });
 }
 
 void Database::Shutdown() {

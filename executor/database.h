@@ -23,6 +23,9 @@ struct DatabaseOptions {
   std::string data_directory = "data";
   /// Zero: checkpoints only on demand (CHECKPOINT) and at shutdown.
   std::chrono::milliseconds checkpoint_interval{1000};
+  /// Whether checkpoint_interval was given explicitly (a flag), which then wins over a
+  /// value stored by ALTER SYSTEM, as a command-line setting does in PostgreSQL.
+  bool checkpoint_interval_explicit = false;
   /// Whether clients may arm failpoints at runtime (SET stave.failpoints = '...'). Off in
   /// production: no client may crash a server started without it.
   bool enable_failpoints = false;
@@ -68,6 +71,10 @@ class Database {
 
   /// Stops the engine after a final checkpoint. Idempotent.
   void Shutdown();
+
+  /// Changes the checkpoint interval server-wide. With `persist` (ALTER SYSTEM) it is also
+  /// committed with the next epoch and used at later starts.
+  void SetCheckpointInterval(std::chrono::milliseconds interval, bool persist);
 
   Metrics* metrics() { return &metrics_; }
   const DatabaseOptions& options() const { return options_; }

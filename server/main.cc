@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.checkpoint_interval = *interval;
+  options.checkpoint_interval_explicit = app.count("--checkpoint-interval") > 0;
   std::optional<size_t> memory = stave::server::ParseByteSize(state_memory);
   if (!memory) {
     fmt::print(stderr, "staved: --state-memory: cannot read \"{}\" (use e.g. 256MB, 1GB)\n",

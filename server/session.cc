@@ -165,7 +165,8 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
   }
 }
 
-void Session::Assign(const std::string& name, const std::string& value, int position) {
+void Session::Assign(const std::string& name, const std::string& value, int position,
+                     bool system) {
   const SettingDefinition* setting = FindSetting(name);
   if (!setting && name.find('.') == std::string::npos) {
     throw SqlError(sqlstate::kUndefinedParameter,
@@ -191,7 +192,7 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
           .WithHint("Use a duration such as 1s or 200ms; 0 checkpoints only on demand.");
     }
     // A server-wide setting: every session and view shares one checkpoint schedule.
-    database_->engine()->set_checkpoint_interval(*interval);
+    database_->SetCheckpointInterval(*interval, system);
     stored = value;
   } else if (name == "streaming_parallelism") {
     stored = Lower(value);
@@ -239,15 +240,15 @@ executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
   }
   if (set.is_default) {
     const SettingDefinition* setting = FindSetting(name);
-    Assign(name, setting ? std::string(setting->default_value) : "", set.position);
-    return Command("SET");
+    Assign(name, setting ? std::string(setting->default_value) : "", set.position, set.system);
+    return Command(set.system ? "ALTER SYSTEM" : "SET");
   }
   std::string value;
   for (size_t i = 0; i < set.values.size(); ++i) {
     if (i > 0) value += ", ";
     value += set.values[i];
   }
-  Assign(name, value, set.position);
+  Assign(name, value, set.position, set.system);
   return Command(set.system ? "ALTER SYSTEM" : "SET");
 }
 

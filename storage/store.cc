@@ -65,7 +65,17 @@ std::string PrefixEnd(std::string prefix) {
 
 }  // namespace
 
+std::string SettingKey(std::string_view name) {
+  std::string key = MetaKey("setting.");
+  key.append(name);
+  return key;
+}
+
 void WriteBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
+
+void WriteBatch::PutSetting(std::string_view name, std::string_view value) {
+  batch_.Put(SettingKey(name), value);
+}
 
 void WriteBatch::DeleteState(std::string_view key) { batch_.Delete(key); }
 
@@ -292,6 +302,10 @@ Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries(
   Status status = FromRocks(it->status(), "reading the catalog");
   if (!status.ok()) return status;
   return entries;
+}
+
+Result<std::optional<std::string>> Store::GetSetting(std::string_view name) const {
+  return GetState(SettingKey(name));
 }
 
 Result<std::optional<std::string>> Store::GetSourcePosition(uint32_t owner,

@@ -27,6 +27,9 @@ class WriteBatch {
   /// Removes every row of the state tables in [first, end) (a dropped object's tables).
   void DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id);
 
+  /// A server setting changed by ALTER SYSTEM, kept for later starts.
+  void PutSetting(std::string_view name, std::string_view value);
+
   void PutCatalogEntry(uint32_t object_id, std::string_view entry);
   void DeleteCatalogEntry(uint32_t object_id);
   void PutNextObjectId(uint64_t next_id);
@@ -130,6 +133,9 @@ class Store {
 
   /// All catalog entries, ordered by object id.
   Result<std::vector<std::pair<uint32_t, std::string>>> LoadCatalogEntries() const;
+
+  /// A setting stored by PutSetting, or nullopt.
+  Result<std::optional<std::string>> GetSetting(std::string_view name) const;
 
   /// A source position recorded by PutSourcePosition, or nullopt if none was committed.
   Result<std::optional<std::string>> GetSourcePosition(uint32_t owner, std::string_view name) const;

@@ -9,8 +9,8 @@
 namespace stave::executor {
 namespace {
 
-// Groups kept in memory past a barrier; beyond this the cache is dropped and groups are
-// read back from RocksDB when touched again.
+// Groups an instance keeps in memory past a barrier; beyond this the cache is trimmed and
+// the groups dropped are read back from RocksDB when touched again.
 constexpr size_t kMaxCachedGroups = 1 << 18;
 
 }  // namespace
@@ -151,7 +151,13 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   }
   state_.FlushTo(batch);
   dirty_groups_ = 0;
-  if (groups_.size() > kMaxCachedGroups) groups_.clear();
+  if (groups_.size() > kMaxCachedGroups) {
+    // Trim, not clear: every group kept spares a read when it is touched again. After the
+    // barrier all groups are clean, so any may go.
+    for (auto it = groups_.begin(); groups_.size() > kMaxCachedGroups * 3 / 4;) {
+      it = groups_.erase(it);
+    }
+  }
   StreamOperator::OnBarrier(batch);
 }
 

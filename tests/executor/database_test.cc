@@ -304,6 +304,30 @@ TEST_F(DatabaseTest, ViewsCreatedWhileOthersCheckpoint) {
   checkpointer.join();
 }
 
+// ALTER SYSTEM SET checkpoint_interval is kept for later starts, unless a flag says otherwise.
+TEST_F(DatabaseTest, AlterSystemCheckpointIntervalIsKept) {
+  Open(std::chrono::milliseconds(0));
+  database_->SetCheckpointInterval(std::chrono::milliseconds(250), /*persist=*/false);
+  EXPECT_EQ(database_->engine()->checkpoint_interval(), std::chrono::milliseconds(250));
+  database_->Shutdown();
+  database_.reset();
+  Open(std::chrono::milliseconds(0));
+  EXPECT_EQ(database_->engine()->checkpoint_interval(), std::chrono::milliseconds(0));  // SET.
+  database_->SetCheckpointInterval(std::chrono::milliseconds(300), /*persist=*/true);
+  database_->Shutdown();
+  database_.reset();
+  Open(std::chrono::milliseconds(0));
+  EXPECT_EQ(database_->engine()->checkpoint_interval(), std::chrono::milliseconds(300));
+  database_->Shutdown();
+  database_.reset();
+  DatabaseOptions options;
+  options.data_directory = directory_.path();
+  options.checkpoint_interval = std::chrono::milliseconds(700);
+  options.checkpoint_interval_explicit = true;  // --checkpoint-interval on the command line.
+  database_ = Database::Open(options, &connectors_);
+  EXPECT_EQ(database_->engine()->checkpoint_interval(), std::chrono::milliseconds(700));
+}
+
 TEST_F(DatabaseTest, ViewsOverViews) {
   Open(std::chrono::milliseconds(0));
   Run("CREATE TABLE t (id INT PRIMARY KEY, grp VARCHAR, v INT)");

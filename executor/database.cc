@@ -112,8 +112,8 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
       spdlog::info("checkpoint interval {} ms, as set by ALTER SYSTEM", interval.count());
     }
   }
-  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval,
-                                     options.state_memory_bytes, options.workers);
+  engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval, options.state_memory_bytes,
+                                     options.workers);
   next_object_id_ = store_->next_object_id();
   RegisterSystemTables();
 }

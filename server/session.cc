@@ -165,8 +165,7 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
   }
 }
 
-void Session::Assign(const std::string& name, const std::string& value, int position,
-                     bool system) {
+void Session::Assign(const std::string& name, const std::string& value, int position, bool system) {
   const SettingDefinition* setting = FindSetting(name);
   if (!setting && name.find('.') == std::string::npos) {
     throw SqlError(sqlstate::kUndefinedParameter,

@@ -35,8 +35,7 @@ class Session : public QuerySession {
   executor::QueryResult Transaction(const parser::TransactionStatement& statement);
   /// Validates and stores a setting; throws 42704 for unknown names, 22023 for bad values.
   /// `system`: ALTER SYSTEM, which also keeps a server-wide setting for later starts.
-  void Assign(const std::string& name, const std::string& value, int position,
-              bool system = false);
+  void Assign(const std::string& name, const std::string& value, int position, bool system = false);
 
   executor::Database* database_;
   std::map<std::string, std::string> settings_;  // By lower-case name.

@@ -1,5 +1,8 @@
 #include "storage/state_table.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "storage/key_codec.h"
 
 namespace stave::storage {
@@ -53,11 +56,18 @@ void StateTable::Delete(std::string_view key) {
 }
 
 void StateTable::FlushTo(EpochBatch* batch) {
-  for (auto& [key, value] : buffer_) {
-    if (value) {
-      batch->PutState(key, *value);
+  // In key order: RocksDB then inserts each entry next to the previous one in its memtable
+  // (see Store::Open's insert hints), which costs a fraction of a search from the top.
+  std::vector<const Buffer::value_type*> entries;
+  entries.reserve(buffer_.size());
+  for (const auto& entry : buffer_) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : entries) {
+    if (entry->second) {
+      batch->PutState(entry->first, *entry->second);
     } else {
-      batch->DeleteState(key);
+      batch->DeleteState(entry->first);
     }
   }
   ReleaseCommitted();

@@ -379,6 +379,8 @@ TEST_F(DatabaseTest, StateLargerThanTheMemoryBudgetCheckpointsEarly) {
   // About 5 MB of state through a 64 kB budget: many early commits. (How many depends on
   // how far the sources run before the coordinator, looking every 10 ms, pauses them.)
   EXPECT_GE(metric("stave_checkpoints_early_total"), 3);
+  // Past twice the budget the sources paused until a checkpoint emptied the buffers.
+  EXPECT_GE(metric("stave_source_throttled_total"), 1);
 }
 
 // The same views at several parallelisms, and across a restart that changes it: every

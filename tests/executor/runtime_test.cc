@@ -10,6 +10,7 @@
 #include "executor/runtime/channel.h"
 #include "executor/runtime/job_context.h"
 #include "executor/runtime/operator_task.h"
+#include "executor/runtime/outbox.h"
 #include "executor/runtime/partitioner.h"
 #include "executor/runtime/scheduler.h"
 #include "storage/key_codec.h"
@@ -219,6 +220,52 @@ TEST(OperatorTaskTest, BarriersAreAlignedAcrossInputs) {
   EXPECT_EQ(before, (std::set<int64_t>{0, 1, 10, 11}));
   EXPECT_EQ(counting->seen_.size(), 5u);  // Row 2 after the barrier.
   EXPECT_EQ(counting->seen_.back(), 2);
+}
+
+TEST(OperatorTaskTest, WatermarksAreTheMinimumOverInputs) {
+  JobContext job(1, "watermarks");
+  RecordingCollector collector;
+  job.set_collector(&collector);
+  std::vector<std::unique_ptr<StreamOperator>> operators;
+  operators.push_back(std::make_unique<CountingOperator>());
+  auto out = std::make_shared<Channel>(64);
+  auto outbox = std::make_unique<Outbox>(Partitioner::RoundRobin(1),
+                                         std::vector<std::shared_ptr<Channel>>{out});
+  auto task = std::make_shared<OperatorTask>(&job, std::move(operators), std::move(outbox));
+  auto a = std::make_shared<Channel>();
+  auto b = std::make_shared<Channel>();
+  task->AddInput(a);
+  task->AddInput(b);
+  a->Connect({}, task);
+  b->Connect({}, task);
+  out->Connect(task, {});
+  job.AddTask(task);
+  job.TasksStarted();
+  Scheduler scheduler(1);
+  scheduler.Spawn({task});
+  auto push = [](const std::shared_ptr<Channel>& channel, Message message) {
+    ASSERT_TRUE(channel->TryPush(&message));
+  };
+  auto next = [&]() -> int64_t {  // The next watermark sent downstream, or -1.
+    for (int i = 0; i < 3000; ++i) {
+      if (std::optional<Message> message = out->TryPop()) {
+        EXPECT_EQ(message->kind, Message::Kind::kWatermark);
+        return message->watermark;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return -1;
+  };
+  push(a, Message::Watermark(100));  // b has none yet: nothing goes downstream.
+  push(b, Message::Watermark(50));
+  EXPECT_EQ(next(), 50);  // min(100, 50)
+  push(b, Message::Watermark(150));
+  EXPECT_EQ(next(), 100);           // min(100, 150)
+  push(a, Message::Watermark(90));  // Going back is ignored: a stays at 100.
+  push(a, Message::Watermark(200));
+  EXPECT_EQ(next(), 150);  // min(200, 150)
+  job.Cancel();
+  EXPECT_FALSE(out->TryPop().has_value());
 }
 
 }  // namespace

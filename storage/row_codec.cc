@@ -43,44 +43,18 @@ void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string
 }
 
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types) {
-  std::vector<Value> row;
-  row.reserve(types.size());
-  for (const DataType& type : types) {
-    if (bytes.empty()) return std::nullopt;
-    char tag = bytes.front();
-    bytes.remove_prefix(1);
-    if (tag == 0) {
-      row.push_back(Value::Null());
-      continue;
+  struct ToValues {
+    std::vector<Value> row;
+    void Null(size_t) { row.push_back(Value::Null()); }
+    void Int(size_t, int64_t value) { row.push_back(Value::Int(value)); }
+    void Double(size_t, double value) { row.push_back(Value::Double(value)); }
+    void String(size_t, std::string_view value) {
+      row.push_back(Value::String(std::string(value)));
     }
-    if (tag != 1) return std::nullopt;
-    switch (type.physical()) {
-      case PhysicalType::kInt64:
-      case PhysicalType::kFloat64: {
-        if (bytes.size() < 8) return std::nullopt;
-        uint64_t bits;
-        std::memcpy(&bits, bytes.data(), 8);
-        bytes.remove_prefix(8);
-        if (type.physical() == PhysicalType::kInt64) {
-          row.push_back(Value::Int(static_cast<int64_t>(bits)));
-        } else {
-          double d;
-          std::memcpy(&d, &bits, 8);
-          row.push_back(Value::Double(d));
-        }
-        break;
-      }
-      case PhysicalType::kString: {
-        uint64_t length;
-        if (!ReadVarint(&bytes, &length) || length > bytes.size()) return std::nullopt;
-        row.push_back(Value::String(std::string(bytes.substr(0, length))));
-        bytes.remove_prefix(length);
-        break;
-      }
-    }
-  }
-  if (!bytes.empty()) return std::nullopt;
-  return row;
+  } values;
+  values.row.reserve(types.size());
+  if (!VisitRow(bytes, types, values)) return std::nullopt;
+  return std::move(values.row);
 }
 
 }  // namespace stave::storage

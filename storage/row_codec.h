@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -7,6 +9,7 @@
 
 #include "common/data_type.h"
 #include "common/value.h"
+#include "storage/varint.h"
 
 namespace stave::storage {
 
@@ -20,5 +23,48 @@ void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string
 
 /// Decodes a row written by EncodeRow. Returns nullopt if the bytes do not match `types`.
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types);
+
+/// Decodes a row written by EncodeRow field by field, without building Values (scans decode
+/// straight into columns): for column `i` it calls `visitor.Null(i)`, `visitor.Int(i, v)`,
+/// `visitor.Double(i, v)` or `visitor.String(i, std::string_view)`. Returns false if the
+/// bytes do not match `types`; the visitor may have seen part of the row then.
+template <typename Visitor>
+bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (bytes.empty()) return false;
+    char tag = bytes.front();
+    bytes.remove_prefix(1);
+    if (tag == 0) {
+      visitor.Null(i);
+      continue;
+    }
+    if (tag != 1) return false;
+    switch (types[i].physical()) {
+      case PhysicalType::kInt64:
+      case PhysicalType::kFloat64: {
+        if (bytes.size() < 8) return false;
+        uint64_t bits;
+        std::memcpy(&bits, bytes.data(), 8);
+        bytes.remove_prefix(8);
+        if (types[i].physical() == PhysicalType::kInt64) {
+          visitor.Int(i, static_cast<int64_t>(bits));
+        } else {
+          double d;
+          std::memcpy(&d, &bits, 8);
+          visitor.Double(i, d);
+        }
+        break;
+      }
+      case PhysicalType::kString: {
+        uint64_t length;
+        if (!ReadVarint(&bytes, &length) || length > bytes.size()) return false;
+        visitor.String(i, bytes.substr(0, length));
+        bytes.remove_prefix(length);
+        break;
+      }
+    }
+  }
+  return bytes.empty();
+}
 
 }  // namespace stave::storage

@@ -44,15 +44,23 @@ void StateTable::ReleaseCommitted() const {
 }
 
 void StateTable::Put(std::string_view key, std::string value) {
-  std::string full = FullKey(key);
-  buffered_bytes_ += full.size() + value.size();
-  buffer_[std::move(full)] = std::move(value);
+  Write(FullKey(key), std::move(value));
 }
 
-void StateTable::Delete(std::string_view key) {
-  std::string full = FullKey(key);
-  buffered_bytes_ += full.size();
-  buffer_[std::move(full)] = std::nullopt;
+void StateTable::Delete(std::string_view key) { Write(FullKey(key), std::nullopt); }
+
+void StateTable::Write(std::string full_key, std::optional<std::string> value) {
+  // Counts what the buffer holds, not what was written to it: a key rewritten a thousand
+  // times in an epoch is one entry of the checkpoint.
+  size_t bytes = value ? value->size() : 0;
+  auto [it, inserted] = buffer_.try_emplace(std::move(full_key), std::move(value));
+  if (inserted) {
+    buffered_bytes_ += it->first.size() + bytes;
+  } else {
+    buffered_bytes_ += bytes;
+    buffered_bytes_ -= it->second ? it->second->size() : 0;
+    it->second = std::move(value);
+  }
 }
 
 void StateTable::FlushTo(EpochBatch* batch) {

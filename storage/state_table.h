@@ -52,6 +52,7 @@ class StateTable {
   uint32_t table_id_;
   using Buffer = std::unordered_map<std::string, std::optional<std::string>>;
 
+  void Write(std::string full_key, std::optional<std::string> value);
   /// Drops the sealed buffer once its epoch is in RocksDB.
   void ReleaseCommitted() const;
 

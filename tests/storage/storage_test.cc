@@ -171,6 +171,21 @@ TEST(StoreTest, FlushedStateStaysReadableUntilItsEpochCommits) {
   EXPECT_EQ(store->GetState(table.FullKey("a")).ValueOrThrow(), std::optional<std::string>("2"));
 }
 
+TEST(StoreTest, BufferedBytesCountWhatTheBufferHolds) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 7);
+  table.Put("k", "0123456789");
+  size_t one = table.buffered_bytes();
+  EXPECT_EQ(one, table.FullKey("k").size() + 10);
+  for (int i = 0; i < 1000; ++i) table.Put("k", "0123456789");
+  EXPECT_EQ(table.buffered_bytes(), one);  // Rewrites of one key are one entry.
+  table.Delete("k");
+  EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size());
+  table.Put("k", "01234");
+  EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size() + 5);
+}
+
 TEST(StoreTest, AppendedBatchesCommitAsOne) {
   TempDirectory directory;
   auto store = Store::Open(directory.path()).ValueOrThrow();

@@ -16,17 +16,18 @@ uint16_t VirtualNodeOf(std::string_view key) {
   return static_cast<uint16_t>(hash % kVirtualNodeCount);
 }
 
-std::string StateTable::FullKey(std::string_view key) const {
-  std::string full(1, key_section::kState);
-  full.reserve(7 + key.size());
-  AppendBigEndian32(table_id_, &full);
-  AppendBigEndian16(VirtualNodeOf(key), &full);
-  full.append(key);
-  return full;
+std::string StateTable::FullKey(std::string_view key) const { return std::string(ScratchKey(key)); }
+
+std::string_view StateTable::ScratchKey(std::string_view key) const {
+  key_scratch_.assign(1, key_section::kState);
+  AppendBigEndian32(table_id_, &key_scratch_);
+  AppendBigEndian16(VirtualNodeOf(key), &key_scratch_);
+  key_scratch_.append(key);
+  return key_scratch_;
 }
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
-  std::string full = FullKey(key);
+  std::string_view full = ScratchKey(key);
   auto it = buffer_.find(full);
   if (it != buffer_.end()) return it->second;
   ReleaseCommitted();
@@ -44,18 +45,19 @@ void StateTable::ReleaseCommitted() const {
 }
 
 void StateTable::Put(std::string_view key, std::string value) {
-  Write(FullKey(key), std::move(value));
+  Write(ScratchKey(key), std::move(value));
 }
 
-void StateTable::Delete(std::string_view key) { Write(FullKey(key), std::nullopt); }
+void StateTable::Delete(std::string_view key) { Write(ScratchKey(key), std::nullopt); }
 
-void StateTable::Write(std::string full_key, std::optional<std::string> value) {
+void StateTable::Write(std::string_view full_key, std::optional<std::string> value) {
   // Counts what the buffer holds, not what was written to it: a key rewritten a thousand
   // times in an epoch is one entry of the checkpoint.
   size_t bytes = value ? value->size() : 0;
-  auto [it, inserted] = buffer_.try_emplace(std::move(full_key), std::move(value));
-  if (inserted) {
-    buffered_bytes_ += it->first.size() + bytes;
+  auto it = buffer_.find(full_key);
+  if (it == buffer_.end()) {
+    buffered_bytes_ += full_key.size() + bytes;
+    buffer_.emplace(std::string(full_key), std::move(value));
   } else {
     buffered_bytes_ += bytes;
     buffered_bytes_ -= it->second ? it->second->size() : 0;
@@ -79,6 +81,7 @@ void StateTable::FlushTo(EpochBatch* batch) {
     }
   }
   ReleaseCommitted();
+  size_t entries_this_epoch = buffer_.size();
   if (sealed_.empty()) {
     sealed_.swap(buffer_);
   } else {
@@ -86,6 +89,7 @@ void StateTable::FlushTo(EpochBatch* batch) {
     for (auto& [key, value] : buffer_) sealed_.insert_or_assign(key, std::move(value));
   }
   Buffer().swap(buffer_);
+  buffer_.reserve(entries_this_epoch);  // The next epoch likely touches as many keys.
   sealed_epoch_ = batch->epoch();
   buffered_bytes_ = 0;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,9 +51,18 @@ class StateTable {
  private:
   const Store* store_;
   uint32_t table_id_;
-  using Buffer = std::unordered_map<std::string, std::optional<std::string>>;
+  // Looked up by string_view: the full key of every read and write is built in a reused
+  // scratch string, not a new allocation.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  using Buffer =
+      std::unordered_map<std::string, std::optional<std::string>, KeyHash, std::equal_to<>>;
 
-  void Write(std::string full_key, std::optional<std::string> value);
+  void Write(std::string_view full_key, std::optional<std::string> value);
+  /// FullKey into key_scratch_.
+  std::string_view ScratchKey(std::string_view key) const;
   /// Drops the sealed buffer once its epoch is in RocksDB.
   void ReleaseCommitted() const;
 
@@ -62,6 +72,7 @@ class StateTable {
   // The changes of epochs flushed but perhaps not committed yet, and the newest of them.
   mutable Buffer sealed_;
   uint64_t sealed_epoch_ = 0;
+  mutable std::string key_scratch_;
 };
 
 }  // namespace stave::storage

@@ -19,23 +19,26 @@ uint16_t VirtualNodeOf(std::string_view key) {
 std::string StateTable::FullKey(std::string_view key) const { return std::string(ScratchKey(key)); }
 
 std::string_view StateTable::ScratchKey(std::string_view key) const {
+  return ScratchKey(key, VirtualNodeOf(key));
+}
+
+std::string_view StateTable::ScratchKey(std::string_view key, uint16_t virtual_node) const {
   key_scratch_.assign(1, key_section::kState);
   AppendBigEndian32(table_id_, &key_scratch_);
-  AppendBigEndian16(VirtualNodeOf(key), &key_scratch_);
+  AppendBigEndian16(virtual_node, &key_scratch_);
   key_scratch_.append(key);
   return key_scratch_;
 }
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
-  std::string_view full = ScratchKey(key);
-  auto it = buffer_.find(full);
+  auto it = buffer_.find(key);
   if (it != buffer_.end()) return it->second;
   ReleaseCommitted();
   if (!sealed_.empty()) {
-    it = sealed_.find(full);
+    it = sealed_.find(key);
     if (it != sealed_.end()) return it->second;
   }
-  return store_->GetState(full);
+  return store_->GetState(ScratchKey(key));
 }
 
 void StateTable::ReleaseCommitted() const {
@@ -44,20 +47,18 @@ void StateTable::ReleaseCommitted() const {
   if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) Buffer().swap(sealed_);
 }
 
-void StateTable::Put(std::string_view key, std::string value) {
-  Write(ScratchKey(key), std::move(value));
-}
+void StateTable::Put(std::string_view key, std::string value) { Write(key, std::move(value)); }
 
-void StateTable::Delete(std::string_view key) { Write(ScratchKey(key), std::nullopt); }
+void StateTable::Delete(std::string_view key) { Write(key, std::nullopt); }
 
-void StateTable::Write(std::string_view full_key, std::optional<std::string> value) {
+void StateTable::Write(std::string_view key, std::optional<std::string> value) {
   // Counts what the buffer holds, not what was written to it: a key rewritten a thousand
   // times in an epoch is one entry of the checkpoint.
   size_t bytes = value ? value->size() : 0;
-  auto it = buffer_.find(full_key);
+  auto it = buffer_.find(key);
   if (it == buffer_.end()) {
-    buffered_bytes_ += full_key.size() + bytes;
-    buffer_.emplace(std::string(full_key), std::move(value));
+    buffered_bytes_ += kKeyPrefixBytes + key.size() + bytes;
+    buffer_.emplace(std::string(key), std::move(value));
   } else {
     buffered_bytes_ += bytes;
     buffered_bytes_ -= it->second ? it->second->size() : 0;
@@ -66,18 +67,21 @@ void StateTable::Write(std::string_view full_key, std::optional<std::string> val
 }
 
 void StateTable::FlushTo(EpochBatch* batch) {
-  // In key order: RocksDB then inserts each entry next to the previous one in its memtable
-  // (see Store::Open's insert hints), which costs a fraction of a search from the top.
-  std::vector<const Buffer::value_type*> entries;
+  // In RocksDB key order, (virtual node, key): RocksDB then inserts each entry next to the
+  // previous one in its memtable (see Store::Open's insert hints), which costs a fraction
+  // of a search from the top.
+  std::vector<std::pair<uint16_t, const Buffer::value_type*>> entries;
   entries.reserve(buffer_.size());
-  for (const auto& entry : buffer_) entries.push_back(&entry);
-  std::sort(entries.begin(), entries.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  for (const auto* entry : entries) {
+  for (const auto& entry : buffer_) entries.emplace_back(VirtualNodeOf(entry.first), &entry);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second->first < b.second->first;
+  });
+  for (const auto& [virtual_node, entry] : entries) {
+    std::string_view full = ScratchKey(entry->first, virtual_node);
     if (entry->second) {
-      batch->PutState(entry->first, *entry->second);
+      batch->PutState(full, *entry->second);
     } else {
-      batch->DeleteState(entry->first);
+      batch->DeleteState(full);
     }
   }
   ReleaseCommitted();

@@ -51,8 +51,8 @@ class StateTable {
  private:
   const Store* store_;
   uint32_t table_id_;
-  // Looked up by string_view: the full key of every read and write is built in a reused
-  // scratch string, not a new allocation.
+  // By state key (without the table prefix, so a short key stays inside std::string's own
+  // bytes), looked up by string_view. RocksDB keys are built in a reused scratch string.
   struct KeyHash {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
@@ -60,13 +60,16 @@ class StateTable {
   using Buffer =
       std::unordered_map<std::string, std::optional<std::string>, KeyHash, std::equal_to<>>;
 
-  void Write(std::string_view full_key, std::optional<std::string> value);
+  void Write(std::string_view key, std::optional<std::string> value);
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;
+  std::string_view ScratchKey(std::string_view key, uint16_t virtual_node) const;
+  /// Section, table id, virtual node.
+  static constexpr size_t kKeyPrefixBytes = 7;
   /// Drops the sealed buffer once its epoch is in RocksDB.
   void ReleaseCommitted() const;
 
-  // Full key → new value, or nullopt for a delete.
+  // State key → new value, or nullopt for a delete.
   Buffer buffer_;
   size_t buffered_bytes_ = 0;
   // The changes of epochs flushed but perhaps not committed yet, and the newest of them.

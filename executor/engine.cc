@@ -274,21 +274,19 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
 }
 
 void Engine::Run() {
-  auto next_checkpoint = Clock::time_point::max();
-  auto schedule = [&] {
-    std::lock_guard lock(mutex_);
-    next_checkpoint = checkpoint_interval_.count() > 0 ? Clock::now() + checkpoint_interval_
-                                                       : Clock::time_point::max();
-  };
-  schedule();
+  // A barrier every interval, counted from the previous barrier (not from its commit): a
+  // commit that takes longer only makes the next barrier follow it at once.
+  auto last_barrier = Clock::now();
   std::vector<std::unique_ptr<Request>> requests;
   while (true) {
     bool stopping;
+    auto next_checkpoint = Clock::time_point::max();
     {
       std::lock_guard lock(mutex_);
       for (auto& request : pending_) requests.push_back(std::move(request));
       pending_.clear();
       stopping = stopping_;
+      if (checkpoint_interval_.count() > 0) next_checkpoint = last_barrier + checkpoint_interval_;
     }
     for (auto& [id, job] : jobs_) dirty_ |= job->TakeProgress();
     bool due = Clock::now() >= next_checkpoint;
@@ -308,6 +306,7 @@ void Engine::Run() {
       }
     }
     if (!requests.empty() || stopping || due) {
+      last_barrier = Clock::now();
       if (!requests.empty() || dirty_) {
         dirty_ = false;                 // Rows read from now on belong to the next epoch.
         if (!CommitEpoch(&requests)) {  // Storage failed: stop processing; see failure_.
@@ -320,7 +319,7 @@ void Engine::Run() {
         StopJobs();
         return;
       }
-      schedule();
+      continue;  // The next barrier may be due already.
     }
     // Look again soon: the memory budget is watched, and a changed interval takes effect.
     auto wake_at = std::min(next_checkpoint,

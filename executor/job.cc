@@ -4,17 +4,12 @@
 
 namespace stave::executor {
 
-namespace {
-constexpr std::string_view kSourcePositionName = "source";
-}  // namespace
-
 Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
          std::vector<Stage> stages, std::shared_ptr<std::atomic<bool>> log_changes,
          Counters counters, const std::atomic<bool>* throttle)
     : id_(id), name_(name), context_(id, std::move(name)), log_changes_(std::move(log_changes)) {
   // Build from the last stage back, so each stage's outbox can point at the channels of
   // the stage after it. A channel joins one upstream instance to one downstream instance.
-  std::vector<std::shared_ptr<OperatorTask>> downstream;  // The next stage's tasks.
   std::vector<std::vector<std::shared_ptr<OperatorTask>>> stage_tasks(stages.size());
   auto make_outbox = [](const StageInput& input,
                         const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
@@ -41,7 +36,7 @@ Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
           std::make_shared<OperatorTask>(&context_, std::move(operators), std::move(outbox)));
     }
   }
-  parallelism_ = stages.empty() ? 1 : stage_tasks.back().size();
+  parallelism_ = stage_tasks.back().size();
   source_ = std::make_shared<SourceTask>(&context_, std::move(source),
                                          make_outbox(stages.front().input, stage_tasks.front()),
                                          counters, throttle);
@@ -70,7 +65,7 @@ Job::~Job() { Stop(); }
 
 void Job::Recover(const storage::Store& store, uint64_t start_epoch) {
   std::optional<std::string> position =
-      store.GetSourcePosition(id_, kSourcePositionName).ValueOrThrow();
+      store.GetSourcePosition(id_, SourceTask::kPositionName).ValueOrThrow();
   SourceReader* reader = source_->reader();
   reader->SetStartEpoch(start_epoch);
   if (position) reader->Seek(*position).ThrowIfError();

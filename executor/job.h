@@ -45,7 +45,7 @@ class Job {
  public:
   using Counters = SourceTask::Counters;
 
-  /// `stages` in dataflow order; the last stage's operators end in the view's
+  /// `stages` (at least one) in dataflow order; the last stage's operators end in the view's
   /// materialization, whose instances share `log_changes`. `throttle` pauses the source
   /// while true (may be null).
   Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,

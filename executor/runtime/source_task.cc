@@ -5,7 +5,6 @@
 namespace stave::executor {
 namespace {
 
-constexpr std::string_view kSourcePositionName = "source";
 // Chunks read per slice before the worker turns to other tasks.
 constexpr int kChunksPerSlice = 8;
 // How long a throttled source pauses before it looks again.
@@ -41,7 +40,7 @@ void SourceTask::MaybeInjectBarrier() {
   report.job_id = job_->job_id();
   report.epoch = request->epoch;
   report.batch = std::make_unique<storage::EpochBatch>(request->epoch);
-  report.batch->PutSourcePosition(job_->job_id(), kSourcePositionName, reader_->Position());
+  report.batch->PutSourcePosition(job_->job_id(), kPositionName, reader_->Position());
   report.retained_log = reader_->RetainedLog();
   outbox_->Broadcast(Message::Barrier(request->epoch));
   job_->collector()->OnBarrierPassed(std::move(report));

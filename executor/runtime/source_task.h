@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
 
 #include "executor/connectors/source_reader.h"
 #include "executor/runtime/job_context.h"
@@ -26,6 +27,9 @@ class SourceTask : public Task {
   /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
   SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader, std::unique_ptr<Outbox> outbox,
              Counters counters, const std::atomic<bool>* throttle);
+
+  /// The name of the source's position in the checkpoint (recovery seeks back to it).
+  static constexpr std::string_view kPositionName = "source";
 
   SourceReader* reader() { return reader_.get(); }
   Outbox* outbox() { return outbox_.get(); }

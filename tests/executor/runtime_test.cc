@@ -177,75 +177,72 @@ class RecordingCollector : public EpochCollector {
   std::vector<uint64_t> epochs_;
 };
 
+// One OperatorTask with a CountingOperator and two input channels a and b, running on its
+// own scheduler; `out` (optional) receives what it sends on.
+struct TwoInputTask {
+  explicit TwoInputTask(std::shared_ptr<Channel> out = nullptr) {
+    job.set_collector(&collector);
+    std::vector<std::unique_ptr<StreamOperator>> operators;
+    operators.push_back(std::make_unique<CountingOperator>());
+    counting = static_cast<CountingOperator*>(operators.front().get());
+    std::unique_ptr<Outbox> outbox;
+    if (out) {
+      outbox = std::make_unique<Outbox>(Partitioner::RoundRobin(1),
+                                        std::vector<std::shared_ptr<Channel>>{out});
+    }
+    task = std::make_shared<OperatorTask>(&job, std::move(operators), std::move(outbox));
+    for (const auto& input : {a, b}) {
+      task->AddInput(input);
+      input->Connect({}, task);
+    }
+    if (out) out->Connect(task, {});
+    job.AddTask(task);
+    job.TasksStarted();
+    scheduler.Spawn({task});
+  }
+  static void Push(const std::shared_ptr<Channel>& channel, Message message) {
+    ASSERT_TRUE(channel->TryPush(&message));
+  }
+
+  JobContext job{1, "two inputs"};
+  RecordingCollector collector;
+  CountingOperator* counting = nullptr;
+  std::shared_ptr<Channel> a = std::make_shared<Channel>();
+  std::shared_ptr<Channel> b = std::make_shared<Channel>();
+  std::shared_ptr<OperatorTask> task;
+  Scheduler scheduler{2};
+};
+
 TEST(OperatorTaskTest, BarriersAreAlignedAcrossInputs) {
   // Input a: rows 0-1, barrier, row 2. Input b: row 10, then (later) row 11, barrier.
   // The barrier may pass only once both inputs delivered theirs, and row 2 (after a's
   // barrier) must not be seen before it.
-  JobContext job(1, "aligned");
-  RecordingCollector collector;
-  job.set_collector(&collector);
-  std::vector<std::unique_ptr<StreamOperator>> operators;
-  operators.push_back(std::make_unique<CountingOperator>());
-  auto* counting = static_cast<CountingOperator*>(operators.front().get());
-  auto task = std::make_shared<OperatorTask>(&job, std::move(operators), nullptr);
-  auto a = std::make_shared<Channel>();
-  auto b = std::make_shared<Channel>();
-  task->AddInput(a);
-  task->AddInput(b);
-  a->Connect({}, task);
-  b->Connect({}, task);
-  job.AddTask(task);
-  job.TasksStarted();
-  Scheduler scheduler(2);
-  scheduler.Spawn({task});
-  auto push = [](const std::shared_ptr<Channel>& channel, Message message) {
-    ASSERT_TRUE(channel->TryPush(&message));
-  };
-  push(a, Message::Rows(Numbers(0, 2)));
-  push(a, Message::Barrier(7));
-  push(a, Message::Rows(Numbers(2, 3)));
-  push(b, Message::Rows(Numbers(10, 11)));
+  TwoInputTask t;
+  t.Push(t.a, Message::Rows(Numbers(0, 2)));
+  t.Push(t.a, Message::Barrier(7));
+  t.Push(t.a, Message::Rows(Numbers(2, 3)));
+  t.Push(t.b, Message::Rows(Numbers(10, 11)));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   {
-    std::lock_guard lock(collector.mutex_);
-    EXPECT_TRUE(collector.epochs_.empty());  // b has not delivered its barrier.
+    std::lock_guard lock(t.collector.mutex_);
+    EXPECT_TRUE(t.collector.epochs_.empty());  // b has not delivered its barrier.
   }
-  push(b, Message::Rows(Numbers(11, 12)));
-  push(b, Message::Barrier(7));
-  collector.WaitFor(1);
+  t.Push(t.b, Message::Rows(Numbers(11, 12)));
+  t.Push(t.b, Message::Barrier(7));
+  t.collector.WaitFor(1);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  job.Cancel();
-  ASSERT_EQ(collector.epochs_, std::vector<uint64_t>{7});
-  std::set<int64_t> before(counting->seen_.begin(), counting->seen_.begin() + 4);
+  t.job.Cancel();
+  ASSERT_EQ(t.collector.epochs_, std::vector<uint64_t>{7});
+  const std::vector<int64_t>& seen = t.counting->seen_;
+  std::set<int64_t> before(seen.begin(), seen.begin() + 4);
   EXPECT_EQ(before, (std::set<int64_t>{0, 1, 10, 11}));
-  EXPECT_EQ(counting->seen_.size(), 5u);  // Row 2 after the barrier.
-  EXPECT_EQ(counting->seen_.back(), 2);
+  EXPECT_EQ(seen.size(), 5u);  // Row 2 after the barrier.
+  EXPECT_EQ(seen.back(), 2);
 }
 
 TEST(OperatorTaskTest, WatermarksAreTheMinimumOverInputs) {
-  JobContext job(1, "watermarks");
-  RecordingCollector collector;
-  job.set_collector(&collector);
-  std::vector<std::unique_ptr<StreamOperator>> operators;
-  operators.push_back(std::make_unique<CountingOperator>());
   auto out = std::make_shared<Channel>(64);
-  auto outbox = std::make_unique<Outbox>(Partitioner::RoundRobin(1),
-                                         std::vector<std::shared_ptr<Channel>>{out});
-  auto task = std::make_shared<OperatorTask>(&job, std::move(operators), std::move(outbox));
-  auto a = std::make_shared<Channel>();
-  auto b = std::make_shared<Channel>();
-  task->AddInput(a);
-  task->AddInput(b);
-  a->Connect({}, task);
-  b->Connect({}, task);
-  out->Connect(task, {});
-  job.AddTask(task);
-  job.TasksStarted();
-  Scheduler scheduler(1);
-  scheduler.Spawn({task});
-  auto push = [](const std::shared_ptr<Channel>& channel, Message message) {
-    ASSERT_TRUE(channel->TryPush(&message));
-  };
+  TwoInputTask t(out);
   auto next = [&]() -> int64_t {  // The next watermark sent downstream, or -1.
     for (int i = 0; i < 3000; ++i) {
       if (std::optional<Message> message = out->TryPop()) {
@@ -256,15 +253,15 @@ TEST(OperatorTaskTest, WatermarksAreTheMinimumOverInputs) {
     }
     return -1;
   };
-  push(a, Message::Watermark(100));  // b has none yet: nothing goes downstream.
-  push(b, Message::Watermark(50));
+  t.Push(t.a, Message::Watermark(100));  // b has none yet: nothing goes downstream.
+  t.Push(t.b, Message::Watermark(50));
   EXPECT_EQ(next(), 50);  // min(100, 50)
-  push(b, Message::Watermark(150));
-  EXPECT_EQ(next(), 100);           // min(100, 150)
-  push(a, Message::Watermark(90));  // Going back is ignored: a stays at 100.
-  push(a, Message::Watermark(200));
+  t.Push(t.b, Message::Watermark(150));
+  EXPECT_EQ(next(), 100);               // min(100, 150)
+  t.Push(t.a, Message::Watermark(90));  // Going back is ignored: a stays at 100.
+  t.Push(t.a, Message::Watermark(200));
   EXPECT_EQ(next(), 150);  // min(200, 150)
-  job.Cancel();
+  t.job.Cancel();
   EXPECT_FALSE(out->TryPop().has_value());
 }
 

@@ -104,7 +104,7 @@ class Engine : private EpochCollector {
  private:
   struct Request {
     Change change;          // Empty for a plain checkpoint request.
-    SourceTargets targets;  // What the jobs must have read before the commit.
+    SourceTargets targets;  // What each source must have read when it injects the barrier.
     std::promise<void> done;
   };
 

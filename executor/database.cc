@@ -340,7 +340,8 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   std::unique_ptr<Job> job = BuildJob(
       *object, query, store_.get(), &metrics_,
       [this](uint32_t table_id) { return FindTable(table_id); },
-      parallelism > 0 ? parallelism : default_parallelism(), engine_->throttle());
+      JobOptions{parallelism > 0 ? parallelism : default_parallelism(), engine_->throttle(),
+                 options_.state_cache_bytes});
   return {object, std::move(job)};
 }
 

@@ -31,6 +31,9 @@ struct DatabaseOptions {
   bool enable_failpoints = false;
   /// Uncommitted state the views may hold in memory before a checkpoint is taken early.
   size_t state_memory_bytes = size_t{256} << 20;
+  /// Committed state each view keeps cached in memory (an aggregate's groups), over all its
+  /// instances: a budget per view, not yet one for the whole server.
+  size_t state_cache_bytes = size_t{512} << 20;
   /// Threads running the dataflows; 0: one per core.
   size_t workers = 0;
   /// Parallel instances per stage of a view created without SET streaming_parallelism;

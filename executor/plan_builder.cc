@@ -1,5 +1,6 @@
 #include "executor/plan_builder.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "common/sql_error.h"
@@ -43,8 +44,11 @@ struct StagePlan {
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
                               const storage::Store* store, Metrics* metrics,
                               const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
-                              size_t parallelism, const std::atomic<bool>* throttle) {
-  parallelism = std::clamp<size_t>(parallelism, 1, kMaxParallelism);
+                              const JobOptions& options) {
+  size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
+  // An aggregate's instance keeps this many groups cached past a barrier.
+  size_t cached_groups = std::max<size_t>(
+      1024, options.state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
   // The plan is a chain from the root down to one scan; operators run from the scan up.
   std::vector<const planner::PlanNode*> chain;
   for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
@@ -114,8 +118,8 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
             while (owner.get() != node) owner = owner->input;
             operators.push_back(std::make_unique<HashAggregateOperator>(
                 std::static_pointer_cast<const planner::AggregateNode>(owner),
-                storage::StateTable(store, StateTableId(view.id, slot++)),
-                instance == global_owner));
+                storage::StateTable(store, StateTableId(view.id, slot++)), instance == global_owner,
+                cached_groups));
             break;
           }
           default:
@@ -149,7 +153,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
           : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
                              "Rows read from a stream, over all views reading it.");
   return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(stages),
-                               std::move(log_changes), counters, throttle);
+                               std::move(log_changes), counters, options.throttle);
 }
 
 }  // namespace stave::executor

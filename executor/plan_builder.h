@@ -23,14 +23,23 @@ inline constexpr uint32_t kViewRowsSlot = 0;
 /// The most parallel instances a stage may have (ViewLogSequence has 16 bits for them).
 inline constexpr size_t kMaxParallelism = 1024;
 
+/// How a view's dataflow runs.
+struct JobOptions {
+  size_t parallelism = 1;  ///< Instances per stage.
+  /// True while the sources must pause (the engine's hard memory cap); may be null.
+  const std::atomic<bool>* throttle = nullptr;
+  /// Memory for committed state kept cached (an aggregate's groups), over all instances.
+  size_t state_cache_bytes = size_t{512} << 20;
+};
+
 /// Builds the dataflow of a materialized view from its bound query: a reader of the input,
-/// then stages of `parallelism` instances each, split at every aggregation (a hash exchange
-/// by its group keys), the last one ending in the materialization into the view's rows.
-/// `tables` gives the runtime of a table the view reads; `throttle` pauses the source.
+/// then stages of `options.parallelism` instances each, split at every aggregation (a hash
+/// exchange by its group keys), the last one ending in the materialization into the view's
+/// rows. `tables` gives the runtime of a table the view reads.
 /// Throws SqlError if the plan has a node streaming execution does not support.
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
                               const storage::Store* store, Metrics* metrics,
                               const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
-                              size_t parallelism, const std::atomic<bool>* throttle = nullptr);
+                              const JobOptions& options);
 
 }  // namespace stave::executor

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   std::string checkpoint_interval = "1s";
   std::string log_level = "info";
   std::string state_memory = "256MB";
+  std::string state_cache = "512MB";
   app.add_option("--data-dir", options.data_directory, "Where the RocksDB state lives")
       ->capture_default_str();
   app.add_option("--listen", listen, "Address to listen on")->capture_default_str();
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--state-memory", state_memory,
                  "Uncommitted view state held in memory before a checkpoint is taken early")
+      ->capture_default_str();
+  app.add_option("--state-cache", state_cache,
+                 "Committed state each view keeps cached in memory (an aggregate's groups)")
       ->capture_default_str();
   app.add_option("--workers", options.workers, "Threads running the dataflows (0 = one per core)")
       ->capture_default_str();
@@ -76,6 +80,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.state_memory_bytes = *memory;
+  std::optional<size_t> cache = stave::server::ParseByteSize(state_cache);
+  if (!cache) {
+    fmt::print(stderr, "staved: --state-cache: cannot read \"{}\" (use e.g. 512MB, 2GB)\n",
+               state_cache);
+    return 2;
+  }
+  options.state_cache_bytes = *cache;
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);

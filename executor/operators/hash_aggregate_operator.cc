@@ -7,17 +7,15 @@
 #include "storage/key_codec.h"
 
 namespace stave::executor {
-namespace {
-
-// Groups an instance keeps in memory past a barrier; beyond this the cache is trimmed and
-// the groups dropped are read back from RocksDB when touched again.
-constexpr size_t kMaxCachedGroups = 1 << 18;
-
-}  // namespace
+namespace {}  // namespace
 
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
-                                             storage::StateTable state, bool owns_global_group)
-    : node_(std::move(node)), state_(std::move(state)), owns_global_group_(owns_global_group) {
+                                             storage::StateTable state, bool owns_global_group,
+                                             size_t cached_groups)
+    : node_(std::move(node)),
+      state_(std::move(state)),
+      owns_global_group_(owns_global_group),
+      cached_groups_(cached_groups) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
 }
@@ -151,10 +149,10 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   }
   state_.FlushTo(batch);
   dirty_groups_ = 0;
-  if (groups_.size() > kMaxCachedGroups) {
-    // Trim, not clear: every group kept spares a read when it is touched again. After the
-    // barrier all groups are clean, so any may go.
-    for (auto it = groups_.begin(); groups_.size() > kMaxCachedGroups * 3 / 4;) {
+  if (groups_.size() > cached_groups_) {
+    // Trim, not clear: every group kept spares a read from RocksDB when it is touched
+    // again. After the barrier all groups are clean, so any may go.
+    for (auto it = groups_.begin(); groups_.size() > cached_groups_ * 3 / 4;) {
       it = groups_.erase(it);
     }
   }

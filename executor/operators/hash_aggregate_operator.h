@@ -17,13 +17,18 @@ namespace stave::executor {
 /// change of that group's result row: an insert for a new group, an update pair for a
 /// changed one, a delete for a group whose last row was retracted. Without group keys
 /// there is exactly one group, whose row exists from the start (count 0).
-/// Groups are cached in memory; the cache is trimmed after each barrier.
+/// Groups are cached in memory; past its size the cache is trimmed after each barrier.
 class HashAggregateOperator : public StreamOperator {
  public:
   /// `owns_global_group`: for an aggregate without group keys, whether this parallel
   /// instance holds the one group (the instance owning the empty key's virtual node).
+  /// `cached_groups`: how many groups stay cached past a barrier.
   HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
-                        storage::StateTable state, bool owns_global_group = true);
+                        storage::StateTable state, bool owns_global_group = true,
+                        size_t cached_groups = size_t{1} << 18);
+
+  /// What a cached group costs in memory, roughly (for sizing the cache from a budget).
+  static constexpr size_t kBytesPerCachedGroup = 256;
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
@@ -44,6 +49,7 @@ class HashAggregateOperator : public StreamOperator {
   std::shared_ptr<const planner::AggregateNode> node_;
   storage::StateTable state_;
   bool owns_global_group_;
+  size_t cached_groups_;
   std::vector<DataType> key_types_;
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;

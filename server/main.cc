@@ -73,20 +73,19 @@ int main(int argc, char** argv) {
   }
   options.checkpoint_interval = *interval;
   options.checkpoint_interval_explicit = app.count("--checkpoint-interval") > 0;
-  std::optional<size_t> memory = stave::server::ParseByteSize(state_memory);
-  if (!memory) {
-    fmt::print(stderr, "staved: --state-memory: cannot read \"{}\" (use e.g. 256MB, 1GB)\n",
-               state_memory);
+  auto byte_size = [](const std::string& flag, const std::string& text, size_t* out) {
+    std::optional<size_t> bytes = stave::server::ParseByteSize(text);
+    if (!bytes) {
+      fmt::print(stderr, "staved: {}: cannot read \"{}\" (use e.g. 256MB, 1GB)\n", flag, text);
+      return false;
+    }
+    *out = *bytes;
+    return true;
+  };
+  if (!byte_size("--state-memory", state_memory, &options.state_memory_bytes) ||
+      !byte_size("--state-cache", state_cache, &options.state_cache_bytes)) {
     return 2;
   }
-  options.state_memory_bytes = *memory;
-  std::optional<size_t> cache = stave::server::ParseByteSize(state_cache);
-  if (!cache) {
-    fmt::print(stderr, "staved: --state-cache: cannot read \"{}\" (use e.g. 512MB, 2GB)\n",
-               state_cache);
-    return 2;
-  }
-  options.state_cache_bytes = *cache;
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);

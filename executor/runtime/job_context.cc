@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/sql_error.h"
+
 namespace stave::executor {
 
 void JobContext::Fail(const std::string& error) {
@@ -30,6 +32,18 @@ void JobContext::TaskDone() {
 
 void JobContext::WakeAll() {
   for (const auto& task : tasks_) task->Wake();
+}
+
+Task::PollResult JobTask::Poll() {
+  if (!job_->stopping()) {
+    try {
+      return PollSlice();
+    } catch (const SqlError& error) {
+      job_->Fail(error.what());
+    }
+  }
+  job_->TaskDone();
+  return PollResult::kDone;
 }
 
 }  // namespace stave::executor

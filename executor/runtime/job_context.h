@@ -91,4 +91,18 @@ class JobContext {
   std::string error_;  // GUARDED_BY(mutex_)
 };
 
+/// A task of a job: it stops for good once the job is cancelled or failed, and an error in
+/// its work (an overflow, a corrupt record) fails the whole job instead of the process.
+class JobTask : public Task {
+ public:
+  explicit JobTask(JobContext* job) : job_(job) {}
+  PollResult Poll() final;
+
+ protected:
+  /// One slice of the task's own work.
+  virtual PollResult PollSlice() = 0;
+
+  JobContext* job_;
+};
+
 }  // namespace stave::executor

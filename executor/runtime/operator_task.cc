@@ -15,34 +15,24 @@ constexpr int kMessagesPerSlice = 8;
 
 OperatorTask::OperatorTask(JobContext* job, std::vector<std::unique_ptr<StreamOperator>> operators,
                            std::unique_ptr<Outbox> outbox)
-    : job_(job), operators_(std::move(operators)), outbox_(std::move(outbox)) {}
+    : JobTask(job), operators_(std::move(operators)), outbox_(std::move(outbox)) {}
 
 void OperatorTask::AddInput(std::shared_ptr<Channel> channel) {
   inputs_.push_back(Input{std::move(channel)});
 }
 
-Task::PollResult OperatorTask::Poll() {
-  if (job_->stopping()) {
-    job_->TaskDone();
-    return PollResult::kDone;
-  }
-  try {
-    for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
-      if (outbox_ && !outbox_->Flush()) return PollResult::kWait;  // Backpressure.
-      std::optional<Message> message;
-      size_t index = 0;
-      for (size_t tried = 0; tried < inputs_.size() && !message; ++tried) {
-        index = next_input_;
-        next_input_ = (next_input_ + 1) % inputs_.size();
-        if (!inputs_[index].at_barrier) message = inputs_[index].channel->TryPop();
-      }
-      if (!message) break;  // Every input is empty or waits at the barrier.
-      Handle(index, std::move(*message));
+Task::PollResult OperatorTask::PollSlice() {
+  for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
+    if (outbox_ && !outbox_->Flush()) return PollResult::kWait;  // Backpressure.
+    std::optional<Message> message;
+    size_t index = 0;
+    for (size_t tried = 0; tried < inputs_.size() && !message; ++tried) {
+      index = next_input_;
+      next_input_ = (next_input_ + 1) % inputs_.size();
+      if (!inputs_[index].at_barrier) message = inputs_[index].channel->TryPop();
     }
-  } catch (const SqlError& error) {
-    job_->Fail(error.what());
-    job_->TaskDone();
-    return PollResult::kDone;
+    if (!message) break;  // Every input is empty or waits at the barrier.
+    Handle(index, std::move(*message));
   }
   size_t bytes = 0;
   for (const auto& op : operators_) bytes += op->BufferedBytes();

@@ -22,7 +22,7 @@ namespace stave::executor {
 /// the barrier moves on. So each instance's batch holds its state after exactly the rows
 /// before the barrier. Watermarks are merged: an instance's watermark is the minimum over
 /// its inputs.
-class OperatorTask : public Task {
+class OperatorTask : public JobTask {
  public:
   /// `operators` in dataflow order, already chained; `outbox` is null for the last stage.
   OperatorTask(JobContext* job, std::vector<std::unique_ptr<StreamOperator>> operators,
@@ -35,7 +35,8 @@ class OperatorTask : public Task {
   /// Uncommitted state bytes of the operators, as of the end of the last slice.
   size_t buffered_bytes() const { return buffered_bytes_.load(std::memory_order_relaxed); }
 
-  PollResult Poll() override;
+ protected:
+  PollResult PollSlice() override;
 
  private:
   struct Input {
@@ -48,7 +49,6 @@ class OperatorTask : public Task {
   void Handle(size_t index, Message message);
   void PassBarrier(uint64_t epoch);
 
-  JobContext* job_;
   std::vector<std::unique_ptr<StreamOperator>> operators_;
   std::unique_ptr<Outbox> outbox_;
   std::vector<Input> inputs_;

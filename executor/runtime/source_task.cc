@@ -1,7 +1,5 @@
 #include "executor/runtime/source_task.h"
 
-#include "common/sql_error.h"
-
 namespace stave::executor {
 namespace {
 
@@ -15,7 +13,7 @@ constexpr std::chrono::milliseconds kThrottlePause{5};
 SourceTask::SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader,
                        std::unique_ptr<Outbox> outbox, Counters counters,
                        const std::atomic<bool>* throttle)
-    : job_(job),
+    : JobTask(job),
       reader_(std::move(reader)),
       outbox_(std::move(outbox)),
       counters_(counters),
@@ -46,46 +44,36 @@ void SourceTask::MaybeInjectBarrier() {
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 
-Task::PollResult SourceTask::Poll() {
-  if (job_->stopping()) {
-    job_->TaskDone();
-    return PollResult::kDone;
-  }
-  try {
-    for (int slice = 0; slice < kChunksPerSlice; ++slice) {
-      if (!outbox_->Flush()) return PollResult::kWait;  // Downstream is full: backpressure.
-      MaybeInjectBarrier();
-      if (!outbox_->Flush()) return PollResult::kWait;
-      if (finished_) return PollResult::kWait;  // Woken for barriers only.
-      if (throttle_ && throttle_->load(std::memory_order_acquire)) {
-        WakeAt(std::chrono::steady_clock::now() + kThrottlePause);
-        return PollResult::kWait;
-      }
-      Chunk chunk;
-      auto wake_at = std::chrono::steady_clock::time_point::max();
-      switch (reader_->Poll(kChunkRows, &chunk, &wake_at)) {
-        case SourceReader::PollStatus::kIdle:
-          if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
-          return PollResult::kWait;
-        case SourceReader::PollStatus::kFinished:
-          finished_ = true;
-          continue;  // A barrier may wait for the source to finish.
-        case SourceReader::PollStatus::kData:
-          break;
-      }
-      if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
-      if (counters_.stream_rows) {
-        counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
-      }
-      job_->NoteProgress();
-      outbox_->Send(std::move(chunk));
+Task::PollResult SourceTask::PollSlice() {
+  for (int slice = 0; slice < kChunksPerSlice; ++slice) {
+    if (!outbox_->Flush()) return PollResult::kWait;  // Downstream is full: backpressure.
+    MaybeInjectBarrier();
+    if (!outbox_->Flush()) return PollResult::kWait;
+    if (finished_) return PollResult::kWait;  // Woken for barriers only.
+    if (throttle_ && throttle_->load(std::memory_order_acquire)) {
+      WakeAt(std::chrono::steady_clock::now() + kThrottlePause);
+      return PollResult::kWait;
     }
-    return outbox_->Flush() ? PollResult::kYield : PollResult::kWait;
-  } catch (const SqlError& error) {
-    job_->Fail(error.what());
-    job_->TaskDone();
-    return PollResult::kDone;
+    Chunk chunk;
+    auto wake_at = std::chrono::steady_clock::time_point::max();
+    switch (reader_->Poll(kChunkRows, &chunk, &wake_at)) {
+      case SourceReader::PollStatus::kIdle:
+        if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
+        return PollResult::kWait;
+      case SourceReader::PollStatus::kFinished:
+        finished_ = true;
+        continue;  // A barrier may wait for the source to finish.
+      case SourceReader::PollStatus::kData:
+        break;
+    }
+    if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
+    if (counters_.stream_rows) {
+      counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
+    }
+    job_->NoteProgress();
+    outbox_->Send(std::move(chunk));
   }
+  return outbox_->Flush() ? PollResult::kYield : PollResult::kWait;
 }
 
 }  // namespace stave::executor

@@ -17,7 +17,7 @@ namespace stave::executor {
 /// Barriers enter the dataflow here: the coordinator asks for one, and the task injects it
 /// between two chunks once the source has read what the checkpoint must cover, recording
 /// the source's position in the epoch's batch.
-class SourceTask : public Task {
+class SourceTask : public JobTask {
  public:
   struct Counters {
     std::atomic<uint64_t>* rows_in = nullptr;      ///< Rows read for this job.
@@ -37,7 +37,8 @@ class SourceTask : public Task {
   /// Asks for the barrier of `epoch` once the source has read `targets`. Thread-safe.
   void RequestBarrier(uint64_t epoch, SourceTargets targets);
 
-  PollResult Poll() override;
+ protected:
+  PollResult PollSlice() override;
 
  private:
   struct BarrierRequest {
@@ -47,7 +48,6 @@ class SourceTask : public Task {
   /// Injects the requested barrier if the source has read far enough.
   void MaybeInjectBarrier();
 
-  JobContext* job_;
   std::unique_ptr<SourceReader> reader_;
   std::unique_ptr<Outbox> outbox_;
   Counters counters_;

@@ -1,6 +1,7 @@
 #include "executor/connectors/table/table_source.h"
 
 #include "common/sql_error.h"
+#include "executor/connectors/log_position.h"
 #include "executor/plan_builder.h"
 #include "storage/key_codec.h"
 
@@ -78,15 +79,14 @@ SourceReader::PollStatus TableSource::Poll(size_t max_rows, Chunk* chunk,
 }
 
 std::string TableSource::Position() const {
-  std::string bytes(1, backfilled_ ? 1 : 0);
-  storage::AppendBigEndian64(next_sequence_, &bytes);
-  return bytes;
+  return LogPosition{backfilled_, next_sequence_}.Encode();
 }
 
 Status TableSource::Seek(std::string_view position) {
-  if (position.size() != 9) return Status::Corruption("malformed table position");
-  backfilled_ = position[0] != 0;
-  next_sequence_ = storage::ReadBigEndian64(position.substr(1));
+  std::optional<LogPosition> decoded = LogPosition::Decode(position);
+  if (!decoded) return Status::Corruption("malformed table position");
+  backfilled_ = decoded->backfilled;
+  next_sequence_ = decoded->next_sequence;
   return Status::Ok();
 }
 

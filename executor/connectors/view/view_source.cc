@@ -4,8 +4,8 @@
 
 #include "common/sql_error.h"
 #include "executor/change_record.h"
+#include "executor/connectors/log_position.h"
 #include "executor/plan_builder.h"
-#include "storage/key_codec.h"
 
 namespace stave::executor {
 
@@ -79,15 +79,14 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
 }
 
 std::string ViewSource::Position() const {
-  std::string bytes(1, backfilled_ ? 1 : 0);
-  storage::AppendBigEndian64(next_sequence_, &bytes);
-  return bytes;
+  return LogPosition{backfilled_, next_sequence_}.Encode();
 }
 
 Status ViewSource::Seek(std::string_view position) {
-  if (position.size() != 9) return Status::Corruption("malformed view position");
-  backfilled_ = position[0] != 0;
-  next_sequence_ = storage::ReadBigEndian64(position.substr(1));
+  std::optional<LogPosition> decoded = LogPosition::Decode(position);
+  if (!decoded) return Status::Corruption("malformed view position");
+  backfilled_ = decoded->backfilled;
+  next_sequence_ = decoded->next_sequence;
   return Status::Ok();
 }
 

@@ -70,6 +70,13 @@ const std::vector<std::string_view>& Names() {
       "epoch_job_flushed",        // The coordinator took one job's state delta into the batch.
       "epoch_before_commit",      // The epoch batch is complete, not yet written.
       "epoch_after_commit",       // The epoch is durable; snapshot and waiters not updated.
+      // Sinks, on their writer threads.
+      "sink_before_prepare",          // Two-phase: the epoch's transaction is not written yet.
+      "sink_after_prepare",           // Prepared in the target; its checkpoint not committed.
+      "sink_before_commit_prepared",  // The checkpoint committed; COMMIT PREPARED not sent.
+      "sink_after_commit_prepared",   // The target committed; the sink does not know it yet.
+      "sink_before_deliver",          // The checkpoint holding owed rows committed; not sent.
+      "sink_after_deliver",           // The target committed them with its progress row.
   };
   return names;
 }

@@ -9,6 +9,7 @@
 
 #include "common/sql_error.h"
 #include "executor/batch/batch_executor.h"
+#include "executor/connectors/connectors.h"
 #include "executor/plan_builder.h"
 #include "parser/parser.h"
 #include "planner/expression_binder.h"
@@ -48,6 +49,8 @@ std::optional<parser::ObjectKind> KindOf(planner::ObjectType type) {
       return parser::ObjectKind::kMaterializedView;
     case planner::ObjectType::kTable:
       return parser::ObjectKind::kTable;
+    case planner::ObjectType::kSink:
+      return parser::ObjectKind::kSink;
     case planner::ObjectType::kSystemTable:
       return std::nullopt;
   }
@@ -140,6 +143,41 @@ void Database::RegisterSystemTables() {
     return rows;
   };
   catalog_.RegisterSystemTable(std::move(checkpoints));
+
+  planner::SystemTable sinks;
+  sinks.name = "sinks";
+  sinks.columns = {{"name", TypeId::kVarchar},
+                   {"connector", TypeId::kVarchar},
+                   {"target", TypeId::kVarchar},
+                   {"requested_delivery", TypeId::kVarchar},
+                   {"derived_delivery", TypeId::kVarchar},
+                   {"committed_epoch", TypeId::kInt64},
+                   {"finished_epoch", TypeId::kInt64},
+                   {"lag_epochs", TypeId::kInt64},
+                   {"state", TypeId::kVarchar},
+                   {"last_error", TypeId::kVarchar}};
+  sinks.rows = [this] {
+    std::vector<std::vector<Value>> rows;
+    std::lock_guard lock(sinks_mutex_);
+    for (const auto& [id, sink] : sinks_) {
+      planner::CatalogObjectPtr object = catalog_.FindById(id);
+      if (!object) continue;
+      SinkStatus status = sink.writer->status();
+      // Lag: committed epochs with rows the target does not have yet.
+      auto lag = static_cast<int64_t>(status.owed_epochs);
+      rows.push_back(
+          {Value::String(object->name), Value::String(object->connector),
+           Value::String(sink.description),
+           Value::String(std::string(planner::DeliveryName(sink.requested))),
+           Value::String(std::string(planner::DeliveryName(sink.derived))),
+           Value::Int(static_cast<int64_t>(status.committed_epoch)),
+           Value::Int(static_cast<int64_t>(status.finished_epoch)), Value::Int(lag),
+           Value::String(status.state),
+           status.last_error.empty() ? Value::Null() : Value::String(status.last_error)});
+    }
+    return rows;
+  };
+  catalog_.RegisterSystemTable(std::move(sinks));
 }
 
 void Database::SetCheckpointInterval(std::chrono::milliseconds interval, bool persist) {
@@ -154,6 +192,8 @@ void Database::SetCheckpointInterval(std::chrono::milliseconds interval, bool pe
 
 void Database::Shutdown() {
   if (engine_) engine_->Stop();
+  std::lock_guard lock(sinks_mutex_);
+  for (auto& [id, sink] : sinks_) sink.writer->Stop();
 }
 
 void Database::Recover(JobSet* jobs) {
@@ -179,6 +219,13 @@ void Database::Recover(JobSet* jobs) {
                      entry->parallelism);
         catalog_.Add(object);
         jobs->emplace(id, std::move(job));
+      } else if (statement.kind == parser::StatementKind::kCreateSink) {
+        PlannedSink planned = PlanSink(static_cast<const parser::CreateSinkStatement&>(statement),
+                                       id, entry->parallelism, SinkPlanning::kRecover);
+        catalog_.Add(planned.object);
+        jobs->emplace(id, std::move(planned.job));
+        std::lock_guard lock(sinks_mutex_);
+        sinks_.emplace(id, std::move(planned.runtime));
       } else {
         throw SqlError("XX001", "not a CREATE statement");
       }
@@ -194,9 +241,13 @@ void Database::Recover(JobSet* jobs) {
     try {
       job->Recover(*store_, store_->committed_epoch());
     } catch (const SqlError& error) {
-      throw SqlError("XX001", fmt::format("cannot recover materialized view \"{}\": {}",
-                                          job->name(), error.what()));
+      throw SqlError("XX001", fmt::format("cannot recover \"{}\": {}", job->name(), error.what()));
     }
+  }
+  {
+    // Sinks reconcile their targets with the checkpoint and deliver what they owe.
+    std::lock_guard lock(sinks_mutex_);
+    for (auto& [id, sink] : sinks_) sink.writer->Start(store_->committed_epoch());
   }
   spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
 }
@@ -241,6 +292,12 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
     case parser::StatementKind::kCheckpoint:
       CheckpointCoveringWrites();
       return Command("CHECKPOINT");
+    case parser::StatementKind::kCreateSink:
+      return CreateSink(static_cast<const parser::CreateSinkStatement&>(statement), session);
+    case parser::StatementKind::kExplain:
+      return Explain(static_cast<const parser::ExplainStatement&>(statement));
+    case parser::StatementKind::kAlterSink:
+      return AlterSink(static_cast<const parser::AlterSinkStatement&>(statement));
     default:
       throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
                      statement.position);
@@ -343,6 +400,219 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
       JobOptions{parallelism > 0 ? parallelism : default_parallelism(), engine_->throttle(),
                  options_.state_cache_bytes});
   return {object, std::move(job)};
+}
+
+Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& create, uint32_t id,
+                                         uint32_t parallelism, SinkPlanning planning) {
+  auto object = std::make_shared<planner::CatalogObject>();
+  object->id = id;
+  object->type = planner::ObjectType::kSink;
+  object->name = planner::ResolveObjectName(create.name, create.position);
+  object->definition = create.text;
+  object->format = create.format;
+  object->parallelism = parallelism;
+  int connector_position = create.position;
+  int delivery_position = create.position;
+  for (const parser::Option& option : create.options) {
+    if (option.key == "connector") {
+      object->connector = option.value;
+      connector_position = option.position;
+      continue;
+    }
+    if (option.key == "delivery") delivery_position = option.position;
+    if (!object->options.emplace(option.key, option.value).second) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("option '{}' is given more than once", option.key),
+                     option.position);
+    }
+  }
+  std::string sink_connectors;
+  for (const std::string& name : connectors_->Names()) {
+    const planner::ConnectorSpec* spec = connectors_->Find(name);
+    if (spec->validate_sink) sink_connectors += (sink_connectors.empty() ? "" : ", ") + name;
+  }
+  if (object->connector.empty()) {
+    throw SqlError(sqlstate::kInvalidParameterValue, "a sink needs WITH (connector = '...')",
+                   create.position)
+        .WithHint("Sink connectors: " + sink_connectors + ".");
+  }
+  const planner::ConnectorSpec* spec = connectors_->Find(object->connector);
+  if (!spec || !spec->validate_sink) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("unknown sink connector '{}' (available: {})", object->connector,
+                               sink_connectors),
+                   connector_position);
+  }
+  planner::Delivery requested = planner::Delivery::kExactlyOnce;
+  if (auto it = object->options.find("delivery"); it != object->options.end()) {
+    std::optional<planner::Delivery> parsed = planner::ParseDelivery(it->second);
+    if (!parsed) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("delivery '{}' is not 'exactly_once', 'at_least_once' or "
+                                 "'at_most_once'",
+                                 it->second),
+                     delivery_position);
+    }
+    requested = *parsed;
+  }
+
+  // The query: the AS query, or every column of the FROM relation.
+  parser::SelectStatement select_all;
+  const parser::SelectStatement* select = create.query.get();
+  if (create.from) {
+    auto star = std::make_unique<parser::StarExpr>();
+    star->position = create.from_position;
+    select_all.items.push_back({std::move(star), ""});
+    select_all.from = parser::TableRef{*create.from, "", create.from_position};
+    select_all.position = create.from_position;
+    select = &select_all;
+  }
+  planner::BoundQuery query =
+      planner::BindQuery(*select, catalog_, planner::QueryPurpose::kMaterializedView);
+  for (size_t i = 0; i < query.visible_columns; ++i)
+    object->columns.push_back(query.root->output[i]);
+  for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
+  object->append_only = query.append_only;
+
+  planner::SinkInput input{object->columns, query.append_only};
+  planner::SinkCapability capability;
+  try {
+    capability = spec->validate_sink(SinkConnectorOptions(*object), input);
+  } catch (SqlError& error) {
+    throw error.WithPositionIfUnset(create.position);
+  }
+  planner::DeliveryChain chain =
+      planner::AnalyzeDelivery(query.inputs, catalog_, *connectors_,
+                               {fmt::format("sink \"{}\" ({})", object->name, object->connector),
+                                capability.guarantee, capability.reason});
+  PlannedSink planned;
+  planned.object = object;
+  planned.runtime.input =
+      create.from ? planner::ResolveObjectName(*create.from, create.from_position) : "(query)";
+  planned.runtime.description = capability.description;
+  planned.runtime.requested = requested;
+  planned.runtime.derived = chain.guarantee();
+  planned.runtime.chain = chain.Describe(requested);
+  if (planning == SinkPlanning::kExplain) return planned;
+  if (planning == SinkPlanning::kCreate) CheckDelivery(chain, requested, object->name);
+
+  OpenedSink opened = OpenSinkTarget(*object, input);
+  SinkRecord record;
+  if (planning == SinkPlanning::kCreate) {
+    try {
+      opened.target->Create();
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(create.position);
+    }
+  } else if (std::optional<std::string> stored =
+                 store_->GetSourcePosition(id, SinkRecord::kPositionName).ValueOrThrow()) {
+    std::optional<SinkRecord> decoded = SinkRecord::Decode(*stored);
+    if (!decoded) throw SqlError("XX001", "the sink's checkpoint record is corrupt");
+    record = *decoded;
+  }
+  storage::RowTypes types;
+  for (const planner::Column& column : object->columns) types.push_back(column.type);
+  auto writer = std::make_shared<SinkWriter>(id, object->name, std::move(opened.target),
+                                             store_.get(), std::move(types), record);
+  planned.job = BuildSinkJob(
+      *object, query, store_.get(), &metrics_,
+      [this](uint32_t table_id) { return FindTable(table_id); },
+      JobOptions{parallelism > 0 ? parallelism : default_parallelism(), engine_->throttle(),
+                 options_.state_cache_bytes},
+      writer, std::move(opened.key_columns));
+  planned.runtime.writer = std::move(writer);
+  return planned;
+}
+
+QueryResult Database::CreateSink(const parser::CreateSinkStatement& create,
+                                 const SessionContext& session) {
+  std::lock_guard lock(ddl_mutex_);
+  std::string name = planner::ResolveObjectName(create.name, create.position);
+  if (catalog_.Find(name)) {
+    if (create.if_not_exists) return Command("CREATE SINK");
+    throw SqlError(sqlstate::kDuplicateObject, fmt::format("sink \"{}\" already exists", name),
+                   create.position);
+  }
+  PlannedSink planned =
+      PlanSink(create, static_cast<uint32_t>(next_object_id_),
+               static_cast<uint32_t>(session.streaming_parallelism), SinkPlanning::kCreate);
+  planner::CatalogObjectPtr object = planned.object;
+  std::shared_ptr<SinkWriter> writer = planned.runtime.writer;
+  writer->Start(store_->committed_epoch());
+  std::unique_ptr<Job> job = std::move(planned.job);
+  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch* batch) {
+    job->Recover(*store_, batch->epoch());
+    jobs->emplace(object->id, std::move(job));
+    for (uint32_t input : object->depends_on) {
+      auto it = jobs->find(input);
+      if (it != jobs->end()) it->second->set_log_changes(true);
+    }
+  });
+  std::lock_guard sinks_lock(sinks_mutex_);
+  sinks_.emplace(object->id, std::move(planned.runtime));
+  return Command("CREATE SINK");
+}
+
+planner::CatalogObjectPtr Database::FindSink(const parser::QualifiedName& name,
+                                             int position) const {
+  std::string resolved = planner::ResolveObjectName(name, position);
+  planner::CatalogObjectPtr object = catalog_.Find(resolved);
+  if (!object || object->type != planner::ObjectType::kSink) {
+    throw SqlError(sqlstate::kUndefinedObject, fmt::format("sink \"{}\" does not exist", resolved),
+                   position);
+  }
+  return object;
+}
+
+QueryResult Database::Explain(const parser::ExplainStatement& explain) {
+  SinkRuntime runtime;
+  std::string name;
+  if (explain.sink) {
+    planner::CatalogObjectPtr object = FindSink(*explain.sink, explain.sink_position);
+    name = object->name;
+    std::lock_guard lock(sinks_mutex_);
+    auto it = sinks_.find(object->id);
+    if (it == sinks_.end()) {
+      throw SqlError(sqlstate::kUndefinedObject, fmt::format("sink \"{}\" does not exist", name));
+    }
+    runtime = it->second;
+  } else if (explain.statement && explain.statement->kind == parser::StatementKind::kCreateSink) {
+    const auto& create = static_cast<const parser::CreateSinkStatement&>(*explain.statement);
+    PlannedSink planned = PlanSink(create, 0, 0, SinkPlanning::kExplain);
+    name = planned.object->name;
+    runtime = std::move(planned.runtime);
+  } else {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EXPLAIN shows the delivery chain of sinks: EXPLAIN SINK name, or EXPLAIN "
+                   "CREATE SINK ...",
+                   explain.position);
+  }
+  QueryResult result;
+  result.returns_rows = true;
+  result.columns.push_back({"QUERY PLAN", TypeId::kVarchar});
+  auto line = [&](std::string text) { result.rows.push_back({Value::String(std::move(text))}); };
+  line(fmt::format("Sink \"{}\" from {}: {}", name, runtime.input, runtime.description));
+  line(fmt::format("  delivery requested: {}", planner::DeliveryName(runtime.requested)));
+  for (const std::string& stave : runtime.chain) line("  " + stave);
+  result.command_tag = "EXPLAIN";
+  return result;
+}
+
+QueryResult Database::AlterSink(const parser::AlterSinkStatement& alter) {
+  planner::CatalogObjectPtr object = FindSink(alter.name, alter.position);
+  std::shared_ptr<SinkWriter> writer;
+  {
+    std::lock_guard lock(sinks_mutex_);
+    auto it = sinks_.find(object->id);
+    if (it != sinks_.end()) writer = it->second.writer;
+  }
+  if (!writer) {
+    throw SqlError(sqlstate::kUndefinedObject,
+                   fmt::format("sink \"{}\" does not exist", object->name));
+  }
+  writer->SetPaused(alter.pause);
+  engine_->Checkpoint();  // The next checkpoint records it, so a restart keeps it.
+  return Command("ALTER SINK");
 }
 
 std::shared_ptr<Table> Database::FindTable(uint32_t id) const {
@@ -532,8 +802,29 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
   });
   for (const auto& victim : victims) {
     catalog_.Remove(victim->id);
-    std::lock_guard lock(tables_mutex_);
-    tables_.erase(victim->id);
+    {
+      std::lock_guard lock(tables_mutex_);
+      tables_.erase(victim->id);
+    }
+    std::optional<SinkRuntime> sink;
+    {
+      std::lock_guard lock(sinks_mutex_);
+      auto it = sinks_.find(victim->id);
+      if (it != sinks_.end()) {
+        sink = std::move(it->second);
+        sinks_.erase(it);
+      }
+    }
+    // Its owed epochs went with the batch; in the target, its progress row and prepared
+    // transactions go now. A target that is away keeps them until a sink of the same name
+    // is created again, which clears them.
+    if (sink) {
+      std::string error = sink->writer->DropTarget();
+      if (!error.empty()) {
+        spdlog::warn("sink \"{}\" dropped, but its target was not cleaned: {}", victim->name,
+                     error);
+      }
+    }
   }
   return Command(tag);
 }
@@ -546,6 +837,11 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
     result.columns.push_back({"Connector", TypeId::kVarchar});
   } else if (show.object_kind == parser::ObjectKind::kMaterializedView) {
     result.columns.push_back({"Definition", TypeId::kVarchar});
+  } else if (show.object_kind == parser::ObjectKind::kSink) {
+    // Never the definition: its options may hold a password.
+    for (const char* column : {"From", "Target", "Delivery", "State"}) {
+      result.columns.push_back({column, TypeId::kVarchar});
+    }
   }
   for (const auto& object : catalog_.List()) {
     if (KindOf(object->type) != show.object_kind) continue;
@@ -554,6 +850,16 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
       row.push_back(Value::String(object->connector));
     if (show.object_kind == parser::ObjectKind::kMaterializedView) {
       row.push_back(Value::String(object->definition));
+    }
+    if (show.object_kind == parser::ObjectKind::kSink) {
+      std::lock_guard lock(sinks_mutex_);
+      auto it = sinks_.find(object->id);
+      if (it == sinks_.end()) continue;
+      const SinkRuntime& sink = it->second;
+      row.push_back(Value::String(sink.input));
+      row.push_back(Value::String(sink.description));
+      row.push_back(Value::String(std::string(planner::DeliveryName(sink.requested))));
+      row.push_back(Value::String(sink.writer->status().state));
     }
     result.rows.push_back(std::move(row));
   }

@@ -10,11 +10,13 @@
 #include "executor/engine.h"
 #include "executor/metrics.h"
 #include "executor/query_result.h"
+#include "executor/runtime/sink_writer.h"
 #include "executor/table.h"
 #include "executor/transaction.h"
 #include "parser/ast.h"
 #include "planner/catalog.h"
 #include "planner/connector_spec.h"
+#include "planner/delivery.h"
 #include "storage/store.h"
 
 namespace stave::executor {
@@ -96,6 +98,37 @@ class Database {
   /// `parallelism`: as SET asked (0: the default), stored with the view.
   std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
       const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism);
+  /// A sink as it runs: its writer, and what EXPLAIN SINK, SHOW SINKS and the system table
+  /// say about it.
+  struct SinkRuntime {
+    std::shared_ptr<SinkWriter> writer;
+    std::string input;        ///< What it reads (a name, or "(query)").
+    std::string description;  ///< Its target, without secrets.
+    planner::Delivery requested = planner::Delivery::kExactlyOnce;
+    planner::Delivery derived = planner::Delivery::kExactlyOnce;
+    std::vector<std::string> chain;  ///< EXPLAIN SINK's lines.
+  };
+  /// A sink planned but not yet running.
+  struct PlannedSink {
+    planner::CatalogObjectPtr object;
+    std::unique_ptr<Job> job;
+    SinkRuntime runtime;
+  };
+  enum class SinkPlanning {
+    kExplain,  ///< Only the catalog object and the delivery chain; nothing is checked.
+    kCreate,   ///< Refuses a delivery the chain cannot keep; checks the target.
+    kRecover,  ///< Builds the job from the last checkpoint's record.
+  };
+  /// Plans CREATE SINK: binds its query, checks its options and the delivery it asks for,
+  /// and (unless explaining) opens its target and builds its job, `parallelism` as for
+  /// views.
+  PlannedSink PlanSink(const parser::CreateSinkStatement& create, uint32_t id, uint32_t parallelism,
+                       SinkPlanning planning);
+  QueryResult CreateSink(const parser::CreateSinkStatement& create, const SessionContext& session);
+  QueryResult Explain(const parser::ExplainStatement& explain);
+  QueryResult AlterSink(const parser::AlterSinkStatement& alter);
+  /// The sink named `name`, or a 42704 error.
+  planner::CatalogObjectPtr FindSink(const parser::QualifiedName& name, int position) const;
   void Recover(JobSet* jobs);
   /// Adds the tables of the stave_catalog schema (checkpoint history, ...).
   void RegisterSystemTables();
@@ -130,6 +163,8 @@ class Database {
   mutable std::mutex tables_mutex_;
   std::map<uint32_t, std::shared_ptr<Table>> tables_;  // GUARDED_BY(tables_mutex_)
   uint64_t next_object_id_;                            // GUARDED_BY(ddl_mutex_)
+  mutable std::mutex sinks_mutex_;
+  std::map<uint32_t, SinkRuntime> sinks_;  // GUARDED_BY(sinks_mutex_)
 };
 
 }  // namespace stave::executor

@@ -100,6 +100,8 @@ std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& na
         position)
         .WithHint(object->type == planner::ObjectType::kStream
                       ? "A stream is fed by its connector. Create a table to write rows with SQL."
+                  : object->type == planner::ObjectType::kSink
+                      ? "A sink writes its input to an external system; it holds no rows."
                       : "A materialized view is maintained from its query.");
   }
   std::shared_ptr<Table> table = tables_(*object);

@@ -268,6 +268,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   checkpoint_duration_us_->store(micros);
   checkpoint_bytes_->store(static_cast<int64_t>(bytes));
   spdlog::debug("committed epoch {} ({} bytes, {} us)", batch.epoch(), bytes, micros);
+  for (auto& [id, job] : jobs_) job->OnEpochCommitted(batch.epoch());
   for (auto& request : *requests) request->done.set_value();
   requests->clear();
   return true;

@@ -36,6 +36,14 @@ Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
           std::make_shared<OperatorTask>(&context_, std::move(operators), std::move(outbox)));
     }
   }
+  // The last operators may finish a barrier in the background (a sink pre-committing):
+  // they wake their task when done.
+  for (const auto& task : stage_tasks.back()) {
+    std::weak_ptr<Task> weak = task;
+    task->operators().back()->set_wake([weak] {
+      if (std::shared_ptr<Task> strong = weak.lock()) strong->Wake();
+    });
+  }
   parallelism_ = stage_tasks.back().size();
   source_ = std::make_shared<SourceTask>(&context_, std::move(source),
                                          make_outbox(stages.front().input, stage_tasks.front()),

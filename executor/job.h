@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,14 @@ class Job {
   /// next epoch on.
   void set_log_changes(bool on) { log_changes_->store(on, std::memory_order_release); }
 
+  /// Called after each committed checkpoint, on the engine's coordinator thread (a sink's
+  /// writer then delivers what the checkpoint made final). Set before Start.
+  void set_on_commit(std::function<void(uint64_t epoch)> on_commit) {
+    on_commit_ = std::move(on_commit);
+  }
+  void OnEpochCommitted(uint64_t epoch) {
+    if (on_commit_) on_commit_(epoch);
+  }
   /// Bytes of uncommitted state the job's operators hold.
   size_t BufferedBytes() const;
   /// Whether rows moved since the last call.
@@ -100,6 +109,7 @@ class Job {
   std::shared_ptr<std::atomic<bool>> log_changes_;
   std::shared_ptr<SourceTask> source_;
   std::vector<std::shared_ptr<OperatorTask>> operator_tasks_;
+  std::function<void(uint64_t)> on_commit_;
   bool started_ = false;
   bool stopped_ = false;
 };

@@ -1,5 +1,7 @@
 #include "executor/plan_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "executor/operators/hash_aggregate_operator.h"
 #include "executor/operators/materialize_operator.h"
 #include "executor/operators/project_operator.h"
+#include "executor/operators/sink_operator.h"
 #include "executor/runtime/partitioner.h"
 
 namespace stave::executor {
@@ -39,16 +42,22 @@ struct StagePlan {
   std::vector<const planner::PlanNode*> nodes;
 };
 
-}  // namespace
+/// A dataflow without its last operator: the reader of its input and its stages.
+struct Dataflow {
+  std::unique_ptr<SourceReader> source;
+  std::vector<Stage> stages;
+  Job::Counters counters;
+};
 
-std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
-                              const storage::Store* store, Metrics* metrics,
-                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
-                              const JobOptions& options) {
-  size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
+/// Builds the reader and the stages of `owner`'s query, `parallelism` instances per stage.
+/// State tables take the owner's slots from `first_slot` on.
+Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::BoundQuery& query,
+                       const storage::Store* store, Metrics* metrics,
+                       const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
+                       size_t parallelism, size_t state_cache_bytes, uint32_t first_slot) {
   // An aggregate's instance keeps this many groups cached past a barrier.
   size_t cached_groups = std::max<size_t>(
-      1024, options.state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
+      1024, state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
   // The plan is a chain from the root down to one scan; operators run from the scan up.
   std::vector<const planner::PlanNode*> chain;
   for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
@@ -56,18 +65,19 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   }
   const planner::PlanNode* leaf = chain.back();
   if (leaf->kind != planner::PlanNodeKind::kScan) {
-    throw SqlError(sqlstate::kFeatureNotSupported, "a materialized view must read a stream");
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("a {} must read a stream, a table or a view",
+                               planner::ObjectTypeName(owner.type)));
   }
   const auto& scan = static_cast<const planner::ScanNode&>(*leaf);
-  std::unique_ptr<SourceReader> source;
+  Dataflow dataflow;
   if (scan.object->type == planner::ObjectType::kTable) {
-    source = std::make_unique<TableSource>(tables(scan.object->id), store);
+    dataflow.source = std::make_unique<TableSource>(tables(scan.object->id), store);
   } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
-    source = std::make_unique<ViewSource>(scan.object, store);
+    dataflow.source = std::make_unique<ViewSource>(scan.object, store);
   } else {
-    source = OpenSourceReader(*scan.object);
+    dataflow.source = OpenSourceReader(*scan.object);
   }
-
   std::vector<StagePlan> plans(1);
   plans[0].input = SourceRouting(*scan.object);
   for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
@@ -82,25 +92,16 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
     }
     plans.back().nodes.push_back(node);
   }
-
-  storage::RowTypes visible_types;
-  for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
-  std::atomic<uint64_t>* rows_out =
-      metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
-                       "Row changes applied to a materialized view.");
-  auto log_changes = std::make_shared<std::atomic<bool>>(false);
   size_t global_owner = InstanceOfKey("", parallelism);
-
-  std::vector<Stage> stages;
-  uint32_t next_slot = kViewRowsSlot + 2;  // 0: view rows, 1: materialization counters.
+  uint32_t next_slot = first_slot;
   for (size_t s = 0; s < plans.size(); ++s) {
     Stage stage;
     stage.input = plans[s].input;
-    uint32_t first_slot = next_slot;
+    uint32_t stage_slot = next_slot;
     for (uint32_t instance = 0; instance < parallelism; ++instance) {
       // Every instance of an operator shares its state table; keys never overlap, as each
       // instance sees only the keys of its virtual nodes.
-      uint32_t slot = first_slot;
+      uint32_t slot = stage_slot;
       std::vector<std::unique_ptr<StreamOperator>> operators;
       for (const planner::PlanNode* node : plans[s].nodes) {
         switch (node->kind) {
@@ -114,36 +115,30 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
             break;
           case planner::PlanNodeKind::kAggregate: {
             // Share ownership with the plan: find the shared_ptr of this node.
-            planner::PlanNodePtr owner = query.root;
-            while (owner.get() != node) owner = owner->input;
+            planner::PlanNodePtr node_owner = query.root;
+            while (node_owner.get() != node) node_owner = node_owner->input;
             operators.push_back(std::make_unique<HashAggregateOperator>(
-                std::static_pointer_cast<const planner::AggregateNode>(owner),
-                storage::StateTable(store, StateTableId(view.id, slot++)), instance == global_owner,
-                cached_groups));
+                std::static_pointer_cast<const planner::AggregateNode>(node_owner),
+                storage::StateTable(store, StateTableId(owner.id, slot++)),
+                instance == global_owner, cached_groups));
             break;
           }
           default:
             throw SqlError(sqlstate::kFeatureNotSupported,
-                           "this query cannot run as a materialized view yet");
+                           fmt::format("this query cannot run as a {} yet",
+                                       planner::ObjectTypeName(owner.type)));
         }
-      }
-      if (s + 1 == plans.size()) {
-        operators.push_back(std::make_unique<MaterializeOperator>(
-            view.id, instance, visible_types, query.keyed, query.key_columns,
-            storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
-            storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes,
-            rows_out));
       }
       next_slot = slot;
       stage.instances.push_back(std::move(operators));
     }
-    stages.push_back(std::move(stage));
+    dataflow.stages.push_back(std::move(stage));
   }
-
-  Job::Counters counters;
-  counters.rows_in = metrics->Counter("stave_view_rows_in_total", {{"view", view.name}},
-                                      "Rows a materialized view read from its stream.");
-  counters.stream_rows =
+  std::string kind = owner.type == planner::ObjectType::kSink ? "sink" : "view";
+  dataflow.counters.rows_in = metrics->Counter(
+      fmt::format("stave_{}_rows_in_total", kind), {{kind, owner.name}},
+      fmt::format("Rows a {} read from its input.", planner::ObjectTypeName(owner.type)));
+  dataflow.counters.stream_rows =
       scan.object->type == planner::ObjectType::kTable
           ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
                              "Row changes read from a table's log, over all views reading it.")
@@ -152,8 +147,78 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
                              "Row changes read from a view's changelog by views over it.")
           : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
                              "Rows read from a stream, over all views reading it.");
-  return std::make_unique<Job>(view.id, view.name, std::move(source), std::move(stages),
-                               std::move(log_changes), counters, options.throttle);
+  return dataflow;
+}
+
+bool HasAggregate(const planner::BoundQuery& query) {
+  for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
+    if (node->kind == planner::PlanNodeKind::kAggregate) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
+                              const storage::Store* store, Metrics* metrics,
+                              const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
+                              const JobOptions& options) {
+  size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
+  Dataflow dataflow = BuildDataflow(view, query, store, metrics, tables, parallelism,
+                                    options.state_cache_bytes, kViewRowsSlot + 2);
+  storage::RowTypes visible_types;
+  for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
+  std::atomic<uint64_t>* rows_out =
+      metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
+                       "Row changes applied to a materialized view.");
+  auto log_changes = std::make_shared<std::atomic<bool>>(false);
+  std::vector<std::vector<std::unique_ptr<StreamOperator>>>& last =
+      dataflow.stages.back().instances;
+  for (uint32_t instance = 0; instance < last.size(); ++instance) {
+    // Slot 0: the view's rows; 1: the materialization's counters.
+    last[instance].push_back(std::make_unique<MaterializeOperator>(
+        view.id, instance, visible_types, query.keyed, query.key_columns,
+        storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
+        storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes,
+        rows_out));
+  }
+  return std::make_unique<Job>(view.id, view.name, std::move(dataflow.source),
+                               std::move(dataflow.stages), std::move(log_changes),
+                               dataflow.counters, options.throttle);
+}
+
+std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
+                                  const planner::BoundQuery& query, const storage::Store* store,
+                                  Metrics* metrics,
+                                  const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
+                                  const JobOptions& options, std::shared_ptr<SinkWriter> writer,
+                                  std::vector<size_t> key_columns) {
+  // Stateless plans gain nothing from parallel instances before the one writer.
+  size_t parallelism =
+      HasAggregate(query) ? std::clamp<size_t>(options.parallelism, 1, kMaxParallelism) : 1;
+  Dataflow dataflow =
+      BuildDataflow(sink, query, store, metrics, tables, parallelism, options.state_cache_bytes, 0);
+  storage::RowTypes types;
+  for (const planner::Column& column : sink.columns) types.push_back(column.type);
+  auto sink_operator = std::make_unique<SinkOperator>(
+      writer, types, std::move(key_columns),
+      metrics->Counter("stave_sink_rows_out_total", {{"sink", sink.name}},
+                       "Row changes a sink handed to its target (after compaction per key)."));
+  if (parallelism == 1) {
+    dataflow.stages.back().instances[0].push_back(std::move(sink_operator));
+  } else {
+    // One writer per sink, so that each epoch reaches the target as one transaction. Each
+    // key's changes come from one upstream instance, in order.
+    Stage stage;
+    stage.instances.emplace_back();
+    stage.instances[0].push_back(std::move(sink_operator));
+    dataflow.stages.push_back(std::move(stage));
+  }
+  auto job = std::make_unique<Job>(
+      sink.id, sink.name, std::move(dataflow.source), std::move(dataflow.stages),
+      std::make_shared<std::atomic<bool>>(false), dataflow.counters, options.throttle);
+  job->set_on_commit([writer](uint64_t epoch) { writer->OnEpochCommitted(epoch); });
+  return job;
 }
 
 }  // namespace stave::executor

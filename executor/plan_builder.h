@@ -7,6 +7,7 @@
 
 #include "executor/job.h"
 #include "executor/metrics.h"
+#include "executor/runtime/sink_writer.h"
 #include "executor/table.h"
 #include "planner/catalog.h"
 #include "planner/logical_plan.h"
@@ -41,5 +42,16 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
                               const storage::Store* store, Metrics* metrics,
                               const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
                               const JobOptions& options);
+
+/// Builds the dataflow of a sink: its query's stages (parallel only past an aggregation),
+/// then one instance of the sink operator, which hands each epoch to `writer`.
+/// `key_columns`: the positions of the target's key among the sink's columns (upsert), or
+/// empty (append). The job tells `writer` of every committed checkpoint.
+std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
+                                  const planner::BoundQuery& query, const storage::Store* store,
+                                  Metrics* metrics,
+                                  const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
+                                  const JobOptions& options, std::shared_ptr<SinkWriter> writer,
+                                  std::vector<size_t> key_columns);
 
 }  // namespace stave::executor

@@ -23,7 +23,15 @@ multiStatement
     : statement? (SEMICOLON statement?)* EOF
     ;
 
+// EXPLAIN takes any other statement, but not itself: as in PostgreSQL, "EXPLAIN EXPLAIN ..."
+// is a syntax error. No statement begins with SINK, so "EXPLAIN SINK name" is unambiguous.
 statement
+    : EXPLAIN SINK qualifiedName                                       #explainSink
+    | EXPLAIN explainableStatement                                     #explain
+    | explainableStatement                                             #plainStatement
+    ;
+
+explainableStatement
     : query                                                            #selectStatement
     | CREATE STREAM (IF NOT EXISTS)? qualifiedName
         LPAREN columnDefinition (COMMA columnDefinition)* RPAREN
@@ -32,6 +40,10 @@ statement
         LPAREN tableElement (COMMA tableElement)* RPAREN
         (APPEND ONLY)? withClause?                                     #createTable
     | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query #createMaterializedView
+    // As in RisingWave, a sink either reads an existing relation (FROM) or runs a query of its
+    // own (AS); the options of the AS form come before the query, which would otherwise end it.
+    | CREATE SINK (IF NOT EXISTS)? name=qualifiedName
+        (FROM input=qualifiedName streamOptions | streamOptions AS query) #createSink
     | INSERT INTO qualifiedName
         (LPAREN columns+=identifier (COMMA columns+=identifier)* RPAREN)?
         (VALUES valuesRow (COMMA valuesRow)* | query)                  #insertStatement
@@ -53,6 +65,7 @@ statement
         (DEFAULT | setValue (COMMA setValue)*)                         #setVariable
     | ALTER SYSTEM SET variableName (EQ | TO)
         (DEFAULT | setValue (COMMA setValue)*)                         #alterSystemSet
+    | ALTER SINK qualifiedName action=(PAUSE | RESUME)                 #alterSink
     | RESET (ALL | TIME ZONE | variableName)                           #reset
     | BEGIN (WORK | TRANSACTION)? transactionModes?                    #beginTransaction
     | START TRANSACTION transactionModes?                              #startTransaction
@@ -111,7 +124,7 @@ offsetClause
     ;
 
 // ---------------------------------------------------------------------------------------
-// CREATE STREAM / CREATE TABLE
+// CREATE STREAM / CREATE TABLE / CREATE SINK
 
 // Columns and table constraints may be mixed in any order, as in PostgreSQL; the AST builder
 // rejects a second primary key.
@@ -134,7 +147,7 @@ columnConstraint
     | PRIMARY KEY
     ;
 
-// WITH (...) and FORMAT may come in either order, each at most once.
+// WITH (...) and FORMAT may come in either order, each at most once. CREATE SINK shares them.
 streamOptions
     : (withClause formatClause? | formatClause withClause?)?
     ;
@@ -359,15 +372,17 @@ reserved
     | TO | TRUE_ | WHEN | WHERE | WITH
     ;
 
-// Keywords that remain usable as identifiers, as in PostgreSQL. APPEND is no PostgreSQL
-// keyword at all; VALUES, like CHARACTER and PRECISION, is one of its column-name keywords.
+// Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
+// are no PostgreSQL keywords at all; VALUES, like CHARACTER and PRECISION, is one of its
+// column-name keywords.
 nonReserved
-    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT | COMMITTED
-    | DELETE | DOUBLE | DROP | EXISTS | FIRST | FORMAT | IF | INSERT | ISOLATION | KEY | LAST
-    | LEVEL | LOCAL | MATERIALIZED | NULLS | PRECISION | READ | REPEATABLE | RESET | RESTRICT
-    | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION | SET | SHOW | SINK | SINKS | START
-    | STREAM | STREAMS | SYSTEM | TABLES | TIME | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING
-    | VIEW | VIEWS | WITHOUT | WORK | WRITE | ZONE
+    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT
+    | COMMITTED | DELETE | DOUBLE | DROP | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
+    | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | PAUSE | PRECISION | READ
+    | REPEATABLE | RESET | RESTRICT | RESUME | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION
+    | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS | SYSTEM | TABLES | TIME
+    | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING | VIEW | VIEWS | WITHOUT | WORK
+    | WRITE | ZONE
     ;
 
 // ========================================================================================
@@ -404,6 +419,7 @@ DROP: D R O P;
 ELSE: E L S E;
 END: E N D;
 EXISTS: E X I S T S;
+EXPLAIN: E X P L A I N;
 FALSE_: F A L S E;
 FIRST: F I R S T;
 FORMAT: F O R M A T;
@@ -432,12 +448,14 @@ ON: O N;
 ONLY: O N L Y;
 OR: O R;
 ORDER: O R D E R;
+PAUSE: P A U S E;
 PRECISION: P R E C I S I O N;
 PRIMARY: P R I M A R Y;
 READ: R E A D;
 REPEATABLE: R E P E A T A B L E;
 RESET: R E S E T;
 RESTRICT: R E S T R I C T;
+RESUME: R E S U M E;
 ROLLBACK: R O L L B A C K;
 ROW: R O W;
 ROWS: R O W S;

@@ -188,6 +188,9 @@ enum class StatementKind {
   kInsert,
   kUpdate,
   kDelete,
+  kCreateSink,
+  kExplain,
+  kAlterSink,
 };
 
 struct Statement {
@@ -372,6 +375,38 @@ struct DeleteStatement : Statement {
   DeleteStatement() : Statement(StatementKind::kDelete) {}
   TableRef table;
   ExprPtr where;  ///< Null: every row.
+};
+
+/// `CREATE SINK [IF NOT EXISTS] name FROM input [WITH (options)] [FORMAT f]` or
+/// `CREATE SINK [IF NOT EXISTS] name [WITH (options)] [FORMAT f] AS query`. Exactly one of
+/// `from` and `query` is set.
+struct CreateSinkStatement : Statement {
+  CreateSinkStatement() : Statement(StatementKind::kCreateSink) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::optional<QualifiedName> from;       ///< The relation the sink reads (the FROM form).
+  int from_position = 0;                   ///< Where `from` starts; 0 when it is unset.
+  std::unique_ptr<SelectStatement> query;  ///< The sink's own query (the AS form).
+  std::vector<Option> options;
+  std::string format;  ///< Lower-case (e.g. "json"); empty when absent.
+};
+
+/// `EXPLAIN SINK name`, or `EXPLAIN statement` for any statement but EXPLAIN itself. Exactly one
+/// of `sink` and `statement` is set.
+struct ExplainStatement : Statement {
+  ExplainStatement() : Statement(StatementKind::kExplain) {}
+  std::optional<QualifiedName> sink;
+  int sink_position = 0;  ///< Where the sink's name starts; 0 when `sink` is unset.
+  /// The explained statement, when `sink` is unset. Its `position` and `text` are its own, as
+  /// if it had been written without EXPLAIN.
+  StatementPtr statement;
+};
+
+/// `ALTER SINK name PAUSE | RESUME`.
+struct AlterSinkStatement : Statement {
+  AlterSinkStatement() : Statement(StatementKind::kAlterSink) {}
+  QualifiedName name;
+  bool pause = false;  ///< True for PAUSE, false for RESUME.
 };
 
 }  // namespace stave::parser

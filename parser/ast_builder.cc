@@ -80,6 +80,27 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
 
   // --- Statements ---------------------------------------------------------------------
 
+  antlrcpp::Any visitPlainStatement(P::PlainStatementContext* ctx) override {
+    ctx->explainableStatement()->accept(this);
+    return {};
+  }
+
+  antlrcpp::Any visitExplainSink(P::ExplainSinkContext* ctx) override {
+    auto explain = std::make_unique<ExplainStatement>();
+    explain->sink = BuildQualifiedName(ctx->qualifiedName());
+    explain->sink_position = PositionOf(ctx->qualifiedName());
+    statement_ = std::move(explain);
+    return {};
+  }
+
+  antlrcpp::Any visitExplain(P::ExplainContext* ctx) override {
+    auto explain = std::make_unique<ExplainStatement>();
+    // Built as a statement of its own, the explained statement gets its own text and position.
+    explain->statement = BuildStatement(ctx->explainableStatement());
+    statement_ = std::move(explain);
+    return {};
+  }
+
   antlrcpp::Any visitSelectStatement(P::SelectStatementContext* ctx) override {
     statement_ = BuildQuery(ctx->query());
     return {};
@@ -92,18 +113,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     for (P::ColumnDefinitionContext* column : ctx->columnDefinition()) {
       create->columns.push_back(BuildColumn(column));
     }
-    P::StreamOptionsContext* options = ctx->streamOptions();
-    if (P::WithClauseContext* with = options->withClause()) {
-      for (P::PropertyContext* property : with->property()) {
-        create->options.push_back(BuildOption(property));
-      }
-    }
-    if (P::FormatClauseContext* format = options->formatClause()) {
-      // Format names are matched case-insensitively, so even a quoted one is folded.
-      create->format =
-          AsciiLower(format->identifier() != nullptr ? BuildIdentifier(format->identifier())
-                                                     : StringContents(format->stringValue()));
-    }
+    BuildStreamOptions(ctx->streamOptions(), &create->options, &create->format);
     statement_ = std::move(create);
     return {};
   }
@@ -167,6 +177,21 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     create->name = BuildQualifiedName(ctx->qualifiedName());
     create->if_not_exists = ctx->IF() != nullptr;
     create->query = BuildQuery(ctx->query());
+    statement_ = std::move(create);
+    return {};
+  }
+
+  antlrcpp::Any visitCreateSink(P::CreateSinkContext* ctx) override {
+    auto create = std::make_unique<CreateSinkStatement>();
+    create->name = BuildQualifiedName(ctx->name);
+    create->if_not_exists = ctx->IF() != nullptr;
+    if (ctx->input != nullptr) {
+      create->from = BuildQualifiedName(ctx->input);
+      create->from_position = PositionOf(ctx->input);
+    } else {
+      create->query = BuildQuery(ctx->query());
+    }
+    BuildStreamOptions(ctx->streamOptions(), &create->options, &create->format);
     statement_ = std::move(create);
     return {};
   }
@@ -316,6 +341,14 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       set->values.push_back(BuildSetValue(value));
     }
     statement_ = std::move(set);
+    return {};
+  }
+
+  antlrcpp::Any visitAlterSink(P::AlterSinkContext* ctx) override {
+    auto alter = std::make_unique<AlterSinkStatement>();
+    alter->name = BuildQualifiedName(ctx->qualifiedName());
+    alter->pause = ctx->action->getType() == P::PAUSE;
+    statement_ = std::move(alter);
     return {};
   }
 
@@ -545,7 +578,8 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
  private:
   // --- Dispatch -----------------------------------------------------------------------
 
-  StatementPtr BuildStatement(P::StatementContext* ctx) {
+  // Builds a whole statement, or the statement that EXPLAIN wraps.
+  StatementPtr BuildStatement(antlr4::ParserRuleContext* ctx) {
     statement_.reset();
     ctx->accept(this);
     if (statement_ == nullptr) {
@@ -803,6 +837,22 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       column.not_null = not_null;
     }
     return column;
+  }
+
+  // The WITH and FORMAT clauses of CREATE STREAM and CREATE SINK.
+  void BuildStreamOptions(P::StreamOptionsContext* ctx, std::vector<Option>* options,
+                          std::string* format) {
+    if (P::WithClauseContext* with = ctx->withClause()) {
+      for (P::PropertyContext* property : with->property()) {
+        options->push_back(BuildOption(property));
+      }
+    }
+    if (P::FormatClauseContext* format_clause = ctx->formatClause()) {
+      // Format names are matched case-insensitively, so even a quoted one is folded.
+      *format = AsciiLower(format_clause->identifier() != nullptr
+                               ? BuildIdentifier(format_clause->identifier())
+                               : StringContents(format_clause->stringValue()));
+    }
   }
 
   Option BuildOption(P::PropertyContext* ctx) {

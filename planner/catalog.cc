@@ -14,6 +14,8 @@ std::string_view ObjectTypeName(ObjectType type) {
       return "table";
     case ObjectType::kSystemTable:
       return "system table";
+    case ObjectType::kSink:
+      return "sink";
   }
   return "object";
 }
@@ -32,6 +34,7 @@ std::string SerializeCatalogEntry(const CatalogObject& object) {
       {"id", object.id},
       {"type", object.type == ObjectType::kStream             ? "stream"
                : object.type == ObjectType::kMaterializedView ? "materialized_view"
+               : object.type == ObjectType::kSink             ? "sink"
                                                               : "table"},
       {"name", object.name},
       {"definition", object.definition},
@@ -56,6 +59,8 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
       object.type = ObjectType::kMaterializedView;
     } else if (type == "table") {
       object.type = ObjectType::kTable;
+    } else if (type == "sink") {
+      object.type = ObjectType::kSink;
     } else {
       return std::nullopt;
     }

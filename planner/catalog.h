@@ -22,9 +22,10 @@ struct Column {
   bool not_null = false;  ///< Tables: the column refuses NULL (primary key columns do).
 };
 
-enum class ObjectType { kStream, kMaterializedView, kTable, kSystemTable };
+enum class ObjectType { kStream, kMaterializedView, kTable, kSystemTable, kSink };
 
-std::string_view ObjectTypeName(ObjectType type);  // "stream", "materialized view", "table"
+/// "stream", "materialized view", "table", "system table", "sink".
+std::string_view ObjectTypeName(ObjectType type);
 
 /// The name of the hidden column that numbers the rows of a table without a primary key.
 inline constexpr std::string_view kRowIdColumn = "_row_id";
@@ -42,9 +43,11 @@ struct CatalogObject {
   /// id): recovery plans it again, so the on-disk format does not freeze the plan's shape.
   std::string definition;
 
-  // Streams.
+  // Streams and sinks.
   std::string connector;
-  std::map<std::string, std::string> options;  ///< WITH options, keys lower-case.
+  /// WITH options, keys lower-case, `connector` excluded. A sink's may hold a password:
+  /// never show them.
+  std::map<std::string, std::string> options;
   std::string format;
 
   // Tables.
@@ -53,13 +56,15 @@ struct CatalogObject {
 
   // Materialized views. `append_only` is set for a view that never retracts (no grouping
   // over an append-only input).
-  std::vector<uint32_t> depends_on;  ///< Objects this view reads.
+  std::vector<uint32_t> depends_on;  ///< Objects this view (or sink) reads.
   /// Parallel instances per stage of the view's dataflow, as SET streaming_parallelism
   /// asked when it was created; 0: the server's default at each start.
   uint32_t parallelism = 0;
 
   /// Whether reading this object yields retractions (updates and deletes).
   bool Retracting() const { return type != ObjectType::kStream && !append_only; }
+  /// Whether the object holds rows a query can read (not a sink).
+  bool Readable() const { return type != ObjectType::kSink; }
   /// Whether rows carry the hidden row id column after the visible ones.
   bool HasRowId() const { return type == ObjectType::kTable && primary_key.empty(); }
   /// The columns a reader of this object's changelog sees: the visible ones, then the hidden

@@ -8,22 +8,44 @@
 #include <vector>
 
 #include "planner/catalog.h"
+#include "planner/delivery.h"
 
 namespace stave::planner {
 
+/// What a sink's input looks like to its connector.
+struct SinkInput {
+  std::vector<Column> columns;  ///< The rows the sink receives.
+  bool append_only = false;     ///< Whether the input never retracts a row.
+};
+
+/// What a sink connector, configured by its options, gives.
+struct SinkCapability {
+  Delivery guarantee = Delivery::kExactlyOnce;
+  std::string reason;       ///< Why, in one sentence (a Stave's reason).
+  std::string description;  ///< E.g. "postgres, upsert, commit=two_phase"; no secrets.
+};
+
 /// What the planner knows of a connector: its name, the guarantees it declares, and how to
-/// check a stream's options. The executor's connectors fill these in at start (through the
-/// server), so the planner and its delivery analysis never include connector code.
+/// check a stream's or a sink's options. The executor's connectors fill these in at start (through
+/// the server), so the planner and its delivery analysis never include connector code.
 struct ConnectorSpec {
   std::string name;
   /// The source can be rewound to a checkpointed position (datagen, Kafka, tables), so
   /// replay after a failure loses nothing. A socket cannot.
   bool replayable_source = false;
+  /// Why the source can or cannot be replayed, in one sentence (for EXPLAIN SINK).
+  std::string source_reason;
   /// Throws SqlError (22023 and the offending option) if the options or the columns do
   /// not suit this connector. `options` excludes `connector` itself.
   std::function<void(const std::map<std::string, std::string>& options,
                      const std::vector<Column>& columns)>
       validate_source;
+  /// For a sink connector: throws SqlError (22023 and the offending option) if the options
+  /// do not suit this connector or the input, else says what the sink gives. `options`
+  /// excludes `connector` and `delivery`.
+  std::function<SinkCapability(const std::map<std::string, std::string>& options,
+                               const SinkInput& input)>
+      validate_sink;
 };
 
 /// The connectors this server offers. Filled in once at start, read-only afterwards.

@@ -225,6 +225,12 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", name),
                      from.position);
     }
+    if (!object->Readable()) {
+      throw SqlError(sqlstate::kWrongObjectType,
+                     fmt::format("\"{}\" is a sink; a sink holds no rows to read", name),
+                     from.position)
+          .WithHint("Query the sink's input, or its target, instead.");
+    }
     if (purpose == QueryPurpose::kBatch && object->type == ObjectType::kStream) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("cannot read stream \"{}\" directly", name), from.position)

@@ -12,6 +12,8 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev libre2-dev
   # Real clients and tools the tests drive.
   postgresql-client python3
+  # A real PostgreSQL server for the sink tests (tests/e2e/postgres_harness.py starts it).
+  postgresql
 )
 
 missing=()

@@ -2,6 +2,9 @@
 
 #include <memory>
 
+#include <vector>
+
+#include "executor/connectors/sink_target.h"
 #include "executor/connectors/source_reader.h"
 #include "planner/catalog.h"
 #include "planner/connector_spec.h"
@@ -14,5 +17,19 @@ void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry);
 /// Opens a reader of `stream` at its beginning. Throws SqlError if the connector is
 /// unknown or its options are bad.
 std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream);
+
+/// A sink's target, and the positions of the target's key among the sink's columns
+/// (empty: every row is appended).
+struct OpenedSink {
+  std::unique_ptr<SinkTarget> target;
+  std::vector<size_t> key_columns;
+};
+
+/// Opens (without connecting) the target of `sink`, which receives `input`. Throws
+/// SqlError if the connector is unknown or its options are bad.
+OpenedSink OpenSinkTarget(const planner::CatalogObject& sink, const planner::SinkInput& input);
+
+/// The options a sink's connector sees: the WITH options without `delivery`.
+std::map<std::string, std::string> SinkConnectorOptions(const planner::CatalogObject& sink);
 
 }  // namespace stave::executor

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include "executor/chunk.h"
 #include "storage/store.h"
 
@@ -31,12 +33,22 @@ class StreamOperator {
     if (downstream_) downstream_->OnBarrier(batch);
   }
 
+  /// For the last operator of a dataflow: whether, after OnBarrier, it still finishes its
+  /// share of the epoch in the background (a sink pre-committing to its target). Its task
+  /// then reads no input until FinishBarrier; `wake` (set by the task) is called once the
+  /// operator is ready for it.
+  virtual bool BarrierPending() const { return false; }
+  /// Completes the share of the epoch that OnBarrier started. REQUIRES: !BarrierPending().
+  virtual void FinishBarrier(storage::EpochBatch* batch) { (void)batch; }
+  void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
+
  protected:
   void Emit(Chunk chunk) {
     if (!chunk.empty() && downstream_) downstream_->OnChunk(std::move(chunk));
   }
 
   StreamOperator* downstream_ = nullptr;
+  std::function<void()> wake_;
 };
 
 }  // namespace stave::executor

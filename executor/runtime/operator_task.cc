@@ -22,6 +22,11 @@ void OperatorTask::AddInput(std::shared_ptr<Channel> channel) {
 }
 
 Task::PollResult OperatorTask::PollSlice() {
+  if (pending_report_) {
+    if (operators_.back()->BarrierPending()) return PollResult::kWait;  // Woken when done.
+    operators_.back()->FinishBarrier(pending_report_->batch.get());
+    CompleteBarrier();
+  }
   for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
     if (outbox_ && !outbox_->Flush()) return PollResult::kWait;  // Backpressure.
     std::optional<Message> message;
@@ -33,6 +38,7 @@ Task::PollResult OperatorTask::PollSlice() {
     }
     if (!message) break;  // Every input is empty or waits at the barrier.
     Handle(index, std::move(*message));
+    if (pending_report_) return PollResult::kYield;  // Checks the operator at once.
   }
   size_t bytes = 0;
   for (const auto& op : operators_) bytes += op->BufferedBytes();
@@ -77,10 +83,19 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   report.epoch = epoch;
   report.batch = std::make_unique<storage::EpochBatch>(epoch);
   operators_.front()->OnBarrier(report.batch.get());
+  pending_report_ = std::move(report);
+  if (operators_.back()->BarrierPending()) return;
+  operators_.back()->FinishBarrier(pending_report_->batch.get());
+  CompleteBarrier();
+}
+
+void OperatorTask::CompleteBarrier() {
+  BarrierReport report = std::move(*pending_report_);
+  pending_report_.reset();
   failpoint::Hit("epoch_operator_flushed");
   for (Input& input : inputs_) input.at_barrier = false;
   inputs_at_barrier_ = 0;
-  if (outbox_) outbox_->Broadcast(Message::Barrier(epoch));
+  if (outbox_) outbox_->Broadcast(Message::Barrier(report.epoch));
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "executor/operators/stream_operator.h"
@@ -48,6 +49,8 @@ class OperatorTask : public JobTask {
   /// Handles one message from input `index`.
   void Handle(size_t index, Message message);
   void PassBarrier(uint64_t epoch);
+  /// Sends the epoch's report and lets the inputs go on past the barrier.
+  void CompleteBarrier();
 
   std::vector<std::unique_ptr<StreamOperator>> operators_;
   std::unique_ptr<Outbox> outbox_;
@@ -57,6 +60,8 @@ class OperatorTask : public JobTask {
   uint64_t barrier_epoch_ = 0;
   int64_t watermark_ = INT64_MIN;
   std::atomic<size_t> buffered_bytes_{0};
+  /// The report of a barrier the last operator is still finishing (BarrierPending).
+  std::optional<BarrierReport> pending_report_;
 };
 
 }  // namespace stave::executor

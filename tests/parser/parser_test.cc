@@ -946,6 +946,149 @@ TEST(ParserCreateTableTest, SyntaxErrors) {
                       "conflicting NULL/NOT NULL declarations for column \"a\"", 32);
 }
 
+// --- CREATE SINK ------------------------------------------------------------------------
+
+std::vector<std::pair<std::string, std::string>> OptionPairs(const std::vector<Option>& options) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const Option& option : options) pairs.emplace_back(option.key, option.value);
+  return pairs;
+}
+
+TEST(ParserCreateSinkTest, FromWithOptionsAndFormat) {
+  std::string sql =
+      "CREATE SINK IF NOT EXISTS public.Orders_Sink FROM public.MV\n"
+      "WITH (connector = 'kafka', properties.bootstrap.server = 'localhost:9092',\n"
+      "      'primary_key' = 'id,ts', primary_key = id, type = 'upsert',\n"
+      "      properties.retry.backoff.ms = 100)\n"
+      "FORMAT PLAIN";
+  auto create = ParseOne<CreateSinkStatement>(sql);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->kind, StatementKind::kCreateSink);
+  EXPECT_EQ(create->position, 1);
+  EXPECT_EQ(create->text, sql);
+  EXPECT_TRUE(create->if_not_exists);
+  EXPECT_EQ(create->name, (QualifiedName{"public", "orders_sink"}));
+  ASSERT_TRUE(create->from.has_value());
+  EXPECT_EQ(*create->from, (QualifiedName{"public", "mv"}));
+  EXPECT_EQ(create->from_position, static_cast<int>(sql.find("public.MV")) + 1);
+  EXPECT_EQ(create->query, nullptr);
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"connector", "kafka"},   {"properties.bootstrap.server", "localhost:9092"},
+      {"primary_key", "id,ts"}, {"primary_key", "id"},
+      {"type", "upsert"},       {"properties.retry.backoff.ms", "100"},
+  };
+  EXPECT_EQ(OptionPairs(create->options), expected);
+  EXPECT_EQ(create->options[2].position, static_cast<int>(sql.find("'primary_key'")) + 1);
+  EXPECT_EQ(create->format, "plain");
+}
+
+TEST(ParserCreateSinkTest, FromMinimalAndFormatBeforeWith) {
+  auto minimal = ParseOne<CreateSinkStatement>("create sink s from t");
+  ASSERT_NE(minimal, nullptr);
+  EXPECT_FALSE(minimal->if_not_exists);
+  EXPECT_EQ(minimal->name, (QualifiedName{"s"}));
+  EXPECT_EQ(minimal->from, (QualifiedName{"t"}));
+  EXPECT_EQ(minimal->from_position, 20);
+  EXPECT_TRUE(minimal->options.empty());
+  EXPECT_EQ(minimal->format, "");
+  EXPECT_EQ(minimal->text, "create sink s from t");
+
+  auto create =
+      ParseOne<CreateSinkStatement>("CREATE SINK s FROM t FORMAT 'Json' WITH (topic = orders)");
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->format, "json");
+  EXPECT_EQ(OptionPairs(create->options),
+            (std::vector<std::pair<std::string, std::string>>{{"topic", "orders"}}));
+  auto format_only = ParseOne<CreateSinkStatement>("CREATE SINK s FROM t FORMAT upsert");
+  ASSERT_NE(format_only, nullptr);
+  EXPECT_EQ(format_only->format, "upsert");
+  EXPECT_TRUE(format_only->options.empty());
+}
+
+TEST(ParserCreateSinkTest, AsQuery) {
+  std::string sql =
+      "CREATE SINK IF NOT EXISTS s WITH (connector = 'blackhole', 'primary_key' = 'a') "
+      "FORMAT json AS SELECT a, count(*) FROM t WHERE a > 1 GROUP BY a";
+  auto create = ParseOne<CreateSinkStatement>(sql);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->kind, StatementKind::kCreateSink);
+  EXPECT_EQ(create->text, sql);
+  EXPECT_TRUE(create->if_not_exists);
+  EXPECT_EQ(create->name, (QualifiedName{"s"}));
+  EXPECT_FALSE(create->from.has_value());
+  EXPECT_EQ(create->from_position, 0);
+  std::vector<std::pair<std::string, std::string>> expected = {{"connector", "blackhole"},
+                                                               {"primary_key", "a"}};
+  EXPECT_EQ(OptionPairs(create->options), expected);
+  EXPECT_EQ(create->format, "json");
+  ASSERT_NE(create->query, nullptr);
+  EXPECT_EQ(create->query->text, "SELECT a, count(*) FROM t WHERE a > 1 GROUP BY a");
+  EXPECT_EQ(create->query->position, static_cast<int>(sql.find("SELECT")) + 1);
+  ASSERT_EQ(create->query->items.size(), 2u);
+  EXPECT_EQ(ToString(create->query->items[1].expr.get()), "count(*)");
+  EXPECT_EQ(create->query->from->name, (QualifiedName{"t"}));
+  EXPECT_EQ(ToString(create->query->where.get()), "(> a 1)");
+  EXPECT_EQ(create->query->group_by.size(), 1u);
+}
+
+TEST(ParserCreateSinkTest, AsQueryWithoutOrWithReorderedOptions) {
+  auto minimal = ParseOne<CreateSinkStatement>("create sink s as select * from t");
+  ASSERT_NE(minimal, nullptr);
+  EXPECT_FALSE(minimal->if_not_exists);
+  EXPECT_FALSE(minimal->from.has_value());
+  EXPECT_TRUE(minimal->options.empty());
+  EXPECT_EQ(minimal->format, "");
+  ASSERT_NE(minimal->query, nullptr);
+  EXPECT_EQ(minimal->query->text, "select * from t");
+
+  auto reordered = ParseOne<CreateSinkStatement>(
+      "CREATE SINK s FORMAT avro WITH (properties.x.y = 1) AS (SELECT 1 AS one)");
+  ASSERT_NE(reordered, nullptr);
+  EXPECT_EQ(reordered->format, "avro");
+  EXPECT_EQ(OptionPairs(reordered->options),
+            (std::vector<std::pair<std::string, std::string>>{{"properties.x.y", "1"}}));
+  ASSERT_NE(reordered->query, nullptr);
+  EXPECT_EQ(reordered->query->text, "SELECT 1 AS one");
+  EXPECT_EQ(reordered->query->items[0].alias, "one");
+}
+
+TEST(ParserCreateSinkTest, KeywordNames) {
+  auto sink = ParseOne<CreateSinkStatement>("CREATE SINK sink FROM explain");
+  ASSERT_NE(sink, nullptr);
+  EXPECT_EQ(sink->name, (QualifiedName{"sink"}));
+  EXPECT_EQ(sink->from, (QualifiedName{"explain"}));
+  // "if" is a name here: IF NOT EXISTS needs NOT next.
+  auto if_name = ParseOne<CreateSinkStatement>("CREATE SINK if FROM pause.resume");
+  ASSERT_NE(if_name, nullptr);
+  EXPECT_FALSE(if_name->if_not_exists);
+  EXPECT_EQ(if_name->name, (QualifiedName{"if"}));
+  EXPECT_EQ(if_name->from, (QualifiedName{"pause", "resume"}));
+  auto format_name =
+      ParseOne<CreateSinkStatement>("CREATE SINK format FORMAT format AS SELECT sink FROM sink");
+  ASSERT_NE(format_name, nullptr);
+  EXPECT_EQ(format_name->name, (QualifiedName{"format"}));
+  EXPECT_EQ(format_name->format, "format");
+  ASSERT_NE(format_name->query, nullptr);
+  EXPECT_EQ(format_name->query->from->name, (QualifiedName{"sink"}));
+}
+
+TEST(ParserCreateSinkTest, Errors) {
+  EXPECT_SYNTAX_ERROR("CREATE SINK s", "syntax error at end of input", 14);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s WITH (connector = 'kafka')", "syntax error at end of input",
+                      41);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s FORMAT json", "syntax error at end of input", 26);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s;", "syntax error at or near \";\"", 14);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s FROM t AS SELECT 1", "syntax error at or near \"AS\"", 22);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s FROM SELECT 1", "syntax error at or near \"SELECT\"", 20);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s AS SELECT 1 WITH (a = 1)", "syntax error at or near \"WITH\"",
+                      27);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s FROM t FORMAT json FORMAT avro",
+                      "syntax error at or near \"FORMAT\"", 34);
+  EXPECT_SYNTAX_ERROR("CREATE SINK s FROM t WITH ()", "syntax error at or near \")\"", 28);
+  // FROM is reserved, so it cannot be the sink's name.
+  EXPECT_SYNTAX_ERROR("CREATE SINK FROM t", "syntax error at or near \"FROM\"", 13);
+}
+
 // --- INSERT -----------------------------------------------------------------------------
 
 TEST(ParserInsertTest, ValuesWithColumns) {
@@ -1446,6 +1589,199 @@ TEST(ParserCheckpointTest, Checkpoint) {
   EXPECT_EQ(statements.size(), 2u);
 }
 
+// --- EXPLAIN / ALTER SINK ---------------------------------------------------------------
+
+TEST(ParserExplainTest, Sink) {
+  auto explain = ParseOne<ExplainStatement>("EXPLAIN SINK public.S");
+  ASSERT_NE(explain, nullptr);
+  EXPECT_EQ(explain->kind, StatementKind::kExplain);
+  EXPECT_EQ(explain->position, 1);
+  EXPECT_EQ(explain->text, "EXPLAIN SINK public.S");
+  ASSERT_TRUE(explain->sink.has_value());
+  EXPECT_EQ(*explain->sink, (QualifiedName{"public", "s"}));
+  EXPECT_EQ(explain->sink_position, 14);
+  EXPECT_EQ(explain->statement, nullptr);
+
+  auto keyword_name = ParseOne<ExplainStatement>("explain sink \"Sink\"");
+  ASSERT_NE(keyword_name, nullptr);
+  EXPECT_EQ(keyword_name->sink, (QualifiedName{"Sink"}));
+  auto sink_named_sink = ParseOne<ExplainStatement>("EXPLAIN SINK sink");
+  ASSERT_NE(sink_named_sink, nullptr);
+  EXPECT_EQ(sink_named_sink->sink, (QualifiedName{"sink"}));
+}
+
+TEST(ParserExplainTest, CreateSink) {
+  std::string sql = "EXPLAIN  CREATE SINK s FROM mv WITH (connector = 'blackhole') FORMAT json";
+  auto explain = ParseOne<ExplainStatement>(sql);
+  ASSERT_NE(explain, nullptr);
+  EXPECT_EQ(explain->text, sql);
+  EXPECT_EQ(explain->position, 1);
+  EXPECT_FALSE(explain->sink.has_value());
+  EXPECT_EQ(explain->sink_position, 0);
+  ASSERT_NE(explain->statement, nullptr);
+  EXPECT_EQ(explain->statement->kind, StatementKind::kCreateSink);
+  auto* create = dynamic_cast<const CreateSinkStatement*>(explain->statement.get());
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->text, "CREATE SINK s FROM mv WITH (connector = 'blackhole') FORMAT json");
+  EXPECT_EQ(create->position, 10);
+  EXPECT_EQ(create->name, (QualifiedName{"s"}));
+  EXPECT_EQ(create->from, (QualifiedName{"mv"}));
+  EXPECT_EQ(create->from_position, 29);
+  EXPECT_EQ(create->format, "json");
+  ASSERT_EQ(create->options.size(), 1u);
+
+  auto as_query = ParseOne<ExplainStatement>("EXPLAIN CREATE SINK s AS SELECT a FROM t");
+  ASSERT_NE(as_query, nullptr);
+  auto* create_as = dynamic_cast<const CreateSinkStatement*>(as_query->statement.get());
+  ASSERT_NE(create_as, nullptr);
+  EXPECT_EQ(create_as->text, "CREATE SINK s AS SELECT a FROM t");
+  ASSERT_NE(create_as->query, nullptr);
+  EXPECT_EQ(create_as->query->text, "SELECT a FROM t");
+  EXPECT_EQ(create_as->query->position, 26);
+}
+
+TEST(ParserExplainTest, OtherStatements) {
+  std::string sql = "SELECT 1; explain select a from t where a > 1; EXPLAIN (SELECT 2)";
+  std::vector<StatementPtr> statements = Parse(sql);
+  ASSERT_EQ(statements.size(), 3u);
+  ASSERT_EQ(statements[1]->kind, StatementKind::kExplain);
+  auto* explain = static_cast<const ExplainStatement*>(statements[1].get());
+  EXPECT_EQ(explain->text, "explain select a from t where a > 1");
+  EXPECT_EQ(explain->position, 11);
+  ASSERT_NE(explain->statement, nullptr);
+  ASSERT_EQ(explain->statement->kind, StatementKind::kSelect);
+  auto* select = static_cast<const SelectStatement*>(explain->statement.get());
+  EXPECT_EQ(select->text, "select a from t where a > 1");
+  EXPECT_EQ(select->position, 19);
+  EXPECT_EQ(ToString(select->where.get()), "(> a 1)");
+  auto* parenthesized = static_cast<const ExplainStatement*>(statements[2].get());
+  ASSERT_NE(parenthesized->statement, nullptr);
+  EXPECT_EQ(parenthesized->statement->kind, StatementKind::kSelect);
+  EXPECT_EQ(parenthesized->statement->text, "(SELECT 2)");
+
+  // The grammar leaves it to the executor which statements it can explain.
+  std::vector<std::pair<const char*, StatementKind>> cases = {
+      {"EXPLAIN CREATE MATERIALIZED VIEW mv AS SELECT 1", StatementKind::kCreateMaterializedView},
+      {"EXPLAIN CREATE STREAM s (a int)", StatementKind::kCreateStream},
+      {"EXPLAIN INSERT INTO t VALUES (1)", StatementKind::kInsert},
+      {"EXPLAIN DELETE FROM t", StatementKind::kDelete},
+      {"EXPLAIN DROP SINK s", StatementKind::kDrop},
+      {"EXPLAIN ALTER SINK s PAUSE", StatementKind::kAlterSink},
+      {"EXPLAIN SHOW SINKS", StatementKind::kShowObjects},
+      {"EXPLAIN SHOW explain", StatementKind::kShowVariable},
+      {"EXPLAIN COMMIT", StatementKind::kTransaction},
+  };
+  for (const auto& [case_sql, kind] : cases) {
+    auto explained = ParseOne<ExplainStatement>(case_sql);
+    ASSERT_NE(explained, nullptr) << case_sql;
+    ASSERT_NE(explained->statement, nullptr) << case_sql;
+    EXPECT_EQ(explained->statement->kind, kind) << case_sql;
+    EXPECT_EQ(explained->statement->position, 9) << case_sql;
+    EXPECT_EQ(explained->statement->text, std::string(case_sql).substr(8)) << case_sql;
+  }
+}
+
+TEST(ParserExplainTest, Errors) {
+  EXPECT_SYNTAX_ERROR("EXPLAIN", "syntax error at end of input", 8);
+  EXPECT_SYNTAX_ERROR("EXPLAIN SINK", "syntax error at end of input", 13);
+  EXPECT_SYNTAX_ERROR("EXPLAIN SINK s AS SELECT 1", "syntax error at or near \"AS\"", 16);
+  // As in PostgreSQL, EXPLAIN does not explain itself.
+  EXPECT_SYNTAX_ERROR("EXPLAIN EXPLAIN SELECT 1", "syntax error at or near \"EXPLAIN\"", 9);
+  EXPECT_SYNTAX_ERROR("EXPLAIN EXPLAIN SINK s", "syntax error at or near \"EXPLAIN\"", 9);
+  EXPECT_SYNTAX_ERROR("EXPLAIN s", "syntax error at or near \"s\"", 9);
+}
+
+TEST(ParserAlterSinkTest, PauseAndResume) {
+  auto pause = ParseOne<AlterSinkStatement>("ALTER SINK s PAUSE");
+  ASSERT_NE(pause, nullptr);
+  EXPECT_EQ(pause->kind, StatementKind::kAlterSink);
+  EXPECT_EQ(pause->name, (QualifiedName{"s"}));
+  EXPECT_TRUE(pause->pause);
+  EXPECT_EQ(pause->text, "ALTER SINK s PAUSE");
+  EXPECT_EQ(pause->position, 1);
+
+  auto resume = ParseOne<AlterSinkStatement>("alter sink Public.\"S\" resume");
+  ASSERT_NE(resume, nullptr);
+  EXPECT_EQ(resume->name, (QualifiedName{"public", "S"}));
+  EXPECT_FALSE(resume->pause);
+
+  // PAUSE, RESUME and SYSTEM are names too, without confusing the action or ALTER SYSTEM.
+  auto named_pause = ParseOne<AlterSinkStatement>("ALTER SINK pause RESUME");
+  ASSERT_NE(named_pause, nullptr);
+  EXPECT_EQ(named_pause->name, (QualifiedName{"pause"}));
+  EXPECT_FALSE(named_pause->pause);
+  auto named_resume = ParseOne<AlterSinkStatement>("ALTER SINK resume.pause PAUSE");
+  ASSERT_NE(named_resume, nullptr);
+  EXPECT_EQ(named_resume->name, (QualifiedName{"resume", "pause"}));
+  EXPECT_TRUE(named_resume->pause);
+  auto named_system = ParseOne<AlterSinkStatement>("ALTER SINK system PAUSE");
+  ASSERT_NE(named_system, nullptr);
+  EXPECT_EQ(named_system->name, (QualifiedName{"system"}));
+  auto system = ParseOne<SetVariableStatement>("ALTER SYSTEM SET pause = resume");
+  ASSERT_NE(system, nullptr);
+  EXPECT_TRUE(system->system);
+  EXPECT_EQ(system->name, "pause");
+  EXPECT_EQ(system->values, (std::vector<std::string>{"resume"}));
+}
+
+TEST(ParserAlterSinkTest, Errors) {
+  EXPECT_SYNTAX_ERROR("ALTER SINK s STOP", "syntax error at or near \"STOP\"", 14);
+  EXPECT_SYNTAX_ERROR("ALTER SINK s", "syntax error at end of input", 13);
+  EXPECT_SYNTAX_ERROR("ALTER SINK s PAUSE RESUME", "syntax error at or near \"RESUME\"", 20);
+  EXPECT_SYNTAX_ERROR("ALTER SINK PAUSE", "syntax error at end of input", 17);
+  EXPECT_SYNTAX_ERROR("ALTER SYSTEM PAUSE", "syntax error at or near \"PAUSE\"", 14);
+  EXPECT_SYNTAX_ERROR("ALTER STREAM s PAUSE", "syntax error at or near \"STREAM\"", 7);
+}
+
+TEST(ParserSinkKeywordsTest, StillNames) {
+  // SINK, EXPLAIN, PAUSE and RESUME are not reserved: they remain column, table and alias
+  // names, and SET, SHOW and CREATE accept them as names too.
+  auto select = ParseSelect(
+      "SELECT sink, pause, resume, explain FROM explain WHERE pause AND NOT resume "
+      "ORDER BY sink");
+  ASSERT_NE(select, nullptr);
+  std::vector<std::string> names;
+  for (const SelectItem& item : select->items) names.push_back(ToString(item.expr.get()));
+  EXPECT_EQ(Join(names, ","), "sink,pause,resume,explain");
+  EXPECT_EQ(select->from->name, (QualifiedName{"explain"}));
+  EXPECT_EQ(ToString(select->where.get()), "(AND pause (NOT resume))");
+  EXPECT_EQ(ToString(select->order_by[0].expr.get()), "sink");
+
+  auto aliases = ParseSelect("SELECT 1 sink, 2 pause, 3 resume, 4 explain FROM sink resume");
+  ASSERT_NE(aliases, nullptr);
+  EXPECT_EQ(aliases->items[0].alias, "sink");
+  EXPECT_EQ(aliases->items[1].alias, "pause");
+  EXPECT_EQ(aliases->items[2].alias, "resume");
+  EXPECT_EQ(aliases->items[3].alias, "explain");
+  EXPECT_EQ(aliases->from->alias, "resume");
+
+  auto create = ParseOne<CreateTableStatement>(
+      "CREATE TABLE pause (explain int, resume int, sink int) WITH (pause = resume)");
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->name, (QualifiedName{"pause"}));
+  std::vector<std::string> columns;
+  for (const ColumnDef& column : create->columns) columns.push_back(column.name);
+  EXPECT_EQ(Join(columns, ","), "explain,resume,sink");
+  EXPECT_EQ(OptionPairs(create->options),
+            (std::vector<std::pair<std::string, std::string>>{{"pause", "resume"}}));
+
+  auto insert = ParseOne<InsertStatement>("INSERT INTO explain (sink, pause) VALUES (1, 2)");
+  ASSERT_NE(insert, nullptr);
+  EXPECT_EQ(insert->table, (QualifiedName{"explain"}));
+  EXPECT_EQ(insert->columns, (std::vector<std::string>{"sink", "pause"}));
+  auto set = ParseOne<SetVariableStatement>("SET explain = pause");
+  ASSERT_NE(set, nullptr);
+  EXPECT_EQ(set->name, "explain");
+  EXPECT_EQ(set->values, (std::vector<std::string>{"pause"}));
+  auto show = ParseOne<ShowVariableStatement>("SHOW resume");
+  ASSERT_NE(show, nullptr);
+  EXPECT_EQ(show->name, "resume");
+  auto drop = ParseOne<DropStatement>("DROP SINK pause");
+  ASSERT_NE(drop, nullptr);
+  EXPECT_EQ(drop->object_kind, ObjectKind::kSink);
+  EXPECT_EQ(drop->name, (QualifiedName{"pause"}));
+}
+
 // --- Syntax errors ----------------------------------------------------------------------
 
 TEST(ParserErrorTest, PositionsAndMessages) {
@@ -1610,7 +1946,10 @@ TEST(ParserErrorTest, RandomInputsOnlyEverThrowSqlError) {
                                                "VALUES",    "UPDATE",
                                                "DELETE",    "TABLE",
                                                "PRIMARY",   "KEY",
-                                               "APPEND",    "ONLY"};
+                                               "APPEND",    "ONLY",
+                                               "SINK",      "EXPLAIN",
+                                               "ALTER",     "PAUSE",
+                                               "RESUME",    "SYSTEM"};
   std::mt19937 random(12345);
   for (int round = 0; round < 3000; ++round) {
     std::string sql;

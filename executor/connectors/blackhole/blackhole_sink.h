@@ -1,0 +1,29 @@
+#pragma once
+
+#include "executor/connectors/sink_target.h"
+#include "planner/connector_spec.h"
+
+namespace stave::executor {
+
+/// A sink target that discards every row: what benchmarks end their pipelines in, so they
+/// measure the engine and not a target. It still runs the whole sink protocol (owed epochs
+/// in the checkpoint, delivery after commit).
+class BlackholeSinkTarget : public SinkTarget {
+ public:
+  void Connect() override {}
+  void Disconnect() noexcept override {}
+  uint64_t Recover(const std::optional<std::string>& keep) override {
+    (void)keep;
+    return 0;
+  }
+  void Deliver(uint64_t epoch, const SinkChangeBatches& changes) override {
+    (void)epoch;
+    changes([](const std::vector<SinkChange>&) {});
+  }
+  void Drop() override {}
+};
+
+/// The planner's view of the blackhole sink connector.
+planner::ConnectorSpec BlackholeConnectorSpec();
+
+}  // namespace stave::executor

@@ -1,0 +1,679 @@
+#include "executor/connectors/postgres/postgres_sink.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <pqxx/pqxx>
+#include <pqxx/tablewriter>
+#include <set>
+
+#include "common/sql_error.h"
+
+namespace stave::executor {
+namespace {
+
+constexpr std::string_view kProgressTable = "stave_sink_progress";
+// Bound parameters per statement: PostgreSQL allows 65535; fewer keeps statements small.
+constexpr size_t kMaxParameters = 30000;
+constexpr size_t kMaxRowsPerStatement = 1000;
+
+// Splits "a, b ,c" at commas, trimming blanks.
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(start, comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    parts.push_back(part);
+    start = comma + 1;
+  }
+  return parts;
+}
+
+SqlError OptionError(std::string_view option, const std::string& message) {
+  return SqlError(sqlstate::kInvalidParameterValue,
+                  fmt::format("postgres sink option '{}': {}", option, message));
+}
+
+// A libpq keyword value, quoted: 'it''s' style is not libpq's; it wants \' and \\.
+std::string QuoteConnectionValue(const std::string& value) {
+  std::string quoted = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
+// The URL without its password: postgresql://user:secret@host/db -> postgresql://user@host/db.
+std::string UrlWithoutPassword(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "(a connection string)";
+  size_t authority = scheme + 3;
+  size_t authority_end = url.find_first_of("/?", authority);
+  if (authority_end == std::string::npos) authority_end = url.size();
+  size_t at = url.rfind('@', authority_end);
+  if (at == std::string::npos || at < authority) return url;
+  size_t colon = url.find(':', authority);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon) + url.substr(at);
+}
+
+// The PostgreSQL type a column of `type` gets in a table the sink creates.
+std::string PostgresTypeName(DataType type) {
+  switch (type.id) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat32:
+      return "real";
+    case TypeId::kFloat64:
+      return "double precision";
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return "text";
+  }
+  return "text";
+}
+
+// Whether an existing target column of PostgreSQL type `target` (format_type's spelling)
+// takes every value of `type` without loss.
+bool AcceptsType(const std::string& target, DataType type) {
+  auto starts = [&](std::string_view prefix) { return target.rfind(prefix, 0) == 0; };
+  switch (type.id) {
+    case TypeId::kBoolean:
+      return target == "boolean";
+    case TypeId::kInt16:
+      return target == "smallint" || target == "integer" || target == "bigint" || starts("numeric");
+    case TypeId::kInt32:
+      return target == "integer" || target == "bigint" || starts("numeric");
+    case TypeId::kInt64:
+      return target == "bigint" || starts("numeric");
+    case TypeId::kFloat32:
+      return target == "real" || target == "double precision";
+    case TypeId::kFloat64:
+      return target == "double precision";
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return target == "text" || starts("character varying") || starts("character(");
+  }
+  return false;
+}
+
+// One field of COPY's text format: \N for NULL, backslash escapes for the separators.
+void AppendCopyField(const std::optional<std::string>& text, std::string* line) {
+  if (!text) {
+    *line += "\\N";
+    return;
+  }
+  for (char c : *text) {
+    switch (c) {
+      case '\\':
+        *line += "\\\\";
+        break;
+      case '\n':
+        *line += "\\n";
+        break;
+      case '\r':
+        *line += "\\r";
+        break;
+      case '\t':
+        *line += "\\t";
+        break;
+      default:
+        *line += c;
+    }
+  }
+}
+
+std::optional<std::string> ParameterText(const Value& value, DataType type) {
+  if (value.is_null()) return std::nullopt;
+  return value.ToText(type);
+}
+
+}  // namespace
+
+template <typename Work>
+auto PostgresSinkTarget::Guarded(Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const pqxx::sql_error& error) {
+    std::string message = error.what();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw SqlError(error.sqlstate().empty() ? "58000" : error.sqlstate(),
+                   fmt::format("{} refused: {}", options_.display_target, message));
+  } catch (const pqxx::broken_connection& error) {
+    throw SqlError("08006", fmt::format("lost the connection to {}: {}", options_.display_target,
+                                        error.what()));
+  } catch (const pqxx::in_doubt_error& error) {
+    throw SqlError("08007", fmt::format("the outcome of a commit at {} is unknown: {}",
+                                        options_.display_target, error.what()));
+  } catch (const pqxx::failure& error) {
+    throw SqlError("58000", fmt::format("{}: {}", options_.display_target, error.what()));
+  }
+}
+
+std::string QuotePostgresIdentifier(std::string_view name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::string>& options,
+                                               const planner::SinkInput& input) {
+  static const std::set<std::string> kKnown = {"url",      "host",   "port",        "user",
+                                               "password", "dbname", "table",       "primary_key",
+                                               "mode",     "commit", "create_table"};
+  for (const auto& [key, value] : options) {
+    if (!kKnown.count(key)) {
+      std::string known;
+      for (const std::string& name : kKnown) known += (known.empty() ? "" : ", ") + name;
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("unknown option '{}' for the postgres sink", key))
+          .WithHint("Known options: connector, delivery, " + known + ".");
+    }
+  }
+  auto get = [&](const std::string& key) -> std::optional<std::string> {
+    auto it = options.find(key);
+    if (it == options.end()) return std::nullopt;
+    return it->second;
+  };
+  PostgresSinkOptions result;
+  for (const planner::Column& column : input.columns) {
+    result.columns.push_back(column.name);
+    result.types.push_back(column.type);
+  }
+
+  // Where: a URL, or libpq's keywords.
+  std::optional<std::string> url = get("url");
+  std::vector<std::string> keywords = {"host", "port", "user", "password", "dbname"};
+  if (url) {
+    for (const std::string& keyword : keywords) {
+      if (get(keyword)) {
+        throw OptionError(keyword, "give either url or host/port/user/password/dbname, not both");
+      }
+    }
+    if (url->rfind("postgresql://", 0) != 0 && url->rfind("postgres://", 0) != 0) {
+      throw OptionError("url", "must start with postgresql://");
+    }
+    result.connection_string = *url;
+    result.connection_string += url->find('?') == std::string::npos ? "?" : "&";
+    result.connection_string += "connect_timeout=5&application_name=stave";
+    result.display_target = UrlWithoutPassword(*url);
+  } else {
+    if (!get("host")) throw OptionError("url", "a postgres sink needs url (or host)");
+    for (const std::string& keyword : keywords) {
+      if (std::optional<std::string> value = get(keyword)) {
+        result.connection_string += keyword + "=" + QuoteConnectionValue(*value) + " ";
+      }
+    }
+    result.connection_string += "connect_timeout=5 application_name=stave";
+    result.display_target =
+        fmt::format("postgresql://{}{}:{}/{}", get("user") ? *get("user") + "@" : "", *get("host"),
+                    get("port").value_or("5432"), get("dbname").value_or(""));
+  }
+
+  std::optional<std::string> table = get("table");
+  if (!table || table->empty()) throw OptionError("table", "a postgres sink needs table='...'");
+  size_t dot = table->find('.');
+  if (dot == std::string::npos) {
+    result.table = *table;
+  } else {
+    result.schema = table->substr(0, dot);
+    result.table = table->substr(dot + 1);
+  }
+  if (result.schema.empty() || result.table.empty() ||
+      result.table.find('.') != std::string::npos) {
+    throw OptionError("table", "expected 'table' or 'schema.table'");
+  }
+
+  if (std::optional<std::string> key = get("primary_key")) {
+    for (const std::string& name : SplitList(*key)) {
+      auto it = std::find(result.columns.begin(), result.columns.end(), name);
+      if (it == result.columns.end()) {
+        throw OptionError("primary_key", fmt::format("the input has no column \"{}\"", name));
+      }
+      size_t position = static_cast<size_t>(it - result.columns.begin());
+      if (std::find(result.primary_key.begin(), result.primary_key.end(), position) !=
+          result.primary_key.end()) {
+        throw OptionError("primary_key", fmt::format("column \"{}\" is named twice", name));
+      }
+      result.primary_key.push_back(position);
+    }
+  }
+
+  std::string mode = get("mode").value_or(result.primary_key.empty() ? "append" : "upsert");
+  if (mode == "upsert") {
+    result.mode = Mode::kUpsert;
+    if (result.primary_key.empty()) {
+      throw OptionError("mode", "upsert needs primary_key = 'column[, column]'");
+    }
+  } else if (mode == "append") {
+    result.mode = Mode::kAppend;
+    if (!input.append_only) {
+      throw OptionError("mode",
+                        "append needs an append-only input, and this input updates or deletes "
+                        "rows")
+          .WithHint("Use mode = 'upsert' with primary_key = '<the input's key columns>'.");
+    }
+    if (!result.primary_key.empty() && get("mode")) {
+      throw OptionError("primary_key", "is for mode = 'upsert'; append writes every row");
+    }
+  } else {
+    throw OptionError("mode", fmt::format("'{}' is not 'upsert' or 'append'", mode));
+  }
+
+  std::string commit = get("commit").value_or("progress");
+  if (commit == "progress") {
+    result.commit = Commit::kProgress;
+  } else if (commit == "two_phase") {
+    result.commit = Commit::kTwoPhase;
+  } else {
+    throw OptionError("commit", fmt::format("'{}' is not 'progress' or 'two_phase'", commit));
+  }
+
+  std::string create = get("create_table").value_or("true");
+  if (create != "true" && create != "false") {
+    throw OptionError("create_table", "must be 'true' or 'false'");
+  }
+  result.create_table = create == "true";
+  return result;
+}
+
+std::string PostgresSinkOptions::Describe() const {
+  std::string key;
+  for (size_t position : primary_key) key += (key.empty() ? "" : ", ") + columns[position];
+  return fmt::format("postgres {} table {}.{}, {}{}, commit={}", display_target, schema, table,
+                     mode == Mode::kUpsert ? "upsert" : "append",
+                     key.empty() ? "" : " on (" + key + ")",
+                     commit == Commit::kTwoPhase ? "two_phase" : "progress");
+}
+
+PostgresSinkTarget::PostgresSinkTarget(std::string sink, PostgresSinkOptions options)
+    : sink_(std::move(sink)),
+      options_(std::move(options)),
+      qualified_table_(QuotePostgresIdentifier(options_.schema) + "." +
+                       QuotePostgresIdentifier(options_.table)),
+      qualified_progress_(QuotePostgresIdentifier(options_.schema) + "." +
+                          QuotePostgresIdentifier(kProgressTable)) {}
+
+PostgresSinkTarget::~PostgresSinkTarget() { Disconnect(); }
+
+std::string PostgresSinkTarget::PreparedIdPrefix() const { return "stave:" + sink_ + ":"; }
+
+void PostgresSinkTarget::Connect() {
+  Disconnect();
+  try {
+    connection_ = std::make_unique<pqxx::connection>(options_.connection_string);
+  } catch (const pqxx::broken_connection& error) {
+    // libpq's message names the host and port, never the password.
+    std::string message = error.what();
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+      message.pop_back();
+    }
+    throw SqlError("08001",
+                   fmt::format("cannot connect to {}: {}", options_.display_target, message));
+  }
+}
+
+void PostgresSinkTarget::Disconnect() noexcept {
+  try {
+    connection_.reset();
+  } catch (...) {
+  }
+}
+
+void PostgresSinkTarget::Execute(const std::string& sql) {
+  pqxx::nontransaction work(*connection_);
+  work.exec0(sql);
+}
+
+void PostgresSinkTarget::Create() {
+  try {
+    Connect();
+    Guarded([&] { CreateUnguarded(); });
+  } catch (...) {
+    Disconnect();
+    throw;
+  }
+  Disconnect();
+}
+
+void PostgresSinkTarget::CreateUnguarded() {
+  {
+    std::optional<pqxx::nontransaction> scope;
+    pqxx::nontransaction& work = scope.emplace(*connection_);
+    if (two_phase()) {
+      int prepared = work.exec1("SHOW max_prepared_transactions")[0].as<int>();
+      if (prepared <= 0) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("commit = 'two_phase' needs prepared transactions, and {} has "
+                                   "max_prepared_transactions = 0",
+                                   options_.display_target))
+            .WithHint(
+                "Set max_prepared_transactions > 0 on the target server and restart it, or "
+                "use commit = 'progress'.");
+      }
+    }
+    std::string qualified = qualified_table_;
+    pqxx::row exists = work.exec_params1("SELECT to_regclass($1) IS NOT NULL", qualified);
+    if (!exists[0].as<bool>()) {
+      if (!options_.create_table) {
+        throw SqlError(sqlstate::kUndefinedTable,
+                       fmt::format("the target table {}.{} does not exist in {}", options_.schema,
+                                   options_.table, options_.display_target))
+            .WithHint("Create it, or leave create_table = 'true' to let the sink create it.");
+      }
+      std::string columns;
+      for (size_t i = 0; i < options_.columns.size(); ++i) {
+        columns +=
+            fmt::format("{}{} {}", i ? ", " : "", QuotePostgresIdentifier(options_.columns[i]),
+                        PostgresTypeName(options_.types[i]));
+      }
+      if (!options_.primary_key.empty()) {
+        columns += ", PRIMARY KEY (";
+        for (size_t i = 0; i < options_.primary_key.size(); ++i) {
+          columns +=
+              (i ? ", " : "") + QuotePostgresIdentifier(options_.columns[options_.primary_key[i]]);
+        }
+        columns += ")";
+      }
+      work.exec0(fmt::format("CREATE TABLE IF NOT EXISTS {} ({})", qualified_table_, columns));
+    } else {
+      // Every column the sink writes must exist and take the sink's values.
+      std::map<std::string, std::string> target_types;
+      for (const pqxx::row& row : work.exec_params(
+               "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+               "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped",
+               qualified)) {
+        target_types[row[0].as<std::string>()] = row[1].as<std::string>();
+      }
+      for (size_t i = 0; i < options_.columns.size(); ++i) {
+        auto it = target_types.find(options_.columns[i]);
+        if (it == target_types.end()) {
+          throw SqlError(sqlstate::kUndefinedColumn,
+                         fmt::format("the target table {}.{} has no column \"{}\"", options_.schema,
+                                     options_.table, options_.columns[i]));
+        }
+        if (!AcceptsType(it->second, options_.types[i])) {
+          throw SqlError(sqlstate::kDatatypeMismatch,
+                         fmt::format("column \"{}\" of the target table {}.{} is {}, which does "
+                                     "not take every {} value the sink writes",
+                                     options_.columns[i], options_.schema, options_.table,
+                                     it->second, options_.types[i].Name()));
+        }
+      }
+      if (options_.mode == PostgresSinkOptions::Mode::kUpsert) {
+        // ON CONFLICT needs a unique index on exactly the key columns.
+        std::vector<std::string> key;
+        for (size_t position : options_.primary_key) key.push_back(options_.columns[position]);
+        std::sort(key.begin(), key.end());
+        bool found = false;
+        for (const pqxx::row& row : work.exec_params(
+                 "SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM pg_index i "
+                 "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
+                 "WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL "
+                 "GROUP BY i.indexrelid",
+                 qualified)) {
+          std::vector<std::string> columns;
+          pqxx::array_parser parser = row[0].as_array();
+          for (auto item = parser.get_next(); item.first != pqxx::array_parser::done;
+               item = parser.get_next()) {
+            if (item.first == pqxx::array_parser::string_value) columns.push_back(item.second);
+          }
+          found |= columns == key;
+        }
+        if (!found) {
+          throw SqlError(sqlstate::kInvalidParameterValue,
+                         fmt::format("the target table {}.{} has no primary key or unique index "
+                                     "on exactly ({}), which upserts need",
+                                     options_.schema, options_.table, fmt::join(key, ", ")));
+        }
+      }
+    }
+    work.exec0(
+        fmt::format("CREATE TABLE IF NOT EXISTS {} (sink text PRIMARY KEY, epoch bigint NOT NULL, "
+                    "updated_at timestamptz NOT NULL DEFAULT now())",
+                    qualified_progress_));
+    scope.reset();
+    // An earlier sink of this name (dropped while its target was away) is forgotten.
+    RecoverUnguarded(std::nullopt);
+    pqxx::nontransaction forget(*connection_);
+    forget.exec_params(fmt::format("DELETE FROM {} WHERE sink = $1", qualified_progress_), sink_);
+  }
+}
+
+uint64_t PostgresSinkTarget::ReadProgress() {
+  pqxx::nontransaction work(*connection_);
+  pqxx::result result = work.exec_params(
+      fmt::format("SELECT epoch FROM {} WHERE sink = $1", qualified_progress_), sink_);
+  return result.empty() ? 0 : result[0][0].as<uint64_t>();
+}
+
+std::vector<std::string> PostgresSinkTarget::ListPrepared() {
+  pqxx::nontransaction work(*connection_);
+  std::vector<std::string> ids;
+  std::string prefix = PreparedIdPrefix();
+  // Compare the prefix exactly: a LIKE pattern would treat _ and % in the name as wildcards.
+  for (const pqxx::row& row :
+       work.exec_params("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() "
+                        "AND left(gid, length($1)) = $1",
+                        prefix)) {
+    ids.push_back(row[0].as<std::string>());
+  }
+  return ids;
+}
+
+uint64_t PostgresSinkTarget::Recover(const std::optional<std::string>& keep) {
+  return Guarded([&] { return RecoverUnguarded(keep); });
+}
+
+uint64_t PostgresSinkTarget::RecoverUnguarded(const std::optional<std::string>& keep) {
+  for (const std::string& id : ListPrepared()) {
+    if (keep && id == *keep) continue;
+    pqxx::nontransaction work(*connection_);
+    work.exec0("ROLLBACK PREPARED " + work.quote(id));
+  }
+  return ReadProgress();
+}
+
+void PostgresSinkTarget::Prepare(uint64_t epoch, const std::string& id,
+                                 const SinkChangeBatches& changes) {
+  Guarded([&] {
+    Execute("BEGIN");
+    WriteEpoch(epoch, changes);
+    pqxx::nontransaction work(*connection_);
+    work.exec0("PREPARE TRANSACTION " + work.quote(id));
+  });
+}
+
+void PostgresSinkTarget::CommitPrepared(uint64_t epoch, const std::string& id) {
+  Guarded([&] { CommitPreparedUnguarded(epoch, id); });
+}
+
+void PostgresSinkTarget::CommitPreparedUnguarded(uint64_t epoch, const std::string& id) {
+  {
+    pqxx::nontransaction work(*connection_);
+    pqxx::result prepared = work.exec_params("SELECT 1 FROM pg_prepared_xacts WHERE gid = $1", id);
+    if (!prepared.empty()) {
+      work.exec0("COMMIT PREPARED " + work.quote(id));
+      return;
+    }
+  }
+  if (ReadProgress() >= epoch) return;  // Committed already; the reply was lost.
+  throw std::runtime_error(fmt::format(
+      "the prepared transaction {} of epoch {} is gone from {} but was never committed: it was "
+      "rolled back outside Stave",
+      id, epoch, options_.display_target));
+}
+
+void PostgresSinkTarget::Deliver(uint64_t epoch, const SinkChangeBatches& changes) {
+  Guarded([&] {
+    Execute("BEGIN");
+    WriteEpoch(epoch, changes);
+    Execute("COMMIT");
+  });
+}
+
+void PostgresSinkTarget::WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes) {
+  changes([&](const std::vector<SinkChange>& batch) {
+    if (options_.mode == PostgresSinkOptions::Mode::kAppend) {
+      WriteAppends(batch);
+      return;
+    }
+    std::vector<const SinkChange*> upserts;
+    std::vector<const SinkChange*> deletes;
+    for (const SinkChange& change : batch)
+      (change.is_delete ? deletes : upserts).push_back(&change);
+    // Compacted per key: an epoch never upserts and deletes the same key, so order is free.
+    WriteDeletes(deletes);
+    WriteUpserts(upserts);
+  });
+  pqxx::nontransaction work(*connection_);
+  work.exec_params(fmt::format("INSERT INTO {} (sink, epoch) VALUES ($1, $2) ON CONFLICT (sink) "
+                               "DO UPDATE SET epoch = EXCLUDED.epoch, updated_at = now()",
+                               qualified_progress_),
+                   sink_, epoch);
+}
+
+void PostgresSinkTarget::WriteAppends(const std::vector<SinkChange>& rows) {
+  if (rows.empty()) return;
+  pqxx::nontransaction work(*connection_);
+  // COPY, the fastest way in. libpqxx 6's stream_to takes only tuples, whose width is fixed
+  // at compile time, so the rows go through its older tablewriter as lines of COPY's text
+  // format, escaped here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  std::vector<std::string> quoted;  // tablewriter splices the names into COPY as given.
+  for (const std::string& column : options_.columns) {
+    quoted.push_back(QuotePostgresIdentifier(column));
+  }
+  pqxx::tablewriter writer(work, qualified_table_, quoted.begin(), quoted.end());
+#pragma GCC diagnostic pop
+  std::string line;
+  for (const SinkChange& change : rows) {
+    line.clear();
+    for (size_t i = 0; i < options_.columns.size(); ++i) {
+      if (i) line += '\t';
+      AppendCopyField(ParameterText(change.row[i], options_.types[i]), &line);
+    }
+    writer.write_raw_line(line);
+  }
+  writer.complete();
+}
+
+void PostgresSinkTarget::WriteUpserts(const std::vector<const SinkChange*>& rows) {
+  if (rows.empty()) return;
+  size_t width = options_.columns.size();
+  size_t per_statement = std::clamp<size_t>(kMaxParameters / width, 1, kMaxRowsPerStatement);
+  std::string columns;
+  std::string updates;
+  std::string key;
+  std::set<size_t> key_positions(options_.primary_key.begin(), options_.primary_key.end());
+  for (size_t i = 0; i < width; ++i) {
+    std::string name = QuotePostgresIdentifier(options_.columns[i]);
+    columns += (i ? ", " : "") + name;
+    if (!key_positions.count(i)) {
+      updates += fmt::format("{}{} = EXCLUDED.{}", updates.empty() ? "" : ", ", name, name);
+    }
+  }
+  for (size_t position : options_.primary_key) {
+    key += (key.empty() ? "" : ", ") + QuotePostgresIdentifier(options_.columns[position]);
+  }
+  std::string conflict = updates.empty() ? "DO NOTHING" : "DO UPDATE SET " + updates;
+  pqxx::nontransaction work(*connection_);
+  std::vector<std::optional<std::string>> parameters;
+  for (size_t first = 0; first < rows.size(); first += per_statement) {
+    size_t count = std::min(per_statement, rows.size() - first);
+    std::string values;
+    parameters.clear();
+    for (size_t r = 0; r < count; ++r) {
+      values += r ? ", (" : "(";
+      for (size_t i = 0; i < width; ++i) {
+        values += fmt::format("{}${}::{}", i ? ", " : "", parameters.size() + 1,
+                              PostgresTypeName(options_.types[i]));
+        parameters.push_back(ParameterText(rows[first + r]->row[i], options_.types[i]));
+      }
+      values += ")";
+    }
+    work.exec_params(fmt::format("INSERT INTO {} ({}) VALUES {} ON CONFLICT ({}) {}",
+                                 qualified_table_, columns, values, key, conflict),
+                     pqxx::prepare::make_dynamic_params(parameters));
+  }
+}
+
+void PostgresSinkTarget::WriteDeletes(const std::vector<const SinkChange*>& rows) {
+  if (rows.empty()) return;
+  const std::vector<size_t>& key = options_.primary_key;
+  size_t per_statement = std::clamp<size_t>(kMaxParameters / key.size(), 1, kMaxRowsPerStatement);
+  std::string names;
+  std::string match;
+  for (size_t k = 0; k < key.size(); ++k) {
+    std::string name = QuotePostgresIdentifier(options_.columns[key[k]]);
+    names += (k ? ", " : "") + name;
+    match += fmt::format("{}t.{} = d.{}", k ? " AND " : "", name, name);
+  }
+  pqxx::nontransaction work(*connection_);
+  std::vector<std::optional<std::string>> parameters;
+  for (size_t first = 0; first < rows.size(); first += per_statement) {
+    size_t count = std::min(per_statement, rows.size() - first);
+    std::string values;
+    parameters.clear();
+    for (size_t r = 0; r < count; ++r) {
+      values += r ? ", (" : "(";
+      for (size_t k = 0; k < key.size(); ++k) {
+        values += fmt::format("{}${}::{}", k ? ", " : "", parameters.size() + 1,
+                              PostgresTypeName(options_.types[key[k]]));
+        parameters.push_back(ParameterText(rows[first + r]->row[key[k]], options_.types[key[k]]));
+      }
+      values += ")";
+    }
+    work.exec_params(fmt::format("DELETE FROM {} AS t USING (VALUES {}) AS d ({}) WHERE {}",
+                                 qualified_table_, values, names, match),
+                     pqxx::prepare::make_dynamic_params(parameters));
+  }
+}
+
+void PostgresSinkTarget::Drop() {
+  Connect();
+  Guarded([&] {
+    RecoverUnguarded(std::nullopt);
+    pqxx::nontransaction work(*connection_);
+    work.exec_params(fmt::format("DELETE FROM {} WHERE sink = $1", qualified_progress_), sink_);
+  });
+  Disconnect();
+}
+
+planner::ConnectorSpec PostgresConnectorSpec() {
+  planner::ConnectorSpec spec;
+  spec.name = "postgres";
+  spec.validate_sink = [](const std::map<std::string, std::string>& options,
+                          const planner::SinkInput& input) {
+    PostgresSinkOptions parsed = PostgresSinkOptions::Parse(options, input);
+    planner::SinkCapability capability;
+    capability.guarantee = planner::Delivery::kExactlyOnce;
+    capability.description = parsed.Describe();
+    capability.reason =
+        parsed.commit == PostgresSinkOptions::Commit::kTwoPhase
+            ? "each epoch is prepared in the target at its barrier and committed after its "
+              "checkpoint; recovery commits or rolls back by the checkpoint, and a progress row "
+              "tells finished epochs"
+            : "each epoch is written after its checkpoint in one transaction with the sink's "
+              "progress row, so a replay skips epochs the target already has";
+    return capability;
+  };
+  return spec;
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/value.h"
+
+namespace stave::executor {
+
+/// One change a sink writes to its target: a row to insert or upsert, or a row (of which
+/// the target's key matters) to delete. An epoch's changes are compacted first: in upsert
+/// mode each key appears at most once, so their order within the epoch does not matter.
+struct SinkChange {
+  bool is_delete = false;
+  std::vector<Value> row;
+};
+
+/// Hands an epoch's changes over in batches: calls `consume` once per batch, so that an
+/// epoch of any size streams through bounded memory.
+using SinkChangeBatches =
+    std::function<void(const std::function<void(const std::vector<SinkChange>&)>& consume)>;
+
+/// The external system a sink writes to, as one connection that the sink's writer thread
+/// drives. Every method may throw (a std::exception whose what() is for users) when the
+/// target is unreachable or refuses; the writer then reconnects and retries, so each method
+/// must be safe to call again after a failure whose outcome is unknown (a lost reply).
+/// Not thread-safe.
+class SinkTarget {
+ public:
+  virtual ~SinkTarget() = default;
+
+  /// At CREATE SINK: checks the target (creating its table if asked), so that a wrong
+  /// schema or a missing permission fails the statement, and clears what an earlier sink of
+  /// the same name left there. Throws SqlError.
+  virtual void Create() {}
+  /// Opens the connection.
+  virtual void Connect() = 0;
+  /// Drops the connection, if any (after a failure). Never throws.
+  virtual void Disconnect() noexcept = 0;
+  /// After a (re)connection: rolls back every transaction an earlier run of this sink left
+  /// prepared, except `keep` (a prepared epoch the checkpoint holds or is about to), and
+  /// returns the last epoch the target has finished (0 if none).
+  virtual uint64_t Recover(const std::optional<std::string>& keep) = 0;
+
+  /// Whether the target can pre-commit an epoch (commit='two_phase').
+  virtual bool two_phase() const { return false; }
+  /// Writes an epoch's changes and its progress record in one transaction and prepares it
+  /// under `id`, without committing.
+  virtual void Prepare(uint64_t epoch, const std::string& id, const SinkChangeBatches& changes) {
+    (void)epoch, (void)id, (void)changes;
+  }
+  /// Commits the transaction prepared for `epoch` under `id`. If it is no longer prepared,
+  /// succeeds when the target has finished `epoch` (an earlier call's reply was lost), else
+  /// throws.
+  virtual void CommitPrepared(uint64_t epoch, const std::string& id) { (void)epoch, (void)id; }
+
+  /// Writes an epoch's changes and its progress record in one transaction and commits it.
+  virtual void Deliver(uint64_t epoch, const SinkChangeBatches& changes) = 0;
+
+  /// Removes what the sink keeps in the target besides its rows (its progress record,
+  /// transactions it left prepared): DROP SINK. Best effort.
+  virtual void Drop() = 0;
+};
+
+}  // namespace stave::executor

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "executor/operators/stream_operator.h"
+#include "executor/runtime/sink_writer.h"
+#include "storage/row_codec.h"
+
+namespace stave::executor {
+
+/// The end of a sink's dataflow. It gathers each epoch's changes; at the barrier it hands
+/// them to the sink's writer, as a transaction to pre-commit (two-phase targets) or as owed
+/// changes written into the epoch's checkpoint, which the writer delivers once the
+/// checkpoint has committed. Either way the checkpoint says what became of the epoch, so
+/// a crash at any instant neither loses nor repeats it.
+///
+/// With `key_columns` (upsert), the changes of an epoch are compacted per key: only the
+/// last one of each key is written. Otherwise (append) every row is.
+class SinkOperator : public StreamOperator {
+ public:
+  /// `types`: the input's columns, which the sink writes. `rows_written`: a metric (may be
+  /// null).
+  SinkOperator(std::shared_ptr<SinkWriter> writer, storage::RowTypes types,
+               std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written);
+
+  void OnChunk(Chunk chunk) override;
+  size_t BufferedBytes() const override { return buffered_bytes_; }
+  void OnBarrier(storage::EpochBatch* batch) override;
+  bool BarrierPending() const override;
+  void FinishBarrier(storage::EpochBatch* batch) override;
+
+  /// Changes per owed record: an epoch of any size is written in parts of this many.
+  static constexpr size_t kChangesPerRecord = 4096;
+
+ private:
+  /// The epoch's changes, compacted per key in upsert mode.
+  std::vector<SinkChange> TakeChanges();
+
+  std::shared_ptr<SinkWriter> writer_;
+  storage::RowTypes types_;
+  std::vector<size_t> key_columns_;
+  std::atomic<uint64_t>* rows_written_;
+
+  // The epoch being gathered.
+  std::vector<SinkChange> appended_;                         // Append mode.
+  std::unordered_map<std::string, SinkChange> last_by_key_;  // Upsert mode.
+  size_t buffered_bytes_ = 0;
+
+  // The barrier being finished.
+  uint64_t barrier_epoch_ = 0;
+  std::shared_ptr<const std::vector<SinkChange>> barrier_changes_;
+  mutable std::mutex mutex_;
+  bool prepare_answered_ = true;            // GUARDED_BY(mutex_)
+  std::optional<std::string> prepared_id_;  // GUARDED_BY(mutex_)
+
+  SinkRecord written_record_;  // What the last checkpoint got.
+  bool record_written_ = false;
+  uint64_t deleted_below_ = 0;  // Owed epochs below this are deleted from the checkpoint.
+};
+
+}  // namespace stave::executor

@@ -34,5 +34,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tools/tsan.supp" \
   TARGETS="executor_test storage_test server_test" \
-  TEST_REGEX="^(Database|Parallelism|Scheduler|Partitioner|OperatorTask|HashAggregate|Datagen|Store|StateTable|PgServer|PgConnection|HttpServer)" \
+  TEST_REGEX="^(Database|Parallelism|Scheduler|Partitioner|OperatorTask|HashAggregate|Datagen|SinkProtocol|Store|StateTable|PgServer|PgConnection|HttpServer)" \
   run_suite tsan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=thread -DSTAVE_BUILD_BENCH=OFF

@@ -4,6 +4,7 @@
 #include "executor/connectors/blackhole/blackhole_sink.h"
 #include "executor/connectors/datagen/datagen_source.h"
 #include "executor/connectors/postgres/postgres_sink.h"
+#include "executor/connectors/socket/socket_source.h"
 
 namespace stave::executor {
 
@@ -11,11 +12,15 @@ void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry) {
   registry->Register(DatagenConnectorSpec());
   registry->Register(PostgresConnectorSpec());
   registry->Register(BlackholeConnectorSpec());
+  registry->Register(SocketConnectorSpec());
 }
 
 std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream) {
   if (stream.connector == "datagen") {
     return std::make_unique<DatagenSource>(DatagenOptions::Parse(stream.options, stream.columns));
+  }
+  if (stream.connector == "socket") {
+    return std::make_unique<SocketSource>(SocketOptions::Parse(stream.options, stream.columns));
   }
   throw SqlError(sqlstate::kFeatureNotSupported,
                  "the connector '" + stream.connector + "' cannot be read yet");

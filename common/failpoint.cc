@@ -76,6 +76,7 @@ const std::vector<std::string_view>& Names() {
       "sink_before_commit_prepared",  // The checkpoint committed; COMMIT PREPARED not sent.
       "sink_after_commit_prepared",   // The target committed; the sink does not know it yet.
       "sink_before_deliver",          // The checkpoint holding owed rows committed; not sent.
+      "sink_after_staged_part",       // One part of a large epoch is staged in the target.
       "sink_after_deliver",           // The target committed them with its progress row.
   };
   return names;

@@ -57,8 +57,14 @@ class SinkTarget {
   /// throws.
   virtual void CommitPrepared(uint64_t epoch, const std::string& id) { (void)epoch, (void)id; }
 
-  /// Writes an epoch's changes and its progress record in one transaction and commits it.
-  virtual void Deliver(uint64_t epoch, const SinkChangeBatches& changes) = 0;
+  /// The most changes one transaction should write. A larger epoch is not pre-committed
+  /// (it is owed instead), and Deliver may stage it in parts.
+  virtual uint64_t max_changes_per_transaction() const { return UINT64_MAX; }
+
+  /// Writes an epoch's `count` changes and its progress record, visible all at once, and
+  /// commits. Each call hands over the same batches in the same order, so a target may
+  /// resume a delivery that failed midway.
+  virtual void Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) = 0;
 
   /// Removes what the sink keeps in the target besides its rows (its progress record,
   /// transactions it left prepared): DROP SINK. Best effort.

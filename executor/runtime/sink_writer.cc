@@ -212,6 +212,20 @@ SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
   };
 }
 
+uint64_t SinkWriter::CountOwed(uint64_t epoch) const {
+  uint64_t count = 0;
+  store_
+      ->ReadTableLog(log_id_, ViewLogSequence(epoch, 0),
+                     [&](uint64_t sequence, std::string_view bytes) {
+                       if (sequence >> 16 != epoch) return false;
+                       uint64_t changes = 0;
+                       if (storage::ReadVarint(&bytes, &changes)) count += changes;
+                       return true;
+                     })
+      .ThrowIfError();
+  return count;
+}
+
 void SinkWriter::Run() {
   std::unique_lock lock(mutex_);
   bool recovered = false;  // Whether the target was reconciled with the checkpoint once.
@@ -279,7 +293,7 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
     if (epoch > finished_) {
       lock->unlock();
       failpoint::Hit("sink_before_deliver");
-      target_->Deliver(epoch, OwedChanges(epoch));
+      target_->Deliver(epoch, CountOwed(epoch), OwedChanges(epoch));
       failpoint::Hit("sink_after_deliver");
       lock->lock();
       finished_ = std::max(finished_, epoch);

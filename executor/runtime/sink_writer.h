@@ -115,6 +115,8 @@ class SinkWriter {
   void Step(std::unique_lock<std::mutex>* lock);
   /// Streams an owed epoch's changes from the store.
   SinkChangeBatches OwedChanges(uint64_t epoch) const;
+  /// How many changes an owed epoch has.
+  uint64_t CountOwed(uint64_t epoch) const;
   /// Answers a pending prepare request with "owe it".
   void RefusePrepare(std::unique_lock<std::mutex>* lock);
 

@@ -27,6 +27,7 @@ SINK_FAILPOINTS = [
     "sink_before_commit_prepared",
     "sink_after_commit_prepared",
     "sink_before_deliver",
+    "sink_after_staged_part",
     "sink_after_deliver",
 ]
 PASSWORD = "s3cret-Pw"  # Trust authentication ignores it; it must never show anywhere.
@@ -94,6 +95,8 @@ def expected_targets(rows):
         "copy_progress": copy,
         "copy_two_phase": copy,
         "evens": sorted("%d|%d" % (i, n) for (i, n) in rows if n % 2 == 0),
+        "staged_copy": copy,
+        "staged_sums": sorted("%d|%d|%d" % (p, t, c) for p, (t, c) in sums.items()),
     }
 
 
@@ -110,6 +113,11 @@ SINKS = {
                       "commit = 'two_phase', mode = 'append')",
     "evens": "WITH (connector = 'postgres', url = '{url}', table = 'evens') AS "
              "SELECT id, n FROM nums WHERE n % 2 = 0",
+    # Epochs larger than one transaction may hold: staged in parts, merged in one.
+    "staged_copy": "FROM nums WITH (connector = 'postgres', url = '{url}', table = 'staged_copy', "
+                   "max_rows_per_transaction = '30')",
+    "staged_sums": "FROM sums WITH (connector = 'postgres', url = '{url}', table = 'staged_sums', "
+                   "primary_key = 'parity', commit = 'two_phase', max_rows_per_transaction = '1')",
 }
 
 
@@ -238,6 +246,8 @@ def pause_resume_drop(pg, server, feeder):
         server.psql('DROP SINK "%s"' % row.split("|")[0].replace('"', '""'))
     check(pg.query("SELECT count(*) FROM stave_sink_progress") == [["0"]], "progress rows left")
     check(our_prepared(pg) == [], "prepared transactions left after DROP SINK")
+    check(pg.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stave_stage_%'") == [["0"]],
+          "staging tables left after DROP SINK")
     check(server.rows("SHOW SINKS") == [], "SHOW SINKS lists dropped sinks")
 
 
@@ -264,6 +274,32 @@ def errors_and_secrets(pg, server, url):
     expect_error(server, "SELECT * FROM sums_progress", "42809", "is a sink")
     expect_error(server, "CREATE SINK sums_progress FROM nums WITH (connector = 'blackhole')", "42710",
                  "already exists")
+
+    # A value the target refuses at run time: the sink says so and waits; nothing else stops.
+    pg.psql("CREATE TABLE narrow (id bigint, word varchar(3))")
+    server.psql("CREATE TABLE words (id BIGINT, word VARCHAR) APPEND ONLY")
+    server.psql("CREATE SINK narrow FROM words WITH (connector = 'postgres', url = '%s', "
+                "table = 'narrow')" % url)
+    server.psql("INSERT INTO words VALUES (1, 'ok'), (2, 'too long')")
+    server.psql("CHECKPOINT")
+    deadline = time.time() + 30
+    while True:
+        state = server.rows("SELECT state, lag_epochs > 0, last_error FROM stave_catalog.sinks "
+                            "WHERE name = 'narrow'")[0]
+        if state.startswith("failed|t|") and "22001" not in state and "too long" in state:
+            break
+        check(time.time() < deadline, "the refused value did not show: %r" % state)
+        time.sleep(0.2)
+    server.psql("INSERT INTO words VALUES (3, 'abc')")
+    server.psql("CHECKPOINT")  # Checkpoints go on.
+    pg.psql("ALTER TABLE narrow ALTER COLUMN word TYPE varchar(20)")
+    deadline = time.time() + 30
+    while pg.query("SELECT id, word FROM narrow ORDER BY id") != [["1", "ok"], ["2", "too long"],
+                                                                   ["3", "abc"]]:
+        check(time.time() < deadline, "the sink did not resume once the target took the value")
+        time.sleep(0.2)
+    check(server.rows("SELECT state FROM stave_catalog.sinks WHERE name = 'narrow'") == ["running"],
+          "the sink is not running again")
 
     # Hostile names are quoted, never spliced.
     server.psql('CREATE MATERIALIZED VIEW "we""ird" AS SELECT id AS "a ""b"" c", n AS "drop table nums;" '

@@ -131,8 +131,10 @@ class RecordingTarget : public SinkTarget {
   void CommitPrepared(uint64_t epoch, const std::string&) override {
     Record("commit_prepared", epoch, nullptr);
   }
-  void Deliver(uint64_t epoch, const SinkChangeBatches& changes) override {
+  void Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) override {
     Record("deliver", epoch, changes);
+    std::lock_guard lock(mutex_);
+    EXPECT_EQ(count, calls_.back().changes.size());
   }
   void Drop() override {}
 

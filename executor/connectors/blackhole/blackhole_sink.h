@@ -16,8 +16,8 @@ class BlackholeSinkTarget : public SinkTarget {
     (void)keep;
     return 0;
   }
-  void Deliver(uint64_t epoch, const SinkChangeBatches& changes) override {
-    (void)epoch;
+  void Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) override {
+    (void)epoch, (void)count;
     changes([](const std::vector<SinkChange>&) {});
   }
   void Drop() override {}

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <pqxx/pqxx>
 #include <pqxx/tablewriter>
 #include <set>
 
+#include "common/failpoint.h"
 #include "common/sql_error.h"
 
 namespace stave::executor {
@@ -172,9 +174,9 @@ std::string QuotePostgresIdentifier(std::string_view name) {
 
 PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::string>& options,
                                                const planner::SinkInput& input) {
-  static const std::set<std::string> kKnown = {"url",      "host",   "port",        "user",
-                                               "password", "dbname", "table",       "primary_key",
-                                               "mode",     "commit", "create_table"};
+  static const std::set<std::string> kKnown = {
+      "url",   "host",        "port", "user",   "password",     "dbname",
+      "table", "primary_key", "mode", "commit", "create_table", "max_rows_per_transaction"};
   for (const auto& [key, value] : options) {
     if (!kKnown.count(key)) {
       std::string known;
@@ -288,6 +290,15 @@ PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::
     throw OptionError("create_table", "must be 'true' or 'false'");
   }
   result.create_table = create == "true";
+
+  if (std::optional<std::string> rows = get("max_rows_per_transaction")) {
+    uint64_t value = 0;
+    auto [end, error] = std::from_chars(rows->data(), rows->data() + rows->size(), value);
+    if (error != std::errc() || end != rows->data() + rows->size() || value == 0) {
+      throw OptionError("max_rows_per_transaction", "must be a positive number of rows");
+    }
+    result.max_rows_per_transaction = value;
+  }
   return result;
 }
 
@@ -306,7 +317,14 @@ PostgresSinkTarget::PostgresSinkTarget(std::string sink, PostgresSinkOptions opt
       qualified_table_(QuotePostgresIdentifier(options_.schema) + "." +
                        QuotePostgresIdentifier(options_.table)),
       qualified_progress_(QuotePostgresIdentifier(options_.schema) + "." +
-                          QuotePostgresIdentifier(kProgressTable)) {}
+                          QuotePostgresIdentifier(kProgressTable)) {
+  // A hash keeps the name within PostgreSQL's 63 bytes whatever the sink's name (FNV-1a:
+  // stable across builds, unlike std::hash).
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : sink_) hash = (hash ^ c) * 1099511628211ull;
+  qualified_staging_ = QuotePostgresIdentifier(options_.schema) + "." +
+                       QuotePostgresIdentifier(fmt::format("stave_stage_{:016x}", hash));
+}
 
 PostgresSinkTarget::~PostgresSinkTarget() { Disconnect(); }
 
@@ -316,6 +334,7 @@ void PostgresSinkTarget::Connect() {
   Disconnect();
   try {
     connection_ = std::make_unique<pqxx::connection>(options_.connection_string);
+    if (!connection_->is_open()) throw pqxx::broken_connection("the server closed the connection");
   } catch (const pqxx::broken_connection& error) {
     // libpq's message names the host and port, never the password.
     std::string message = error.what();
@@ -451,6 +470,7 @@ void PostgresSinkTarget::CreateUnguarded() {
     RecoverUnguarded(std::nullopt);
     pqxx::nontransaction forget(*connection_);
     forget.exec_params(fmt::format("DELETE FROM {} WHERE sink = $1", qualified_progress_), sink_);
+    forget.exec0("DROP TABLE IF EXISTS " + qualified_staging_);
   }
 }
 
@@ -518,7 +538,11 @@ void PostgresSinkTarget::CommitPreparedUnguarded(uint64_t epoch, const std::stri
       id, epoch, options_.display_target));
 }
 
-void PostgresSinkTarget::Deliver(uint64_t epoch, const SinkChangeBatches& changes) {
+void PostgresSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) {
+  if (count > options_.max_rows_per_transaction) {
+    Guarded([&] { DeliverStaged(epoch, changes); });
+    return;
+  }
   Guarded([&] {
     Execute("BEGIN");
     WriteEpoch(epoch, changes);
@@ -540,6 +564,10 @@ void PostgresSinkTarget::WriteEpoch(uint64_t epoch, const SinkChangeBatches& cha
     WriteDeletes(deletes);
     WriteUpserts(upserts);
   });
+  WriteProgress(epoch);
+}
+
+void PostgresSinkTarget::WriteProgress(uint64_t epoch) {
   pqxx::nontransaction work(*connection_);
   work.exec_params(fmt::format("INSERT INTO {} (sink, epoch) VALUES ($1, $2) ON CONFLICT (sink) "
                                "DO UPDATE SET epoch = EXCLUDED.epoch, updated_at = now()",
@@ -547,23 +575,108 @@ void PostgresSinkTarget::WriteEpoch(uint64_t epoch, const SinkChangeBatches& cha
                    sink_, epoch);
 }
 
+void PostgresSinkTarget::DeliverStaged(uint64_t epoch, const SinkChangeBatches& changes) {
+  std::vector<std::string> names;
+  std::string definitions;
+  for (size_t i = 0; i < options_.columns.size(); ++i) {
+    names.push_back(QuotePostgresIdentifier(options_.columns[i]));
+    definitions += fmt::format(", {} {}", names.back(), PostgresTypeName(options_.types[i]));
+  }
+  std::string columns = fmt::format("{}", fmt::join(names, ", "));
+  std::set<int64_t> staged;  // Parts of this epoch an earlier attempt staged.
+  {
+    pqxx::nontransaction work(*connection_);
+    work.exec0(fmt::format(
+        "CREATE UNLOGGED TABLE IF NOT EXISTS {} (stave_epoch bigint NOT NULL, stave_part integer "
+        "NOT NULL, stave_delete boolean NOT NULL{})",
+        qualified_staging_, definitions));
+    work.exec_params(fmt::format("DELETE FROM {} WHERE stave_epoch <> $1", qualified_staging_),
+                     epoch);
+    for (const pqxx::row& row :
+         work.exec_params(fmt::format("SELECT DISTINCT stave_part FROM {} WHERE stave_epoch = $1",
+                                      qualified_staging_),
+                          epoch)) {
+      staged.insert(row[0].as<int64_t>());
+    }
+  }
+  std::vector<std::string> staging_columns = {"stave_epoch", "stave_part", "stave_delete"};
+  staging_columns.insert(staging_columns.end(), names.begin(), names.end());
+  int64_t part = 0;
+  changes([&](const std::vector<SinkChange>& batch) {
+    if (!staged.count(part)) {
+      Execute("BEGIN");
+      CopyRows(qualified_staging_, staging_columns, fmt::format("{}\t{}\t", epoch, part), batch,
+               /*with_op=*/true);
+      Execute("COMMIT");
+      failpoint::Hit("sink_after_staged_part");
+    }
+    ++part;
+  });
+  // One transaction makes the whole epoch visible.
+  Execute("BEGIN");
+  {
+    pqxx::nontransaction work(*connection_);
+    if (options_.mode == PostgresSinkOptions::Mode::kAppend) {
+      work.exec_params(fmt::format("INSERT INTO {} ({}) SELECT {} FROM {} WHERE stave_epoch = $1",
+                                   qualified_table_, columns, columns, qualified_staging_),
+                       epoch);
+    } else {
+      std::string match;
+      std::string key;
+      std::string updates;
+      std::set<size_t> key_positions(options_.primary_key.begin(), options_.primary_key.end());
+      for (size_t position : options_.primary_key) {
+        match += fmt::format(" AND t.{} = s.{}", names[position], names[position]);
+        key += (key.empty() ? "" : ", ") + names[position];
+      }
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (!key_positions.count(i)) {
+          updates +=
+              fmt::format("{}{} = EXCLUDED.{}", updates.empty() ? "" : ", ", names[i], names[i]);
+        }
+      }
+      work.exec_params(fmt::format("DELETE FROM {} AS t USING {} AS s WHERE s.stave_epoch = $1 "
+                                   "AND s.stave_delete{}",
+                                   qualified_table_, qualified_staging_, match),
+                       epoch);
+      work.exec_params(
+          fmt::format("INSERT INTO {} ({}) SELECT {} FROM {} WHERE stave_epoch = $1 AND NOT "
+                      "stave_delete ON CONFLICT ({}) {}",
+                      qualified_table_, columns, columns, qualified_staging_, key,
+                      updates.empty() ? "DO NOTHING" : "DO UPDATE SET " + updates),
+          epoch);
+    }
+    work.exec_params(fmt::format("DELETE FROM {} WHERE stave_epoch = $1", qualified_staging_),
+                     epoch);
+  }
+  WriteProgress(epoch);
+  Execute("COMMIT");
+}
+
 void PostgresSinkTarget::WriteAppends(const std::vector<SinkChange>& rows) {
+  std::vector<std::string> quoted;
+  for (const std::string& column : options_.columns) {
+    quoted.push_back(QuotePostgresIdentifier(column));
+  }
+  CopyRows(qualified_table_, quoted, "", rows, /*with_op=*/false);
+}
+
+void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<std::string>& columns,
+                                  const std::string& prefix, const std::vector<SinkChange>& rows,
+                                  bool with_op) {
   if (rows.empty()) return;
   pqxx::nontransaction work(*connection_);
   // COPY, the fastest way in. libpqxx 6's stream_to takes only tuples, whose width is fixed
   // at compile time, so the rows go through its older tablewriter as lines of COPY's text
-  // format, escaped here.
+  // format, escaped here. The tablewriter splices the names into COPY as given: quoted.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  std::vector<std::string> quoted;  // tablewriter splices the names into COPY as given.
-  for (const std::string& column : options_.columns) {
-    quoted.push_back(QuotePostgresIdentifier(column));
-  }
-  pqxx::tablewriter writer(work, qualified_table_, quoted.begin(), quoted.end());
+  pqxx::tablewriter writer(work, table, columns.begin(), columns.end());
 #pragma GCC diagnostic pop
   std::string line;
   for (const SinkChange& change : rows) {
-    line.clear();
+    line = prefix;
+    if (with_op) line += change.is_delete ? "t\t" : "f\t";
     for (size_t i = 0; i < options_.columns.size(); ++i) {
       if (i) line += '\t';
       AppendCopyField(ParameterText(change.row[i], options_.types[i]), &line);
@@ -651,6 +764,7 @@ void PostgresSinkTarget::Drop() {
     RecoverUnguarded(std::nullopt);
     pqxx::nontransaction work(*connection_);
     work.exec_params(fmt::format("DELETE FROM {} WHERE sink = $1", qualified_progress_), sink_);
+    work.exec0("DROP TABLE IF EXISTS " + qualified_staging_);
   });
   Disconnect();
 }

@@ -31,6 +31,9 @@ struct PostgresSinkOptions {
   Mode mode = Mode::kAppend;
   Commit commit = Commit::kProgress;
   bool create_table = true;
+  /// 'max_rows_per_transaction': larger epochs are staged in parts of their own
+  /// transactions, then merged into the table in one.
+  uint64_t max_rows_per_transaction = 500000;
 
   /// Checks `options` (without `connector` and `delivery`) against the sink's input.
   /// Throws SqlError 22023 naming the option at fault.
@@ -40,11 +43,18 @@ struct PostgresSinkOptions {
   std::string Describe() const;
 };
 
-/// A sink's connection to a PostgreSQL database (libpqxx). Each epoch is one transaction
-/// that also upserts the sink's row in `<schema>.stave_sink_progress(sink, epoch)`, so a
-/// replay can tell which epochs the target already has. Upserts are batched multi-row
-/// `INSERT ... ON CONFLICT (key) DO UPDATE`, deletes a `DELETE ... USING (VALUES ...)`, and
-/// appends go through COPY; values are always bound or escaped by libpq, identifiers quoted.
+/// A sink's connection to a PostgreSQL database (libpqxx). Each epoch becomes visible in one
+/// transaction that also upserts the sink's row in `<schema>.stave_sink_progress(sink,
+/// epoch)`, so a replay can tell which epochs the target already has. Upserts are batched
+/// multi-row `INSERT ... ON CONFLICT (key) DO UPDATE`, deletes a `DELETE ... USING (VALUES
+/// ...)`, and appends go through COPY; values are always bound or escaped by libpq,
+/// identifiers quoted.
+///
+/// An epoch larger than max_rows_per_transaction (the backfill of a big view) is staged:
+/// each part of it is copied into an unlogged staging table in a transaction of its own,
+/// tagged with its epoch and part, so a delivery that fails midway resumes after the parts
+/// already there; then one transaction merges the epoch's staged rows into the table, sets
+/// the progress row and empties the staging table. Readers still see the epoch whole.
 class PostgresSinkTarget : public SinkTarget {
  public:
   /// `sink` names the sink in the progress table and in prepared transaction ids.
@@ -64,7 +74,10 @@ class PostgresSinkTarget : public SinkTarget {
   }
   void Prepare(uint64_t epoch, const std::string& id, const SinkChangeBatches& changes) override;
   void CommitPrepared(uint64_t epoch, const std::string& id) override;
-  void Deliver(uint64_t epoch, const SinkChangeBatches& changes) override;
+  uint64_t max_changes_per_transaction() const override {
+    return options_.max_rows_per_transaction;
+  }
+  void Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) override;
   void Drop() override;
 
   /// `stave:<sink>:`: the prefix of the ids of this sink's prepared transactions.
@@ -77,11 +90,18 @@ class PostgresSinkTarget : public SinkTarget {
   void CreateUnguarded();
   uint64_t RecoverUnguarded(const std::optional<std::string>& keep);
   void CommitPreparedUnguarded(uint64_t epoch, const std::string& id);
+  /// Deliver for an epoch too large for one transaction.
+  void DeliverStaged(uint64_t epoch, const SinkChangeBatches& changes);
   /// Writes the changes and the progress record inside the open transaction.
   void WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes);
   void WriteUpserts(const std::vector<const SinkChange*>& rows);
   void WriteDeletes(const std::vector<const SinkChange*>& rows);
   void WriteAppends(const std::vector<SinkChange>& rows);
+  /// COPY of `rows` into `table`: `prefix` fields (already in COPY's text format) first,
+  /// then the row's columns.
+  void CopyRows(const std::string& table, const std::vector<std::string>& columns,
+                const std::string& prefix, const std::vector<SinkChange>& rows, bool with_op);
+  void WriteProgress(uint64_t epoch);
   /// The last epoch the progress table records for this sink, 0 if none.
   uint64_t ReadProgress();
   /// The ids of this sink's prepared transactions.
@@ -92,6 +112,7 @@ class PostgresSinkTarget : public SinkTarget {
   PostgresSinkOptions options_;
   std::string qualified_table_;     // "schema"."table", quoted.
   std::string qualified_progress_;  // "schema"."stave_sink_progress", quoted.
+  std::string qualified_staging_;   // "schema"."stave_stage_<hash of the sink's name>".
   std::unique_ptr<pqxx::connection> connection_;
 };
 

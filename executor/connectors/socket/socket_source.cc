@@ -57,8 +57,7 @@ SocketOptions SocketOptions::Parse(const std::map<std::string, std::string>& opt
     } else if (key == "port") {
       unsigned port = 0;
       auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
-      if (error != std::errc() || end != value.data() + value.size() || port == 0 ||
-          port > 65535) {
+      if (error != std::errc() || end != value.data() + value.size() || port == 0 || port > 65535) {
         throw SqlError(sqlstate::kInvalidParameterValue,
                        fmt::format("socket option 'port': '{}' is not a port number", value));
       }
@@ -105,7 +104,8 @@ SourceReader::PollStatus SocketSource::Poll(size_t max_rows, Chunk* chunk,
   }
   space_.notify_all();
   *chunk = Chunk::WithTypes({TypeId::kVarchar});
-  for (std::string& line : taken) chunk->AppendRow({Value::String(std::move(line))}, RowOp::kInsert);
+  for (std::string& line : taken)
+    chunk->AppendRow({Value::String(std::move(line))}, RowOp::kInsert);
   return PollStatus::kData;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ struct SinkChange {
 /// Hands an epoch's changes over in batches: calls `consume` once per batch, so that an
 /// epoch of any size streams through bounded memory.
 using SinkChangeBatches =
-    std::function<void(const std::function<void(const std::vector<SinkChange>&)>& consume)>;
+    std::function<void(const std::function<void(std::span<const SinkChange>)>& consume)>;
 
 /// The external system a sink writes to, as one connection that the sink's writer thread
 /// drives. Every method may throw (a std::exception whose what() is for users) when the

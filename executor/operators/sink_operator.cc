@@ -50,6 +50,7 @@ std::vector<SinkChange> SinkOperator::TakeChanges() {
 
 void SinkOperator::OnBarrier(storage::EpochBatch* batch) {
   barrier_epoch_ = batch->epoch();
+  barrier_bytes_ = buffered_bytes_;
   auto changes = std::make_shared<const std::vector<SinkChange>>(TakeChanges());
   barrier_changes_ = changes;
   if (changes->empty() || !writer_->two_phase()) return;  // Empty epochs prepare nothing.
@@ -83,16 +84,14 @@ void SinkOperator::FinishBarrier(storage::EpochBatch* batch) {
   const std::vector<SinkChange>& changes = *barrier_changes_;
   if (!changes.empty() && !prepared) {
     // Owed: the checkpoint keeps the changes until the target has them.
-    std::vector<SinkChange> part;
     uint32_t index = 0;
-    for (size_t first = 0; first < changes.size(); first += kChangesPerRecord) {
-      size_t end = std::min(changes.size(), first + kChangesPerRecord);
-      part.assign(changes.begin() + static_cast<std::ptrdiff_t>(first),
-                  changes.begin() + static_cast<std::ptrdiff_t>(end));
-      batch->PutTableLogRecord(writer_->log_id(), ViewLogSequence(barrier_epoch_, index++),
-                               SinkWriter::EncodeOwed(part, types_));
+    for (size_t first = 0; first < changes.size(); first += SinkWriter::kChangesPerRecord) {
+      size_t count = std::min(changes.size() - first, SinkWriter::kChangesPerRecord);
+      batch->PutTableLogRecord(
+          writer_->log_id(), ViewLogSequence(barrier_epoch_, index++),
+          SinkWriter::EncodeOwed(std::span(changes).subspan(first, count), types_));
     }
-    writer_->NoteOwed(barrier_epoch_);
+    writer_->NoteOwed(barrier_epoch_, barrier_changes_, barrier_bytes_);
   }
   if (rows_written_) rows_written_->fetch_add(changes.size(), std::memory_order_relaxed);
   barrier_changes_.reset();

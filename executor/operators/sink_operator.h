@@ -36,9 +36,6 @@ class SinkOperator : public StreamOperator {
   bool BarrierPending() const override;
   void FinishBarrier(storage::EpochBatch* batch) override;
 
-  /// Changes per owed record: an epoch of any size is written in parts of this many.
-  static constexpr size_t kChangesPerRecord = 4096;
-
  private:
   /// The epoch's changes, compacted per key in upsert mode.
   std::vector<SinkChange> TakeChanges();
@@ -52,6 +49,7 @@ class SinkOperator : public StreamOperator {
   std::vector<SinkChange> appended_;                         // Append mode.
   std::unordered_map<std::string, SinkChange> last_by_key_;  // Upsert mode.
   size_t buffered_bytes_ = 0;
+  size_t barrier_bytes_ = 0;  // buffered_bytes_ of the epoch at its barrier.
 
   // The barrier being finished.
   uint64_t barrier_epoch_ = 0;

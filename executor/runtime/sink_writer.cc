@@ -50,7 +50,7 @@ std::optional<SinkRecord> SinkRecord::Decode(std::string_view bytes) {
   }
 }
 
-std::string SinkWriter::EncodeOwed(const std::vector<SinkChange>& changes,
+std::string SinkWriter::EncodeOwed(std::span<const SinkChange> changes,
                                    const storage::RowTypes& types) {
   // The layout of a change record (DecodeChangeRecord reads it).
   std::string record;
@@ -127,7 +127,13 @@ void SinkWriter::RequestPrepare(uint64_t epoch,
                                 std::function<void(std::optional<std::string>)> done) {
   {
     std::lock_guard lock(mutex_);
-    if (!stopping_) {
+    // Refused at once when it is clear the epoch must be owed, so that the barrier never
+    // waits for the thread to finish a long delivery or a backoff.
+    bool earlier_owed = false;
+    for (uint64_t owed : owed_) earlier_owed |= owed > finished_ && owed < epoch;
+    bool refuse = stopping_ || record_.paused || earlier_owed || Clock::now() < retry_at_ ||
+                  changes->size() > target_->max_changes_per_transaction();
+    if (!refuse) {
       prepare_ = PrepareRequest{epoch, std::move(changes), std::move(done)};
       wake_.notify_all();
       return;
@@ -136,9 +142,14 @@ void SinkWriter::RequestPrepare(uint64_t epoch,
   done(std::nullopt);
 }
 
-void SinkWriter::NoteOwed(uint64_t epoch) {
+void SinkWriter::NoteOwed(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes,
+                          size_t bytes) {
   std::lock_guard lock(mutex_);
   owed_.insert(epoch);
+  if (changes && owed_memory_bytes_ + bytes <= kOwedMemoryBytes) {
+    owed_in_memory_[epoch] = {std::move(changes), bytes};
+    owed_memory_bytes_ += bytes;
+  }
 }
 
 void SinkWriter::OnEpochCommitted(uint64_t epoch) {
@@ -190,7 +201,22 @@ void SinkWriter::RefusePrepare(std::unique_lock<std::mutex>* lock) {
 }
 
 SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
-  return [this, epoch](const std::function<void(const std::vector<SinkChange>&)>& consume) {
+  std::shared_ptr<const std::vector<SinkChange>> in_memory;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = owed_in_memory_.find(epoch);
+    if (it != owed_in_memory_.end()) in_memory = it->second.changes;
+  }
+  if (in_memory) {
+    // The same parts as the records in the checkpoint, so a staged delivery may resume.
+    return [in_memory](const std::function<void(std::span<const SinkChange>)>& consume) {
+      std::span<const SinkChange> all(*in_memory);
+      for (size_t first = 0; first < all.size(); first += kChangesPerRecord) {
+        consume(all.subspan(first, std::min(all.size() - first, kChangesPerRecord)));
+      }
+    };
+  }
+  return [this, epoch](const std::function<void(std::span<const SinkChange>)>& consume) {
     std::vector<SinkChange> batch;
     Status status = store_->ReadTableLog(
         log_id_, ViewLogSequence(epoch, 0), [&](uint64_t sequence, std::string_view bytes) {
@@ -213,6 +239,11 @@ SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
 }
 
 uint64_t SinkWriter::CountOwed(uint64_t epoch) const {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = owed_in_memory_.find(epoch);
+    if (it != owed_in_memory_.end()) return it->second.changes->size();
+  }
   uint64_t count = 0;
   store_
       ->ReadTableLog(log_id_, ViewLogSequence(epoch, 0),
@@ -299,6 +330,10 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
       finished_ = std::max(finished_, epoch);
     }
     owed_.erase(epoch);
+    if (auto it = owed_in_memory_.find(epoch); it != owed_in_memory_.end()) {
+      owed_memory_bytes_ -= it->second.bytes;
+      owed_in_memory_.erase(it);
+    }
   }
   if (!prepare_) return;
   // Pre-commit at the barrier: only once every earlier epoch is finished.

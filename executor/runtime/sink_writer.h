@@ -4,10 +4,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -87,8 +89,11 @@ class SinkWriter {
   /// instead.
   void RequestPrepare(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes,
                       std::function<void(std::optional<std::string>)> done);
-  /// The changes of `epoch` are owed: its checkpoint holds them.
-  void NoteOwed(uint64_t epoch);
+  /// The changes of `epoch` are owed: its checkpoint holds them. `changes` is the same data
+  /// in memory, which the writer keeps (within a budget) to deliver without reading the
+  /// checkpoint back; `bytes` is its size.
+  void NoteOwed(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes = nullptr,
+                size_t bytes = 0);
   /// A checkpoint committed.
   void OnEpochCommitted(uint64_t epoch);
 
@@ -99,9 +104,14 @@ class SinkWriter {
   void SetPaused(bool paused);
   SinkStatus status() const;
 
-  /// Decodes an owed record written by EncodeOwed.
-  static std::string EncodeOwed(const std::vector<SinkChange>& changes,
+  /// An owed record (the layout of a change record) of `changes`.
+  static std::string EncodeOwed(std::span<const SinkChange> changes,
                                 const storage::RowTypes& types);
+  /// Changes per owed record: an epoch of any size is kept and delivered in parts of this
+  /// many (the parts a large epoch is staged in).
+  static constexpr size_t kChangesPerRecord = 4096;
+  /// Memory for owed epochs kept to deliver without reading them back.
+  static constexpr size_t kOwedMemoryBytes = size_t{64} << 20;
 
  private:
   struct PrepareRequest {
@@ -122,25 +132,32 @@ class SinkWriter {
 
   const uint32_t log_id_;
   const std::string name_;
-  std::unique_ptr<SinkTarget> target_;  // Used by the thread only.
+  // Used by the thread only, but for max_changes_per_transaction (immutable).
+  std::unique_ptr<SinkTarget> target_;
   const storage::Store* store_;
   const storage::RowTypes types_;
   uint64_t generation_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;                           // GUARDED_BY(mutex_)
-  bool connected_ = false;                          // GUARDED_BY(mutex_)
-  uint64_t committed_ = 0;                          // GUARDED_BY(mutex_)
-  uint64_t finished_ = 0;                           // GUARDED_BY(mutex_)
-  std::set<uint64_t> owed_;                         // GUARDED_BY(mutex_)
-  SinkRecord record_;                               // GUARDED_BY(mutex_)
-  bool prepared_pending_ = false;                   // GUARDED_BY(mutex_): record_'s not committed
-  std::optional<PrepareRequest> prepare_;           // GUARDED_BY(mutex_)
-  std::chrono::steady_clock::time_point retry_at_;  // GUARDED_BY(mutex_)
-  std::chrono::milliseconds backoff_{0};            // GUARDED_BY(mutex_)
-  std::string state_ = "running";                   // GUARDED_BY(mutex_)
-  std::string last_error_;                          // GUARDED_BY(mutex_)
+  bool stopping_ = false;    // GUARDED_BY(mutex_)
+  bool connected_ = false;   // GUARDED_BY(mutex_)
+  uint64_t committed_ = 0;   // GUARDED_BY(mutex_)
+  uint64_t finished_ = 0;    // GUARDED_BY(mutex_)
+  std::set<uint64_t> owed_;  // GUARDED_BY(mutex_)
+  struct OwedInMemory {
+    std::shared_ptr<const std::vector<SinkChange>> changes;
+    size_t bytes;
+  };
+  std::map<uint64_t, OwedInMemory> owed_in_memory_;  // GUARDED_BY(mutex_)
+  size_t owed_memory_bytes_ = 0;                     // GUARDED_BY(mutex_)
+  SinkRecord record_;                                // GUARDED_BY(mutex_)
+  bool prepared_pending_ = false;                    // GUARDED_BY(mutex_): record_'s not committed
+  std::optional<PrepareRequest> prepare_;            // GUARDED_BY(mutex_)
+  std::chrono::steady_clock::time_point retry_at_;   // GUARDED_BY(mutex_)
+  std::chrono::milliseconds backoff_{0};             // GUARDED_BY(mutex_)
+  std::string state_ = "running";                    // GUARDED_BY(mutex_)
+  std::string last_error_;                           // GUARDED_BY(mutex_)
   std::thread thread_;
 };
 

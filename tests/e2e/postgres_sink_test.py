@@ -271,6 +271,10 @@ def errors_and_secrets(pg, server, url):
                            "table = 'x')" % dead, "08001", "cannot connect")
     check(PASSWORD not in message.split("LINE 1")[0], "the password is in an error: " + message)
     expect_error(server, "CREATE SINK e FROM nums WITH (connector = 'nowhere')", "22023", "unknown sink connector")
+    # Missing permissions are known at CREATE SINK (PostgreSQL 15: no CREATE on public).
+    pg.psql("CREATE ROLE limited LOGIN")
+    expect_error(server, "CREATE SINK e FROM nums WITH (connector = 'postgres', url = '%s', table = 'x')"
+                 % pg.url(user="limited"), "42501", "permission denied")
     expect_error(server, "SELECT * FROM sums_progress", "42809", "is a sink")
     expect_error(server, "CREATE SINK sums_progress FROM nums WITH (connector = 'blackhole')", "42710",
                  "already exists")
@@ -373,6 +377,11 @@ def main():
         errors_and_secrets(pg, server, url)
         socket_source(pg, server, url)
         pause_resume_drop(pg, server, feeder)
+        # Two-phase needs prepared transactions: said at CREATE SINK.
+        pg.psql("ALTER SYSTEM SET max_prepared_transactions = 0")
+        pg.restart()
+        expect_error(server, "CREATE SINK e FROM nums WITH (connector = 'postgres', url = '%s', "
+                     "table = 'x', commit = 'two_phase')" % url, "0A000", "max_prepared_transactions = 0")
         check(server.stop() == 0, "unclean exit")
         print("postgres sink test passed in %.1fs" % (time.time() - started))
     except Exception:

@@ -148,7 +148,7 @@ class RecordingTarget : public SinkTarget {
   void Record(std::string what, uint64_t epoch, const SinkChangeBatches& changes) {
     Call call{std::move(what), epoch, {}};
     if (changes) {
-      changes([&](const std::vector<SinkChange>& batch) {
+      changes([&](std::span<const SinkChange> batch) {
         for (const SinkChange& change : batch) {
           call.changes.push_back((change.is_delete ? "-" : "+") +
                                  std::to_string(change.row[0].int_value()) + "," +

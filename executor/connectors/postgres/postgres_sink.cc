@@ -15,9 +15,8 @@ namespace stave::executor {
 namespace {
 
 constexpr std::string_view kProgressTable = "stave_sink_progress";
-// Bound parameters per statement: PostgreSQL allows 65535; fewer keeps statements small.
-constexpr size_t kMaxParameters = 30000;
-constexpr size_t kMaxRowsPerStatement = 1000;
+// Rows per upsert or delete statement (one array per column).
+constexpr size_t kMaxRowsPerStatement = 10000;
 
 // Splits "a, b ,c" at commas, trimming blanks.
 std::vector<std::string> SplitList(const std::string& text) {
@@ -136,9 +135,45 @@ void AppendCopyField(const std::optional<std::string>& text, std::string* line) 
   }
 }
 
+// One element of an array literal ({"a","b c",NULL}): quoted, with \ and " escaped.
+void AppendArrayElement(const std::optional<std::string>& text, std::string* array) {
+  if (!text) {
+    *array += "NULL";
+    return;
+  }
+  *array += '"';
+  for (char c : *text) {
+    if (c == '"' || c == '\\') *array += '\\';
+    *array += c;
+  }
+  *array += '"';
+}
+
 std::optional<std::string> ParameterText(const Value& value, DataType type) {
   if (value.is_null()) return std::nullopt;
   return value.ToText(type);
+}
+
+}  // namespace
+
+namespace {
+
+// The SQLSTATE of a server error. libpqxx 6 leaves sqlstate() empty for some error classes
+// (insufficient_privilege), so the exception's class tells the state's class then.
+std::string SqlStateOf(const pqxx::sql_error& error) {
+  if (!error.sqlstate().empty()) return error.sqlstate();
+  if (dynamic_cast<const pqxx::insufficient_privilege*>(&error)) return "42501";
+  if (dynamic_cast<const pqxx::undefined_table*>(&error)) return "42P01";
+  if (dynamic_cast<const pqxx::undefined_column*>(&error)) return "42703";
+  if (dynamic_cast<const pqxx::syntax_error*>(&error)) return "42601";
+  if (dynamic_cast<const pqxx::not_null_violation*>(&error)) return "23502";
+  if (dynamic_cast<const pqxx::unique_violation*>(&error)) return "23505";
+  if (dynamic_cast<const pqxx::integrity_constraint_violation*>(&error)) return "23000";
+  if (dynamic_cast<const pqxx::data_exception*>(&error)) return "22000";
+  if (dynamic_cast<const pqxx::feature_not_supported*>(&error)) return "0A000";
+  if (dynamic_cast<const pqxx::disk_full*>(&error)) return "53100";
+  if (dynamic_cast<const pqxx::insufficient_resources*>(&error)) return "53000";
+  return "58000";
 }
 
 }  // namespace
@@ -150,7 +185,7 @@ auto PostgresSinkTarget::Guarded(Work&& work) -> decltype(work()) {
   } catch (const pqxx::sql_error& error) {
     std::string message = error.what();
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    throw SqlError(error.sqlstate().empty() ? "58000" : error.sqlstate(),
+    throw SqlError(SqlStateOf(error),
                    fmt::format("{} refused: {}", options_.display_target, message));
   } catch (const pqxx::broken_connection& error) {
     throw SqlError("08006", fmt::format("lost the connection to {}: {}", options_.display_target,
@@ -335,6 +370,7 @@ void PostgresSinkTarget::Connect() {
   try {
     connection_ = std::make_unique<pqxx::connection>(options_.connection_string);
     if (!connection_->is_open()) throw pqxx::broken_connection("the server closed the connection");
+    if (options_.mode == PostgresSinkOptions::Mode::kUpsert) PrepareStatements();
   } catch (const pqxx::broken_connection& error) {
     // libpq's message names the host and port, never the password.
     std::string message = error.what();
@@ -551,7 +587,7 @@ void PostgresSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChang
 }
 
 void PostgresSinkTarget::WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes) {
-  changes([&](const std::vector<SinkChange>& batch) {
+  changes([&](std::span<const SinkChange> batch) {
     if (options_.mode == PostgresSinkOptions::Mode::kAppend) {
       WriteAppends(batch);
       return;
@@ -602,7 +638,7 @@ void PostgresSinkTarget::DeliverStaged(uint64_t epoch, const SinkChangeBatches& 
   std::vector<std::string> staging_columns = {"stave_epoch", "stave_part", "stave_delete"};
   staging_columns.insert(staging_columns.end(), names.begin(), names.end());
   int64_t part = 0;
-  changes([&](const std::vector<SinkChange>& batch) {
+  changes([&](std::span<const SinkChange> batch) {
     if (!staged.count(part)) {
       Execute("BEGIN");
       CopyRows(qualified_staging_, staging_columns, fmt::format("{}\t{}\t", epoch, part), batch,
@@ -653,7 +689,7 @@ void PostgresSinkTarget::DeliverStaged(uint64_t epoch, const SinkChangeBatches& 
   Execute("COMMIT");
 }
 
-void PostgresSinkTarget::WriteAppends(const std::vector<SinkChange>& rows) {
+void PostgresSinkTarget::WriteAppends(std::span<const SinkChange> rows) {
   std::vector<std::string> quoted;
   for (const std::string& column : options_.columns) {
     quoted.push_back(QuotePostgresIdentifier(column));
@@ -662,7 +698,7 @@ void PostgresSinkTarget::WriteAppends(const std::vector<SinkChange>& rows) {
 }
 
 void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<std::string>& columns,
-                                  const std::string& prefix, const std::vector<SinkChange>& rows,
+                                  const std::string& prefix, std::span<const SinkChange> rows,
                                   bool with_op) {
   if (rows.empty()) return;
   pqxx::nontransaction work(*connection_);
@@ -686,76 +722,73 @@ void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<st
   writer.complete();
 }
 
-void PostgresSinkTarget::WriteUpserts(const std::vector<const SinkChange*>& rows) {
-  if (rows.empty()) return;
-  size_t width = options_.columns.size();
-  size_t per_statement = std::clamp<size_t>(kMaxParameters / width, 1, kMaxRowsPerStatement);
+void PostgresSinkTarget::PrepareStatements() {
+  // Both statements take one array per column, so their text is the same for any number of
+  // rows: prepared once per connection, planned once.
   std::string columns;
+  std::string arrays;
   std::string updates;
-  std::string key;
   std::set<size_t> key_positions(options_.primary_key.begin(), options_.primary_key.end());
-  for (size_t i = 0; i < width; ++i) {
+  for (size_t i = 0; i < options_.columns.size(); ++i) {
     std::string name = QuotePostgresIdentifier(options_.columns[i]);
     columns += (i ? ", " : "") + name;
+    arrays += fmt::format("{}${}::{}[]", i ? ", " : "", i + 1, PostgresTypeName(options_.types[i]));
     if (!key_positions.count(i)) {
       updates += fmt::format("{}{} = EXCLUDED.{}", updates.empty() ? "" : ", ", name, name);
     }
   }
-  for (size_t position : options_.primary_key) {
-    key += (key.empty() ? "" : ", ") + QuotePostgresIdentifier(options_.columns[position]);
+  std::string key;
+  std::string key_arrays;
+  std::string match;
+  for (size_t k = 0; k < options_.primary_key.size(); ++k) {
+    size_t position = options_.primary_key[k];
+    std::string name = QuotePostgresIdentifier(options_.columns[position]);
+    key += (k ? ", " : "") + name;
+    key_arrays += fmt::format("{}${}::{}[]", k ? ", " : "", k + 1,
+                              PostgresTypeName(options_.types[position]));
+    match += fmt::format("{}t.{} = d.{}", k ? " AND " : "", name, name);
   }
-  std::string conflict = updates.empty() ? "DO NOTHING" : "DO UPDATE SET " + updates;
+  connection_->prepare(
+      "stave_upsert",
+      fmt::format("INSERT INTO {} ({}) SELECT * FROM unnest({}) ON CONFLICT ({}) {}",
+                  qualified_table_, columns, arrays, key,
+                  updates.empty() ? "DO NOTHING" : "DO UPDATE SET " + updates));
+  connection_->prepare("stave_delete",
+                       fmt::format("DELETE FROM {} AS t USING unnest({}) AS d ({}) WHERE {}",
+                                   qualified_table_, key_arrays, key, match));
+}
+
+void PostgresSinkTarget::WriteArrays(const std::string& statement,
+                                     const std::vector<const SinkChange*>& rows,
+                                     const std::vector<size_t>& columns) {
   pqxx::nontransaction work(*connection_);
-  std::vector<std::optional<std::string>> parameters;
-  for (size_t first = 0; first < rows.size(); first += per_statement) {
-    size_t count = std::min(per_statement, rows.size() - first);
-    std::string values;
-    parameters.clear();
-    for (size_t r = 0; r < count; ++r) {
-      values += r ? ", (" : "(";
-      for (size_t i = 0; i < width; ++i) {
-        values += fmt::format("{}${}::{}", i ? ", " : "", parameters.size() + 1,
-                              PostgresTypeName(options_.types[i]));
-        parameters.push_back(ParameterText(rows[first + r]->row[i], options_.types[i]));
+  std::vector<std::string> arrays(columns.size());
+  for (size_t first = 0; first < rows.size(); first += kMaxRowsPerStatement) {
+    size_t end = std::min(rows.size(), first + kMaxRowsPerStatement);
+    for (size_t c = 0; c < columns.size(); ++c) {
+      std::string& array = arrays[c];
+      array = "{";
+      for (size_t r = first; r < end; ++r) {
+        if (r > first) array += ',';
+        AppendArrayElement(ParameterText(rows[r]->row[columns[c]], options_.types[columns[c]]),
+                           &array);
       }
-      values += ")";
+      array += '}';
     }
-    work.exec_params(fmt::format("INSERT INTO {} ({}) VALUES {} ON CONFLICT ({}) {}",
-                                 qualified_table_, columns, values, key, conflict),
-                     pqxx::prepare::make_dynamic_params(parameters));
+    work.exec_prepared(statement, pqxx::prepare::make_dynamic_params(arrays));
   }
+}
+
+void PostgresSinkTarget::WriteUpserts(const std::vector<const SinkChange*>& rows) {
+  if (rows.empty()) return;
+  std::vector<size_t> all(options_.columns.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  WriteArrays("stave_upsert", rows, all);
 }
 
 void PostgresSinkTarget::WriteDeletes(const std::vector<const SinkChange*>& rows) {
   if (rows.empty()) return;
-  const std::vector<size_t>& key = options_.primary_key;
-  size_t per_statement = std::clamp<size_t>(kMaxParameters / key.size(), 1, kMaxRowsPerStatement);
-  std::string names;
-  std::string match;
-  for (size_t k = 0; k < key.size(); ++k) {
-    std::string name = QuotePostgresIdentifier(options_.columns[key[k]]);
-    names += (k ? ", " : "") + name;
-    match += fmt::format("{}t.{} = d.{}", k ? " AND " : "", name, name);
-  }
-  pqxx::nontransaction work(*connection_);
-  std::vector<std::optional<std::string>> parameters;
-  for (size_t first = 0; first < rows.size(); first += per_statement) {
-    size_t count = std::min(per_statement, rows.size() - first);
-    std::string values;
-    parameters.clear();
-    for (size_t r = 0; r < count; ++r) {
-      values += r ? ", (" : "(";
-      for (size_t k = 0; k < key.size(); ++k) {
-        values += fmt::format("{}${}::{}", k ? ", " : "", parameters.size() + 1,
-                              PostgresTypeName(options_.types[key[k]]));
-        parameters.push_back(ParameterText(rows[first + r]->row[key[k]], options_.types[key[k]]));
-      }
-      values += ")";
-    }
-    work.exec_params(fmt::format("DELETE FROM {} AS t USING (VALUES {}) AS d ({}) WHERE {}",
-                                 qualified_table_, values, names, match),
-                     pqxx::prepare::make_dynamic_params(parameters));
-  }
+  WriteArrays("stave_delete", rows, options_.primary_key);
 }
 
 void PostgresSinkTarget::Drop() {

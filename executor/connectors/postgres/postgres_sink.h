@@ -33,7 +33,7 @@ struct PostgresSinkOptions {
   bool create_table = true;
   /// 'max_rows_per_transaction': larger epochs are staged in parts of their own
   /// transactions, then merged into the table in one.
-  uint64_t max_rows_per_transaction = 500000;
+  uint64_t max_rows_per_transaction = 5000000;
 
   /// Checks `options` (without `connector` and `delivery`) against the sink's input.
   /// Throws SqlError 22023 naming the option at fault.
@@ -45,9 +45,10 @@ struct PostgresSinkOptions {
 
 /// A sink's connection to a PostgreSQL database (libpqxx). Each epoch becomes visible in one
 /// transaction that also upserts the sink's row in `<schema>.stave_sink_progress(sink,
-/// epoch)`, so a replay can tell which epochs the target already has. Upserts are batched
-/// multi-row `INSERT ... ON CONFLICT (key) DO UPDATE`, deletes a `DELETE ... USING (VALUES
-/// ...)`, and appends go through COPY; values are always bound or escaped by libpq,
+/// epoch)`, so a replay can tell which epochs the target already has. Upserts are prepared
+/// `INSERT ... SELECT * FROM unnest($1::type[], ...) ON CONFLICT (key) DO UPDATE` statements
+/// that bind one array per column (up to 10,000 rows each), deletes `DELETE ... USING
+/// unnest(...)`, and appends go through COPY; values are always bound (or escaped for COPY),
 /// identifiers quoted.
 ///
 /// An epoch larger than max_rows_per_transaction (the backfill of a big view) is staged:
@@ -94,13 +95,18 @@ class PostgresSinkTarget : public SinkTarget {
   void DeliverStaged(uint64_t epoch, const SinkChangeBatches& changes);
   /// Writes the changes and the progress record inside the open transaction.
   void WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes);
+  /// Prepares the upsert and delete statements on a new connection.
+  void PrepareStatements();
+  /// Runs prepared `statement` over `rows`, binding one array per column of `columns`.
+  void WriteArrays(const std::string& statement, const std::vector<const SinkChange*>& rows,
+                   const std::vector<size_t>& columns);
   void WriteUpserts(const std::vector<const SinkChange*>& rows);
   void WriteDeletes(const std::vector<const SinkChange*>& rows);
-  void WriteAppends(const std::vector<SinkChange>& rows);
+  void WriteAppends(std::span<const SinkChange> rows);
   /// COPY of `rows` into `table`: `prefix` fields (already in COPY's text format) first,
   /// then the row's columns.
   void CopyRows(const std::string& table, const std::vector<std::string>& columns,
-                const std::string& prefix, const std::vector<SinkChange>& rows, bool with_op);
+                const std::string& prefix, std::span<const SinkChange> rows, bool with_op);
   void WriteProgress(uint64_t epoch);
   /// The last epoch the progress table records for this sink, 0 if none.
   uint64_t ReadProgress();

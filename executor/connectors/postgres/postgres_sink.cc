@@ -15,6 +15,13 @@ namespace stave::executor {
 namespace {
 
 constexpr std::string_view kProgressTable = "stave_sink_progress";
+// libpq settings of every connection, in URL form: a bounded wait for a server that does
+// not answer, and TCP keepalives, so that a target that vanished mid-statement is noticed
+// in about half a minute instead of never (a prepare at a barrier must not hang).
+constexpr std::string_view kConnectionSettings =
+    "connect_timeout=5&application_name=stave&keepalives=1&keepalives_idle=10&"
+    "keepalives_interval=5&keepalives_count=3";
+
 // Rows per upsert or delete statement (one array per column).
 constexpr size_t kMaxRowsPerStatement = 10000;
 
@@ -246,7 +253,7 @@ PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::
     }
     result.connection_string = *url;
     result.connection_string += url->find('?') == std::string::npos ? "?" : "&";
-    result.connection_string += "connect_timeout=5&application_name=stave";
+    result.connection_string += kConnectionSettings;
     result.display_target = UrlWithoutPassword(*url);
   } else {
     if (!get("host")) throw OptionError("url", "a postgres sink needs url (or host)");
@@ -255,7 +262,9 @@ PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::
         result.connection_string += keyword + "=" + QuoteConnectionValue(*value) + " ";
       }
     }
-    result.connection_string += "connect_timeout=5 application_name=stave";
+    std::string settings(kConnectionSettings);
+    std::replace(settings.begin(), settings.end(), '&', ' ');
+    result.connection_string += settings;
     result.display_target =
         fmt::format("postgresql://{}{}:{}/{}", get("user") ? *get("user") + "@" : "", *get("host"),
                     get("port").value_or("5432"), get("dbname").value_or(""));

@@ -539,15 +539,7 @@ QueryResult Database::CreateSink(const parser::CreateSinkStatement& create,
   planner::CatalogObjectPtr object = planned.object;
   std::shared_ptr<SinkWriter> writer = planned.runtime.writer;
   writer->Start(store_->committed_epoch());
-  std::unique_ptr<Job> job = std::move(planned.job);
-  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch* batch) {
-    job->Recover(*store_, batch->epoch());
-    jobs->emplace(object->id, std::move(job));
-    for (uint32_t input : object->depends_on) {
-      auto it = jobs->find(input);
-      if (it != jobs->end()) it->second->set_log_changes(true);
-    }
-  });
+  CommitCreateWithJob(object, std::move(planned.job));
   std::lock_guard sinks_lock(sinks_mutex_);
   sinks_.emplace(object->id, std::move(planned.runtime));
   return Command("CREATE SINK");
@@ -688,6 +680,20 @@ void Database::CommitCreate(const planner::CatalogObjectPtr& object, Engine::Cha
   catalog_.Add(object);
 }
 
+void Database::CommitCreateWithJob(const planner::CatalogObjectPtr& object,
+                                   std::unique_ptr<Job> job) {
+  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch* batch) {
+    // A new job starts at its input's beginning; Recover finds no position and starts its
+    // operators (a global aggregate emits its first row into this very epoch).
+    job->Recover(*store_, batch->epoch());
+    jobs->emplace(object->id, std::move(job));
+    for (uint32_t input : object->depends_on) {
+      auto it = jobs->find(input);
+      if (it != jobs->end()) it->second->set_log_changes(true);
+    }
+  });
+}
+
 QueryResult Database::CreateTable(const parser::CreateTableStatement& create) {
   std::lock_guard lock(ddl_mutex_);
   std::string name = planner::ResolveObjectName(create.name, create.position);
@@ -729,16 +735,7 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
                           static_cast<uint32_t>(session.streaming_parallelism));
   planner::CatalogObjectPtr object = planned.first;
   std::unique_ptr<Job> job = std::move(planned.second);
-  CommitCreate(object, [&](JobSet* jobs, storage::EpochBatch* batch) {
-    // A new view starts at its input's beginning; Recover finds no position and starts its
-    // operators (a global aggregate emits its first row into this very epoch).
-    job->Recover(*store_, batch->epoch());
-    jobs->emplace(object->id, std::move(job));
-    for (uint32_t input : object->depends_on) {
-      auto it = jobs->find(input);
-      if (it != jobs->end()) it->second->set_log_changes(true);
-    }
-  });
+  CommitCreateWithJob(object, std::move(job));
   // Over a table that already holds rows, the view returns only once it has read them all
   // and committed, so a SELECT right after sees them.
   bool reads_stored =

@@ -139,6 +139,9 @@ class Database {
   QueryResult CreateTable(const parser::CreateTableStatement& create);
   /// Commits a DDL change: the catalog entry of `object` and what `change` adds.
   void CommitCreate(const planner::CatalogObjectPtr& object, Engine::Change change = nullptr);
+  /// Commits a new view's or sink's catalog entry and starts its job in the same epoch; the
+  /// views it reads log their changes from then on.
+  void CommitCreateWithJob(const planner::CatalogObjectPtr& object, std::unique_ptr<Job> job);
   std::shared_ptr<Table> FindTable(uint32_t id) const;
   /// Where every table's log ends now: what CHECKPOINT must cover.
   SourceTargets TableTargets() const;

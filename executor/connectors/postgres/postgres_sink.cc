@@ -70,26 +70,10 @@ std::string UrlWithoutPassword(const std::string& url) {
   return url.substr(0, colon) + url.substr(at);
 }
 
-// The PostgreSQL type a column of `type` gets in a table the sink creates.
+// The PostgreSQL type a column of `type` gets in a table the sink creates: `text` for
+// character data (unbounded, as Stave's varchar is), else the type's own name.
 std::string PostgresTypeName(DataType type) {
-  switch (type.id) {
-    case TypeId::kBoolean:
-      return "boolean";
-    case TypeId::kInt16:
-      return "smallint";
-    case TypeId::kInt32:
-      return "integer";
-    case TypeId::kInt64:
-      return "bigint";
-    case TypeId::kFloat32:
-      return "real";
-    case TypeId::kFloat64:
-      return "double precision";
-    case TypeId::kVarchar:
-    case TypeId::kUnknown:
-      return "text";
-  }
-  return "text";
+  return type.IsString() || type.id == TypeId::kUnknown ? "text" : type.Name();
 }
 
 // Whether an existing target column of PostgreSQL type `target` (format_type's spelling)

@@ -18,11 +18,13 @@ constexpr std::chrono::milliseconds kFirstBackoff{200};
 constexpr std::chrono::milliseconds kMaxBackoff{10000};
 
 // SQLSTATE classes that retrying will not fix until someone changes the target: data
-// exceptions, integrity violations, syntax errors and missing objects or permissions.
+// exceptions, integrity violations, syntax errors and missing objects or permissions, and
+// objects in the wrong state (a prepared transaction rolled back behind the sink's back).
 bool IsTargetRefusal(const std::exception& error) {
   const auto* sql = dynamic_cast<const SqlError*>(&error);
   std::string state = sql ? sql->sqlstate() : "";
-  return state.rfind("22", 0) == 0 || state.rfind("23", 0) == 0 || state.rfind("42", 0) == 0;
+  return state.rfind("22", 0) == 0 || state.rfind("23", 0) == 0 || state.rfind("42", 0) == 0 ||
+         state.rfind("55", 0) == 0;
 }
 
 }  // namespace

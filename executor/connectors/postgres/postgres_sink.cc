@@ -561,10 +561,10 @@ void PostgresSinkTarget::CommitPreparedUnguarded(uint64_t epoch, const std::stri
     }
   }
   if (ReadProgress() >= epoch) return;  // Committed already; the reply was lost.
-  throw std::runtime_error(fmt::format(
-      "the prepared transaction {} of epoch {} is gone from {} but was never committed: it was "
-      "rolled back outside Stave",
-      id, epoch, options_.display_target));
+  // 55000: retrying cannot bring the rows back; the sink's state says so.
+  throw SqlError("55000", fmt::format("the prepared transaction {} of epoch {} is gone from {} "
+                                      "but was never committed: it was rolled back outside Stave",
+                                      id, epoch, options_.display_target));
 }
 
 void PostgresSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Stave needs to build, run and test, and only those missing.
-# Idempotent; uses sudo when not run as root.
+# Installs the Debian packages Stave needs to build and run, and only those missing; with
+# --tests also what the tests drive (a PostgreSQL server among them). Idempotent; uses sudo
+# when not run as root.
 set -euo pipefail
 
 packages=(
@@ -10,11 +11,16 @@ packages=(
   libantlr4-runtime-dev antlr4 librocksdb-dev librdkafka-dev libpqxx-dev
   libboost-dev libboost-system-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev libre2-dev
-  # Real clients and tools the tests drive.
-  postgresql-client python3
-  # A real PostgreSQL server for the sink tests (tests/e2e/postgres_harness.py starts it).
-  postgresql
+  # psql, to connect.
+  postgresql-client
 )
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(
+    # The end-to-end test driver, and a real PostgreSQL server for the sink tests and
+    # benchmarks (tests/e2e/postgres_harness.py starts its own, on a free port).
+    python3 postgresql
+  )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

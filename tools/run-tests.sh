@@ -5,7 +5,7 @@
 # engine's, storage's and the servers' tests run once more under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/install-deps.sh
+tools/install-deps.sh --tests
 
 jobs=$(nproc)
 # ccache keys on paths relative to the checkout, so clones in other folders share hits.

@@ -46,6 +46,8 @@ class SinkTarget {
   /// returns the last epoch the target has finished (0 if none).
   virtual uint64_t Recover(const std::optional<std::string>& keep) = 0;
 
+  /// Whether the target keeps nothing (a blackhole): its epochs need no write-ahead.
+  virtual bool discards() const { return false; }
   /// Whether the target can pre-commit an epoch (commit='two_phase').
   virtual bool two_phase() const { return false; }
   /// Writes an epoch's changes and its progress record in one transaction and prepares it

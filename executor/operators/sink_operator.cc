@@ -82,7 +82,7 @@ void SinkOperator::FinishBarrier(storage::EpochBatch* batch) {
     prepared_id_.reset();
   }
   const std::vector<SinkChange>& changes = *barrier_changes_;
-  if (!changes.empty() && !prepared) {
+  if (!changes.empty() && !prepared && !writer_->discards()) {
     // Owed: the checkpoint keeps the changes until the target has them.
     uint32_t index = 0;
     for (size_t first = 0; first < changes.size(); first += SinkWriter::kChangesPerRecord) {

@@ -80,6 +80,7 @@ class SinkWriter {
   std::string DropTarget();
 
   bool two_phase() const { return target_->two_phase(); }
+  bool discards() const { return target_->discards(); }
   uint32_t log_id() const { return log_id_; }
   /// The generation of this run: the recovered one plus one.
   uint64_t generation() const { return generation_; }

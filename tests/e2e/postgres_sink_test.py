@@ -173,10 +173,14 @@ def kills_and_outage(args, pg, server, url, rng):
     kills = 0
     for failpoint in SINK_FAILPOINTS:
         server.psql("SET stave.failpoints = '%s=crash'" % failpoint)
-        feeder.feed(pause=0.02)
-        if server.process.poll() is None:
-            raise AssertionError("ran out of rows before %s fired; use more --rows" % failpoint)
+        # Feed until it fires; a slow build may need more rows than --rows for all of them.
+        deadline = time.time() + 120
+        armed_at = feeder.next_id
+        while feeder.feed(pause=0.02) and server.process.poll() is None:
+            check(time.time() < deadline, "%s never fired" % failpoint)
+            feeder.total += 10 * args.batch
         wait_dead(server)
+        print("%s fired after %d more rows" % (failpoint, feeder.next_id - armed_at))
         kills += 1
         server.start()
         feeder.resolve_in_doubt()
@@ -386,6 +390,11 @@ def main():
         print("postgres sink test passed in %.1fs" % (time.time() - started))
     except Exception:
         print("---- staved log (tail) ----\n" + server.read_log()[-6000:])
+        if server.process and server.process.poll() is None:
+            print("---- stave_catalog.sinks ----")
+            print(server.psql("SELECT * FROM stave_catalog.sinks", check=False).stdout)
+            print(server.psql("SELECT * FROM stave_catalog.checkpoints ORDER BY epoch DESC LIMIT 5",
+                              check=False).stdout)
         raise
     finally:
         server.cleanup()

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/sql_error.h"
+#include "executor/connectors/blackhole/blackhole_sink.h"
 #include "executor/connectors/postgres/postgres_sink.h"
 #include "executor/connectors/socket/socket_source.h"
 #include "executor/operators/sink_operator.h"
@@ -169,9 +170,12 @@ class RecordingTarget : public SinkTarget {
 class SinkProtocolTest : public ::testing::Test {
  protected:
   void Start(bool two_phase) {
-    store_ = storage::Store::Open(directory_.path()).ValueOrThrow();
     auto target = std::make_unique<RecordingTarget>(two_phase);
     target_ = target.get();
+    Start(std::move(target));
+  }
+  void Start(std::unique_ptr<SinkTarget> target) {
+    store_ = storage::Store::Open(directory_.path()).ValueOrThrow();
     writer_ = std::make_shared<SinkWriter>(kSink, "s", std::move(target), store_.get(), types_,
                                            SinkRecord{});
     writer_->Start(0);
@@ -288,6 +292,14 @@ TEST_F(SinkProtocolTest, FailedPrepareOwesTheEpochInOrder) {
   EXPECT_EQ(calls[1].what, "prepare");  // Epoch 2 once epoch 1 was finished.
   EXPECT_EQ(calls[1].epoch, 2u);
   EXPECT_EQ(calls[2].what, "commit_prepared");
+}
+
+TEST_F(SinkProtocolTest, BlackholeWritesNothingAhead) {
+  Start(std::make_unique<BlackholeSinkTarget>());
+  Feed({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 2, "b"}});
+  Checkpoint();
+  EXPECT_EQ(OwedRecords(), 0u);
+  EXPECT_EQ(writer_->status().owed_epochs, 0u);
 }
 
 TEST_F(SinkProtocolTest, PausedSinkOwesAndCatchesUpOnResume) {

@@ -6,10 +6,10 @@
 namespace stave::executor {
 
 /// A sink target that discards every row: what benchmarks end their pipelines in, so they
-/// measure the engine and not a target. It still runs the whole sink protocol (owed epochs
-/// in the checkpoint, delivery after commit).
+/// measure the engine and not a target. Its epochs are not written ahead into checkpoints.
 class BlackholeSinkTarget : public SinkTarget {
  public:
+  bool discards() const override { return true; }
   void Connect() override {}
   void Disconnect() noexcept override {}
   uint64_t Recover(const std::optional<std::string>& keep) override {

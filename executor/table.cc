@@ -1,5 +1,7 @@
 #include "executor/table.h"
 
+#include <algorithm>
+
 #include "common/sql_error.h"
 #include "executor/plan_builder.h"
 #include "storage/key_codec.h"
@@ -9,6 +11,11 @@ namespace stave::executor {
 namespace {
 
 constexpr std::string_view kNextRowIdKey = "next_row_id";
+// The sequence the table's next log record gets, kept with every write. The log's last
+// record alone cannot be trusted to tell it: a checkpoint may delete every record that all
+// readers have read, and a sequence must never be reused (a reader at sequence n skips
+// everything below n).
+constexpr std::string_view kNextSequenceKey = "next_sequence";
 
 }  // namespace
 
@@ -17,9 +24,13 @@ Table::Table(planner::CatalogObjectPtr object, storage::Store* store)
   for (const auto& column : object_->ChangelogColumns()) changelog_types_.push_back(column.type);
   for (const auto& column : object_->columns) visible_types_.push_back(column.type);
   uint64_t next = store_->NextTableLogSequence(id()).ValueOrThrow();
+  storage::StateTable counters(store_, StateTableId(id(), kCountersSlot));
+  std::optional<std::string> stored_sequence = counters.Get(kNextSequenceKey).ValueOrThrow();
+  if (stored_sequence && stored_sequence->size() == 8) {
+    next = std::max(next, storage::ReadBigEndian64(*stored_sequence));
+  }
   next_sequence_.store(next);
   pending_sequence_ = next;
-  storage::StateTable counters(store_, StateTableId(id(), kCountersSlot));
   std::optional<std::string> stored = counters.Get(kNextRowIdKey).ValueOrThrow();
   if (stored && stored->size() == 8)
     next_row_id_ = static_cast<int64_t>(storage::ReadBigEndian64(*stored));
@@ -67,8 +78,11 @@ uint64_t Table::AddToBatch(const std::vector<RowChange>& changes, storage::Write
       batch->DeleteState(rows.FullKey(change.key));
     }
   }
+  storage::StateTable counters(store_, StateTableId(id(), kCountersSlot));
+  std::string next_sequence;
+  storage::AppendBigEndian64(sequence + 1, &next_sequence);
+  batch->PutState(counters.FullKey(kNextSequenceKey), next_sequence);
   if (object_->HasRowId()) {
-    storage::StateTable counters(store_, StateTableId(id(), kCountersSlot));
     std::string bytes;
     storage::AppendBigEndian64(static_cast<uint64_t>(next_row_id_), &bytes);
     batch->PutState(counters.FullKey(kNextRowIdKey), bytes);

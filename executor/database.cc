@@ -81,6 +81,34 @@ std::vector<planner::Column> ResolveColumns(const std::vector<parser::ColumnDef>
   return columns;
 }
 
+// Moves a WITH clause into `object`: `connector` into its connector, the rest into its
+// options (a key given twice is an error). Returns where `connector` was written, else
+// `position`.
+int TakeWithOptions(const std::vector<parser::Option>& options, planner::CatalogObject* object,
+                    int position) {
+  for (const parser::Option& option : options) {
+    if (option.key == "connector") {
+      object->connector = option.value;
+      position = option.position;
+    } else if (!object->options.emplace(option.key, option.value).second) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("option '{}' is given more than once", option.key),
+                     option.position);
+    }
+  }
+  return position;
+}
+
+// The names of the connectors `accept` takes, comma separated (for error messages).
+std::string ConnectorNames(const planner::ConnectorRegistry& connectors,
+                           const std::function<bool(const planner::ConnectorSpec&)>& accept) {
+  std::string names;
+  for (const std::string& name : connectors.Names()) {
+    if (accept(*connectors.Find(name))) names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
+}
+
 constexpr std::string_view kCheckpointIntervalSetting = "checkpoint_interval";
 
 QueryResult Command(std::string tag) {
@@ -320,26 +348,16 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
     }
   }
   object->columns = ResolveColumns(create.columns, "stream", create.position);
-  int connector_position = create.position;
-  for (const parser::Option& option : create.options) {
-    if (option.key == "connector") {
-      object->connector = option.value;
-      connector_position = option.position;
-    } else if (!object->options.emplace(option.key, option.value).second) {
-      throw SqlError(sqlstate::kInvalidParameterValue,
-                     fmt::format("option '{}' is given more than once", option.key),
-                     option.position);
-    }
-  }
+  int connector_position = TakeWithOptions(create.options, object.get(), create.position);
   if (object->connector.empty()) {
     throw SqlError(sqlstate::kInvalidParameterValue, "a stream needs WITH (connector = '...')",
                    create.position);
   }
   const planner::ConnectorSpec* spec = connectors_->Find(object->connector);
   if (!spec || !spec->validate_source) {
-    std::string known;
-    for (const std::string& name : connectors_->Names())
-      known += (known.empty() ? "" : ", ") + name;
+    std::string known = ConnectorNames(*connectors_, [](const planner::ConnectorSpec& each) {
+      return static_cast<bool>(each.validate_source);
+    });
     throw SqlError(sqlstate::kInvalidParameterValue,
                    fmt::format("unknown connector '{}' (available: {})", object->connector, known),
                    connector_position);
@@ -411,26 +429,14 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
   object->definition = create.text;
   object->format = create.format;
   object->parallelism = parallelism;
-  int connector_position = create.position;
+  int connector_position = TakeWithOptions(create.options, object.get(), create.position);
   int delivery_position = create.position;
   for (const parser::Option& option : create.options) {
-    if (option.key == "connector") {
-      object->connector = option.value;
-      connector_position = option.position;
-      continue;
-    }
     if (option.key == "delivery") delivery_position = option.position;
-    if (!object->options.emplace(option.key, option.value).second) {
-      throw SqlError(sqlstate::kInvalidParameterValue,
-                     fmt::format("option '{}' is given more than once", option.key),
-                     option.position);
-    }
   }
-  std::string sink_connectors;
-  for (const std::string& name : connectors_->Names()) {
-    const planner::ConnectorSpec* spec = connectors_->Find(name);
-    if (spec->validate_sink) sink_connectors += (sink_connectors.empty() ? "" : ", ") + name;
-  }
+  std::string sink_connectors = ConnectorNames(
+      *connectors_,
+      [](const planner::ConnectorSpec& each) { return static_cast<bool>(each.validate_sink); });
   if (object->connector.empty()) {
     throw SqlError(sqlstate::kInvalidParameterValue, "a sink needs WITH (connector = '...')",
                    create.position)

@@ -131,17 +131,20 @@ void SinkWriter::RequestPrepare(uint64_t epoch,
     std::lock_guard lock(mutex_);
     // Refused at once when it is clear the epoch must be owed, so that the barrier never
     // waits for the thread to finish a long delivery or a backoff.
-    bool earlier_owed = false;
-    for (uint64_t owed : owed_) earlier_owed |= owed > finished_ && owed < epoch;
-    bool refuse = stopping_ || record_.paused || earlier_owed || Clock::now() < retry_at_ ||
-                  changes->size() > target_->max_changes_per_transaction();
-    if (!refuse) {
+    if (!MustOwe(epoch, changes->size()) && Clock::now() >= retry_at_) {
       prepare_ = PrepareRequest{epoch, std::move(changes), std::move(done)};
       wake_.notify_all();
       return;
     }
   }
   done(std::nullopt);
+}
+
+bool SinkWriter::MustOwe(uint64_t epoch, size_t changes) const {
+  bool earlier_owed = false;
+  for (uint64_t owed : owed_) earlier_owed |= owed > finished_ && owed < epoch;
+  return stopping_ || record_.paused || earlier_owed ||
+         changes > target_->max_changes_per_transaction();
 }
 
 void SinkWriter::NoteOwed(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes,
@@ -340,9 +343,7 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
   if (!prepare_) return;
   // Pre-commit at the barrier: only once every earlier epoch is finished.
   uint64_t epoch = prepare_->epoch;
-  bool earlier_open =
-      record_.prepared_epoch > finished_ || (!owed_.empty() && *owed_.begin() < epoch);
-  if (record_.paused || earlier_open || stopping_) {
+  if (MustOwe(epoch, prepare_->changes->size()) || record_.prepared_epoch > finished_) {
     RefusePrepare(lock);
     return;
   }

@@ -128,6 +128,10 @@ class SinkWriter {
   SinkChangeBatches OwedChanges(uint64_t epoch) const;
   /// How many changes an owed epoch has.
   uint64_t CountOwed(uint64_t epoch) const;
+  /// Whether `epoch` (of `changes` changes) must be owed rather than prepared: the sink is
+  /// stopping or paused, an earlier epoch is still owed, or it is too large for one
+  /// transaction. REQUIRES: mutex_ held.
+  bool MustOwe(uint64_t epoch, size_t changes) const;
   /// Answers a pending prepare request with "owe it".
   void RefusePrepare(std::unique_lock<std::mutex>* lock);
 

@@ -65,6 +65,7 @@ const std::vector<std::string_view>& Names() {
   static const std::vector<std::string_view> names = {
       "table_write_before_sync",  // A table write is about to be made durable.
       "table_write_after_sync",   // A table write is durable; the client has not heard yet.
+      "source_chunk_read",        // A source read rows that no checkpoint holds yet.
       "epoch_barrier_injected",   // A checkpoint began; no job has flushed yet.
       "epoch_operator_flushed",   // One operator instance wrote its share of the epoch.
       "epoch_job_flushed",        // The coordinator took one job's state delta into the batch.
@@ -77,6 +78,7 @@ const std::vector<std::string_view>& Names() {
       "sink_after_commit_prepared",   // The target committed; the sink does not know it yet.
       "sink_before_deliver",          // The checkpoint holding owed rows committed; not sent.
       "sink_after_staged_part",       // One part of a large epoch is staged in the target.
+      "kafka_sink_before_commit",     // A Kafka transaction holds the epoch; not committed.
       "sink_after_deliver",           // The target committed them with its progress row.
   };
   return names;

@@ -10,7 +10,9 @@
 #include "common/sql_error.h"
 #include "executor/batch/batch_executor.h"
 #include "executor/connectors/connectors.h"
+#include "executor/connectors/dead_letter.h"
 #include "executor/plan_builder.h"
+#include "executor/runtime/source_task.h"
 #include "parser/parser.h"
 #include "planner/expression_binder.h"
 #include "planner/query_binder.h"
@@ -206,6 +208,57 @@ void Database::RegisterSystemTables() {
     return rows;
   };
   catalog_.RegisterSystemTable(std::move(sinks));
+
+  // Records streams could not decode, kept by on_error = 'dead_letter'.
+  planner::SystemTable bad_records;
+  bad_records.name = "bad_records";
+  bad_records.columns = {{"stream", TypeId::kVarchar},
+                         {"partition", TypeId::kInt32},
+                         {"offset", TypeId::kInt64},
+                         {"error", TypeId::kVarchar},
+                         {"raw", TypeId::kVarchar}};
+  bad_records.rows = [this] {
+    std::vector<std::vector<Value>> rows;
+    Status status = store_->ScanDeadLetters(
+        [&](uint32_t stream_id, int32_t partition, int64_t offset, std::string_view bytes) {
+          DeadLetter letter;
+          planner::CatalogObjectPtr stream = catalog_.FindById(stream_id);
+          if (!stream || !DecodeDeadLetter(bytes, &letter)) return true;
+          rows.push_back({Value::String(stream->name), Value::Int(partition), Value::Int(offset),
+                          Value::String(letter.error), Value::String(RawBytesAsText(letter.raw))});
+          return true;
+        });
+    if (!status.ok()) throw SqlError(sqlstate::kIoError, status.ToString());
+    return rows;
+  };
+  catalog_.RegisterSystemTable(std::move(bad_records));
+
+  // Where each job reading a stream stands, as its last checkpoint recorded.
+  planner::SystemTable sources;
+  sources.name = "sources";
+  sources.columns = {{"stream", TypeId::kVarchar},
+                     {"connector", TypeId::kVarchar},
+                     {"reader", TypeId::kVarchar},
+                     {"position", TypeId::kVarchar},
+                     {"bad_records", TypeId::kInt64}};
+  sources.rows = [this] {
+    std::vector<std::vector<Value>> rows;
+    for (const planner::CatalogObjectPtr& reader : catalog_.List()) {
+      if (reader->depends_on.size() != 1) continue;
+      planner::CatalogObjectPtr stream = catalog_.FindById(reader->depends_on.front());
+      if (!stream || stream->type != planner::ObjectType::kStream) continue;
+      std::optional<std::string> position =
+          store_->GetSourcePosition(reader->id, SourceTask::kPositionName).ValueOrThrow();
+      SourcePositionSummary summary;
+      if (position) summary = DescribeSourcePosition(*stream, *position);
+      rows.push_back({Value::String(stream->name), Value::String(stream->connector),
+                      Value::String(reader->name),
+                      summary.position.empty() ? Value::Null() : Value::String(summary.position),
+                      Value::Int(static_cast<int64_t>(summary.bad_records))});
+    }
+    return rows;
+  };
+  catalog_.RegisterSystemTable(std::move(sources));
 }
 
 void Database::SetCheckpointInterval(std::chrono::milliseconds interval, bool persist) {
@@ -363,7 +416,7 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
                    connector_position);
   }
   try {
-    spec->validate_source(object->options, object->columns);
+    spec->validate_source(object->options, object->columns, object->format);
   } catch (SqlError& error) {
     throw error.WithPositionIfUnset(create.position);
   }
@@ -483,7 +536,7 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
   planner::SinkInput input{object->columns, query.append_only};
   planner::SinkCapability capability;
   try {
-    capability = spec->validate_sink(SinkConnectorOptions(*object), input);
+    capability = spec->validate_sink(SinkConnectorOptions(*object), input, object->format);
   } catch (SqlError& error) {
     throw error.WithPositionIfUnset(create.position);
   }
@@ -724,7 +777,16 @@ QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) 
     throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
                    create.position);
   }
-  CommitCreate(PlanStream(create, static_cast<uint32_t>(next_object_id_)));
+  planner::CatalogObjectPtr object = PlanStream(create, static_cast<uint32_t>(next_object_id_));
+  if (const planner::ConnectorSpec* spec = connectors_->Find(object->connector);
+      spec && spec->probe_source) {
+    try {
+      spec->probe_source(object->options, object->columns, object->format);
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(create.position);
+    }
+  }
+  CommitCreate(std::move(object));
   return Command("CREATE STREAM");
 }
 
@@ -801,6 +863,7 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
       batch->DeleteStateTables(StateTableId(victim->id, 0), StateTableId(victim->id + 1, 0));
       batch->DeleteSourcePositions(victim->id);
       batch->DeleteTableLog(victim->id);
+      batch->DeleteDeadLetters(victim->id);
     }
   });
   for (const auto& victim : victims) {

@@ -147,6 +147,11 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                              "Row changes read from a view's changelog by views over it.")
           : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
                              "Rows read from a stream, over all views reading it.");
+  if (scan.object->type == planner::ObjectType::kStream) {
+    dataflow.counters.bad_records = metrics->Counter(
+        "stave_source_bad_records_total", {{"stream", scan.object->name}, {kind, owner.name}},
+        "Records a stream's reader could not decode (skipped, dead-lettered or failed on).");
+  }
   return dataflow;
 }
 

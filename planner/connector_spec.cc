@@ -1,6 +1,17 @@
 #include "planner/connector_spec.h"
 
+#include <fmt/format.h>
+
+#include "common/sql_error.h"
+
 namespace stave::planner {
+
+void RefuseFormat(std::string_view connector, const std::string& format) {
+  if (format.empty()) return;
+  throw SqlError(
+      sqlstate::kInvalidParameterValue,
+      fmt::format("the {} connector takes no FORMAT (got FORMAT {})", connector, format));
+}
 
 void ConnectorRegistry::Register(ConnectorSpec spec) {
   std::string name = spec.name;

@@ -35,18 +35,28 @@ struct ConnectorSpec {
   bool replayable_source = false;
   /// Why the source can or cannot be replayed, in one sentence (for EXPLAIN SINK).
   std::string source_reason;
-  /// Throws SqlError (22023 and the offending option) if the options or the columns do
-  /// not suit this connector. `options` excludes `connector` itself.
-  std::function<void(const std::map<std::string, std::string>& options,
-                     const std::vector<Column>& columns)>
-      validate_source;
+  /// Throws SqlError (22023 and the offending option) if the options, the columns or the
+  /// FORMAT (lower-case, empty when absent) do not suit this connector. `options` excludes
+  /// `connector` itself.
+  using SourceCheck =
+      std::function<void(const std::map<std::string, std::string>& options,
+                         const std::vector<Column>& columns, const std::string& format)>;
+  SourceCheck validate_source;
+  /// Optional, called once at CREATE STREAM after validate_source (never at recovery, so a
+  /// system that is away then cannot stop a restart): throws SqlError if the external
+  /// system cannot be reached or lacks what the stream reads.
+  SourceCheck probe_source;
   /// For a sink connector: throws SqlError (22023 and the offending option) if the options
-  /// do not suit this connector or the input, else says what the sink gives. `options`
-  /// excludes `connector` and `delivery`.
+  /// or the FORMAT do not suit this connector or the input, else says what the sink gives.
+  /// `options` excludes `connector` and `delivery`.
   std::function<SinkCapability(const std::map<std::string, std::string>& options,
-                               const SinkInput& input)>
+                               const SinkInput& input, const std::string& format)>
       validate_sink;
 };
+
+/// For a connector whose records have no format (datagen, socket): throws SqlError 22023 if
+/// the stream says FORMAT anyway.
+void RefuseFormat(std::string_view connector, const std::string& format);
 
 /// The connectors this server offers. Filled in once at start, read-only afterwards.
 class ConnectorRegistry {

@@ -42,6 +42,12 @@ uint64_t ReadBigEndian64(std::string_view bytes) {
   return value;
 }
 
+uint32_t ReadBigEndian32(std::string_view bytes) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  return value;
+}
+
 void EncodeKeyValue(const Value& value, DataType type, std::string* out) {
   if (value.is_null()) {
     out->push_back(kNullMarker);

@@ -25,5 +25,6 @@ void AppendBigEndian32(uint32_t value, std::string* out);
 void AppendBigEndian16(uint16_t value, std::string* out);
 void AppendBigEndian64(uint64_t value, std::string* out);
 uint64_t ReadBigEndian64(std::string_view bytes);
+uint32_t ReadBigEndian32(std::string_view bytes);
 
 }  // namespace stave::storage

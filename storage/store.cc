@@ -58,6 +58,12 @@ std::string SourcePositionPrefix(uint32_t owner) {
   return key;
 }
 
+std::string DeadLetterPrefix(uint32_t stream_id) {
+  std::string key(1, key_section::kDeadLetter);
+  AppendBigEndian32(stream_id, &key);
+  return key;
+}
+
 // The smallest key greater than every key starting with `prefix`.
 std::string PrefixEnd(std::string prefix) {
   while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
@@ -123,6 +129,19 @@ void WriteBatch::DeleteTableLogBelow(uint32_t table_id, uint64_t sequence) {
 
 void WriteBatch::DeleteTableLog(uint32_t table_id) {
   std::string begin = TableLogPrefix(table_id);
+  batch_.DeleteRange(begin, PrefixEnd(begin));
+}
+
+void WriteBatch::PutDeadLetter(uint32_t stream_id, int32_t partition, int64_t offset,
+                               std::string_view record) {
+  std::string key = DeadLetterPrefix(stream_id);
+  AppendBigEndian32(static_cast<uint32_t>(partition), &key);
+  AppendBigEndian64(static_cast<uint64_t>(offset), &key);
+  batch_.Put(key, record);
+}
+
+void WriteBatch::DeleteDeadLetters(uint32_t stream_id) {
+  std::string begin = DeadLetterPrefix(stream_id);
   batch_.DeleteRange(begin, PrefixEnd(begin));
 }
 
@@ -322,6 +341,27 @@ Result<std::optional<std::string>> Store::GetSourcePosition(uint32_t owner,
   std::string key = SourcePositionPrefix(owner);
   key.append(name);
   return GetState(key);
+}
+
+Status Store::ScanDeadLetters(
+    const std::function<bool(uint32_t, int32_t, int64_t, std::string_view)>& visit) const {
+  std::string begin(1, key_section::kDeadLetter);
+  std::string end = PrefixEnd(begin);
+  rocksdb::ReadOptions options;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  constexpr size_t kKeyBytes = 1 + 4 + 4 + 8;
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    std::string_view key(it->key().data(), it->key().size());
+    if (key.size() != kKeyBytes) return Status::Corruption("malformed dead letter key");
+    uint32_t stream = ReadBigEndian32(key.substr(1, 4));
+    auto partition = static_cast<int32_t>(ReadBigEndian32(key.substr(5, 4)));
+    auto offset = static_cast<int64_t>(ReadBigEndian64(key.substr(9, 8)));
+    if (!visit(stream, partition, offset, std::string_view(it->value().data(), it->value().size())))
+      break;
+  }
+  return FromRocks(it->status(), "reading dead letters");
 }
 
 uint64_t Store::ApproximateSize() const {

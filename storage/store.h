@@ -44,6 +44,13 @@ class WriteBatch {
   /// Deletes a log's records below `sequence` (no reader needs them any more).
   void DeleteTableLogBelow(uint32_t table_id, uint64_t sequence);
 
+  /// Keeps a record that a source could not decode (its stream's on_error = 'dead_letter'),
+  /// keyed by where it was read: a replay of the epoch writes the same key again, so a
+  /// record is never stored twice, however many jobs read the stream.
+  void PutDeadLetter(uint32_t stream_id, int32_t partition, int64_t offset,
+                     std::string_view record);
+  void DeleteDeadLetters(uint32_t stream_id);
+
   /// Appends every change of `parts`, in order, as if each had been written into this
   /// batch directly: how the parallel tasks' deltas of one epoch become its one commit.
   void Append(const std::vector<const WriteBatch*>& parts);
@@ -140,6 +147,11 @@ class Store {
   /// A source position recorded by PutSourcePosition, or nullopt if none was committed.
   Result<std::optional<std::string>> GetSourcePosition(uint32_t owner, std::string_view name) const;
 
+  /// Calls `visit(stream id, partition, offset, record)` for every dead letter, in key order,
+  /// until it returns false.
+  Status ScanDeadLetters(
+      const std::function<bool(uint32_t, int32_t, int64_t, std::string_view)>& visit) const;
+
   /// Approximate bytes of state on disk (for metrics).
   uint64_t ApproximateSize() const;
 
@@ -159,6 +171,7 @@ inline constexpr char kCatalog = 0x02;
 inline constexpr char kState = 0x03;
 inline constexpr char kSourcePosition = 0x04;
 inline constexpr char kTableLog = 0x05;
+inline constexpr char kDeadLetter = 0x06;
 }  // namespace key_section
 
 }  // namespace stave::storage

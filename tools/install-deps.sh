@@ -19,6 +19,11 @@ if [ "${1:-}" = "--tests" ]; then
     # The end-to-end test driver, and a real PostgreSQL server for the sink tests and
     # benchmarks (tests/e2e/postgres_harness.py starts its own, on a free port).
     python3 postgresql
+    # The Kafka tests' client (tests/e2e/kafka_harness.py produces and reads with
+    # confluent_kafka, over the same librdkafka as Stave), and kcat to look at the
+    # tools/kafka-dev cluster by hand. No Kafka broker is packaged: the tests use librdkafka's
+    # mock cluster.
+    python3-confluent-kafka kcat
   )
 fi
 

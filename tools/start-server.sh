@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTAVE_BUILD_TESTS=OFF >/dev/null
-cmake --build build/release --target staved
+cmake --build build/release --target staved stave-kafka-dev
 echo
 echo "Starting staved; it prints the psql command to connect with once it is ready."
 echo "Stop it with Ctrl-C (a clean stop: the last changes are checkpointed)."

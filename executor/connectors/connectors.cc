@@ -3,8 +3,11 @@
 #include "common/sql_error.h"
 #include "executor/connectors/blackhole/blackhole_sink.h"
 #include "executor/connectors/datagen/datagen_source.h"
+#include "executor/connectors/kafka/kafka_sink.h"
+#include "executor/connectors/kafka/kafka_source.h"
 #include "executor/connectors/postgres/postgres_sink.h"
 #include "executor/connectors/socket/socket_source.h"
+#include "storage/key_codec.h"
 
 namespace stave::executor {
 
@@ -13,6 +16,7 @@ void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry) {
   registry->Register(PostgresConnectorSpec());
   registry->Register(BlackholeConnectorSpec());
   registry->Register(SocketConnectorSpec());
+  registry->Register(KafkaConnectorSpec());
 }
 
 std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream) {
@@ -22,8 +26,27 @@ std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& str
   if (stream.connector == "socket") {
     return std::make_unique<SocketSource>(SocketOptions::Parse(stream.options, stream.columns));
   }
+  if (stream.connector == "kafka") {
+    return std::make_unique<KafkaSource>(
+        stream.id, stream.name,
+        KafkaSourceOptions::Parse(stream.options, stream.columns, stream.format));
+  }
   throw SqlError(sqlstate::kFeatureNotSupported,
                  "the connector '" + stream.connector + "' cannot be read yet");
+}
+
+SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,
+                                             std::string_view position) {
+  SourcePositionSummary summary;
+  if (stream.connector == "kafka") {
+    if (std::optional<KafkaPositionSummary> kafka = SummarizeKafkaPosition(position)) {
+      summary.position = kafka->offsets;
+      summary.bad_records = kafka->bad_records;
+    }
+  } else if (stream.connector == "datagen" && position.size() == 8) {
+    summary.position = "row " + std::to_string(storage::ReadBigEndian64(position));
+  }
+  return summary;
 }
 
 std::map<std::string, std::string> SinkConnectorOptions(const planner::CatalogObject& sink) {
@@ -39,6 +62,16 @@ OpenedSink OpenSinkTarget(const planner::CatalogObject& sink, const planner::Sin
     if (options.mode == PostgresSinkOptions::Mode::kUpsert)
       opened.key_columns = options.primary_key;
     opened.target = std::make_unique<PostgresSinkTarget>(sink.name, std::move(options));
+  } else if (sink.connector == "kafka") {
+    KafkaSinkOptions options =
+        KafkaSinkOptions::Parse(SinkConnectorOptions(sink), input, sink.format, sink.name);
+    auto delivery = sink.options.find("delivery");
+    options.exactly_once =
+        delivery == sink.options.end() ||
+        planner::ParseDelivery(delivery->second) == planner::Delivery::kExactlyOnce;
+    // Only an upsert stream is compacted per key within an epoch; appends keep every row.
+    if (options.upsert) opened.key_columns = options.key;
+    opened.target = std::make_unique<KafkaSinkTarget>(sink.name, std::move(options));
   } else if (sink.connector == "blackhole") {
     opened.target = std::make_unique<BlackholeSinkTarget>();
   } else {

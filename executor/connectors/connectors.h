@@ -29,6 +29,14 @@ struct OpenedSink {
 /// SqlError if the connector is unknown or its options are bad.
 OpenedSink OpenSinkTarget(const planner::CatalogObject& sink, const planner::SinkInput& input);
 
+/// A committed source position, told for stave_catalog.sources.
+struct SourcePositionSummary {
+  std::string position;  ///< E.g. "0:120,1:98" (Kafka partition:offset); empty if unknown.
+  uint64_t bad_records = 0;
+};
+SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,
+                                             std::string_view position);
+
 /// The options a sink's connector sees: the WITH options without `delivery`.
 std::map<std::string, std::string> SinkConnectorOptions(const planner::CatalogObject& sink);
 

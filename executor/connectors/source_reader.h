@@ -7,9 +7,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "executor/chunk.h"
+#include "executor/connectors/dead_letter.h"
 
 namespace stave::executor {
 
@@ -48,6 +50,13 @@ class SourceReader {
   /// For a reader of a change log (a view's): the log's object and the first record it
   /// will still read after recovery from the position it reports now. Older records may go.
   virtual std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const { return std::nullopt; }
+
+  /// The dead letters met since the last call, in the order read. The caller writes them
+  /// into the epoch the rows read with them belong to.
+  virtual std::vector<DeadLetter> TakeDeadLetters() { return {}; }
+
+  /// Records this reader could not decode so far, as its position counts them.
+  virtual uint64_t bad_records() const { return 0; }
 
   /// Whether this reader has read everything `targets` asks of it.
   virtual bool CaughtUp(const SourceTargets& targets) const {

@@ -1,5 +1,8 @@
 #include "executor/runtime/source_task.h"
 
+#include "common/failpoint.h"
+#include "executor/connectors/dead_letter.h"
+
 namespace stave::executor {
 namespace {
 
@@ -39,6 +42,11 @@ void SourceTask::MaybeInjectBarrier() {
   report.epoch = request->epoch;
   report.batch = std::make_unique<storage::EpochBatch>(request->epoch);
   report.batch->PutSourcePosition(job_->job_id(), kPositionName, reader_->Position());
+  for (const DeadLetter& letter : dead_letters_) {
+    report.batch->PutDeadLetter(letter.stream_id, letter.partition, letter.offset,
+                                EncodeDeadLetter(letter));
+  }
+  dead_letters_.clear();
   report.retained_log = reader_->RetainedLog();
   outbox_->Broadcast(Message::Barrier(request->epoch));
   job_->collector()->OnBarrierPassed(std::move(report));
@@ -56,7 +64,17 @@ Task::PollResult SourceTask::PollSlice() {
     }
     Chunk chunk;
     auto wake_at = std::chrono::steady_clock::time_point::max();
-    switch (reader_->Poll(kChunkRows, &chunk, &wake_at)) {
+    SourceReader::PollStatus status = reader_->Poll(kChunkRows, &chunk, &wake_at);
+    for (DeadLetter& letter : reader_->TakeDeadLetters())
+      dead_letters_.push_back(std::move(letter));
+    if (counters_.bad_records) {
+      uint64_t bad = reader_->bad_records();
+      // The first look takes what a recovered position already counted: not news.
+      if (bad_records_seen_ && bad > *bad_records_seen_)
+        counters_.bad_records->fetch_add(bad - *bad_records_seen_, std::memory_order_relaxed);
+      bad_records_seen_ = bad;
+    }
+    switch (status) {
       case SourceReader::PollStatus::kIdle:
         if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
         return PollResult::kWait;
@@ -66,6 +84,7 @@ Task::PollResult SourceTask::PollSlice() {
       case SourceReader::PollStatus::kData:
         break;
     }
+    failpoint::Hit("source_chunk_read");
     if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
     if (counters_.stream_rows) {
       counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);

@@ -22,6 +22,7 @@ class SourceTask : public JobTask {
   struct Counters {
     std::atomic<uint64_t>* rows_in = nullptr;      ///< Rows read for this job.
     std::atomic<uint64_t>* stream_rows = nullptr;  ///< Rows read, counted on the stream.
+    std::atomic<uint64_t>* bad_records = nullptr;  ///< Records the source could not decode.
   };
 
   /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
@@ -53,6 +54,10 @@ class SourceTask : public JobTask {
   Counters counters_;
   const std::atomic<bool>* throttle_;
   bool finished_ = false;
+  // The reader's count of bad records when last looked at (counters_ gets the difference).
+  std::optional<uint64_t> bad_records_seen_;
+  // Read in the current epoch, written with its barrier.
+  std::vector<DeadLetter> dead_letters_;
   std::mutex mutex_;
   std::optional<BarrierRequest> request_;  // GUARDED_BY(mutex_)
 };

@@ -8,7 +8,8 @@ planner::ConnectorSpec BlackholeConnectorSpec() {
   planner::ConnectorSpec spec;
   spec.name = "blackhole";
   spec.validate_sink = [](const std::map<std::string, std::string>& options,
-                          const planner::SinkInput&) {
+                          const planner::SinkInput&, const std::string& format) {
+    planner::RefuseFormat("blackhole", format);
     if (!options.empty()) {
       throw SqlError(sqlstate::kInvalidParameterValue,
                      "unknown option '" + options.begin()->first + "' for the blackhole sink")

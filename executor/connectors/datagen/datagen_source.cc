@@ -265,7 +265,9 @@ planner::ConnectorSpec DatagenConnectorSpec() {
   spec.name = "datagen";
   spec.replayable_source = true;
   spec.validate_source = [](const std::map<std::string, std::string>& options,
-                            const std::vector<planner::Column>& columns) {
+                            const std::vector<planner::Column>& columns,
+                            const std::string& format) {
+    planner::RefuseFormat("datagen", format);
     DatagenOptions::Parse(options, columns);
   };
   return spec;

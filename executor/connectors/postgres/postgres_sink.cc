@@ -799,7 +799,8 @@ planner::ConnectorSpec PostgresConnectorSpec() {
   planner::ConnectorSpec spec;
   spec.name = "postgres";
   spec.validate_sink = [](const std::map<std::string, std::string>& options,
-                          const planner::SinkInput& input) {
+                          const planner::SinkInput& input, const std::string& format) {
+    planner::RefuseFormat("postgres", format);
     PostgresSinkOptions parsed = PostgresSinkOptions::Parse(options, input);
     planner::SinkCapability capability;
     capability.guarantee = planner::Delivery::kExactlyOnce;

@@ -181,7 +181,9 @@ planner::ConnectorSpec SocketConnectorSpec() {
   spec.source_reason =
       "a socket cannot rewind, so lines read after the last checkpoint are lost on a crash";
   spec.validate_source = [](const std::map<std::string, std::string>& options,
-                            const std::vector<planner::Column>& columns) {
+                            const std::vector<planner::Column>& columns,
+                            const std::string& format) {
+    planner::RefuseFormat("socket", format);
     SocketOptions::Parse(options, columns);
   };
   return spec;

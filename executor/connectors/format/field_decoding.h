@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/data_type.h"
+#include "executor/chunk.h"
+
+// What the JSON and CSV decoders share: range checks, undoing a half-decoded record, and the
+// wording of their one-line errors.
+
+namespace stave::executor {
+
+/// Whether `value` fits an integer column of `type` (smallint, integer or bigint).
+bool IntegerFitsType(int64_t value, DataType type);
+
+/// Removes the last value appended to `column`, so that a decoder can leave a chunk as it
+/// was when a later field of the record turns out to be bad. REQUIRES: column->size() > 0.
+void RemoveLastValue(Column* column);
+
+/// The most bytes an error message quotes of a text (between the quotes, escapes included);
+/// longer texts are cut.
+inline constexpr size_t kMaxQuotedBytes = 48;
+
+/// Appends `text` in double quotes, fit for a one-line error message: quotes, backslashes,
+/// control characters and bytes that are not UTF-8 escaped (\", \\, \n, \x01), and cut
+/// after at most kMaxQuotedBytes, at a character boundary, with "..." after the closing quote
+/// marking the cut.
+void AppendQuotedForError(std::string_view text, std::string* out);
+
+/// The type's name with its article, as errors say "expected a bigint", "an integer".
+std::string TypeWithArticle(DataType type);
+
+/// Replaces `*error` with the start of an error about one field: `field "name": `.
+void StartFieldError(std::string_view name, std::string* error);
+
+}  // namespace stave::executor

@@ -20,11 +20,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,70 +35,24 @@
 #include <thread>
 #include <vector>
 
+#include "bench/harness.h"
 #include "common/sql_error.h"
 #include "executor/chunk.h"
 #include "executor/connectors/connectors.h"
 #include "executor/connectors/datagen/datagen_source.h"
 #include "executor/database.h"
-#include "parser/parser.h"
 #include "planner/catalog.h"
 #include "planner/connector_spec.h"
 
+namespace stave::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using stave::executor::Database;
-using stave::executor::DatabaseOptions;
-using stave::executor::QueryResult;
-using Clock = std::chrono::steady_clock;
+using executor::Database;
+using executor::DatabaseOptions;
+using executor::QueryResult;
 
-// ---------------------------------------------------------------------------------------
-// Measuring
-
-double CpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-/// The median; the mean of the middle two for an even count; NaN for none.
-double Median(std::vector<double> values) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-/// Nearest-rank percentile (p in (0, 100]); NaN for none.
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
-  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
-}
-
-/// A wall-clock + CPU-clock interval.
-struct Span {
-  double wall = 0;
-  double cpu = 0;
-  Span& operator+=(const Span& other) {
-    wall += other.wall;
-    cpu += other.cpu;
-    return *this;
-  }
-};
-
-class Stopwatch {
- public:
-  Stopwatch() : wall_(Clock::now()), cpu_(CpuSeconds()) {}
-  Span Elapsed() const { return {Seconds(Clock::now() - wall_), CpuSeconds() - cpu_}; }
-
- private:
-  Clock::time_point wall_;
-  double cpu_;
-};
+constexpr char kProgram[] = "engine_bench";
 
 // ---------------------------------------------------------------------------------------
 // Files
@@ -146,54 +98,6 @@ void EvictFromPageCache(const fs::path& directory) {
     ::close(fd);
   }
 }
-
-/// The root of the run's data directories: a fresh temporary directory (removed at the
-/// end) unless --data-dir names one (kept; only what the benchmark made in it is removed).
-class DataRoot {
- public:
-  explicit DataRoot(const std::string& requested) {
-    if (requested.empty()) {
-      std::string pattern = (fs::temp_directory_path() / "stave-bench-XXXXXX").string();
-      if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-      path_ = pattern;
-      owned_ = true;
-    } else {
-      path_ = requested;
-      fs::create_directories(path_);
-    }
-  }
-  ~DataRoot() {
-    std::error_code error;
-    if (owned_) fs::remove_all(path_, error);
-  }
-  DataRoot(const DataRoot&) = delete;
-  DataRoot& operator=(const DataRoot&) = delete;
-
-  /// A fresh, empty directory for one run (never one that exists already).
-  fs::path Fresh(const std::string& name) {
-    fs::path path;
-    do {
-      path = path_ / fmt::format("{}-{}", name, ++counter_);
-    } while (fs::exists(path));
-    fs::create_directories(path);
-    return path;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool owned_ = false;
-  int counter_ = 0;
-};
-
-/// Removes a run's directory when the run ends, however it ends.
-struct RemoveOnExit {
-  fs::path path;
-  ~RemoveOnExit() {
-    std::error_code error;
-    fs::remove_all(path, error);
-  }
-};
 
 // ---------------------------------------------------------------------------------------
 // Configuration
@@ -241,14 +145,8 @@ std::set<std::string> ParseScenarios(const std::string& list) {
 // ---------------------------------------------------------------------------------------
 // SQL
 
-QueryResult Run(Database* database, const std::string& sql) {
-  QueryResult result;
-  for (const auto& statement : stave::parser::Parse(sql)) result = database->Execute(*statement);
-  return result;
-}
-
 int64_t CountRows(Database* database, const std::string& relation) {
-  QueryResult result = Run(database, "SELECT count(*) FROM " + relation);
+  QueryResult result = ExecuteSql(database, "SELECT count(*) FROM " + relation);
   return result.rows.at(0).at(0).int_value();
 }
 
@@ -440,13 +338,13 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
   stave::planner::ConnectorRegistry connectors;
   stave::executor::RegisterBuiltinConnectors(&connectors);
   auto database = OpenDatabase(directory, interval, &connectors);
-  Run(database.get(), workload.stream_sql);
+  ExecuteSql(database.get(), workload.stream_sql);
 
   EngineRun run;
   // Each commit is one epoch; the engine keeps a record of each (stave_catalog.checkpoints).
   auto* committed_epoch = database->metrics()->Gauge("stave_committed_epoch");
   Stopwatch processing;
-  Run(database.get(), workload.view_sql);
+  ExecuteSql(database.get(), workload.view_sql);
   int64_t create_epoch = committed_epoch->load();  // the CREATE's own commit
   auto* rows_in = database->metrics()->Counter("stave_view_rows_in_total", {{"view", "m"}});
   uint64_t last_rows = 0;
@@ -469,13 +367,13 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
   int64_t processed_epoch = committed_epoch->load();
 
   Stopwatch checkpoint;
-  Run(database.get(), "CHECKPOINT");
+  ExecuteSql(database.get(), "CHECKPOINT");
   run.checkpoint = checkpoint.Elapsed();
   int64_t final_epoch = committed_epoch->load();
 
   // The commits while the view processed (periodic, or early when uncommitted state passed
   // the engine's memory bound), and the final CHECKPOINT's.
-  QueryResult history = Run(
+  QueryResult history = ExecuteSql(
       database.get(), fmt::format("SELECT epoch, duration_ms, bytes FROM stave_catalog.checkpoints "
                                   "WHERE epoch > {} ORDER BY epoch",
                                   create_epoch));
@@ -610,103 +508,17 @@ SyncedWrites RawFileWrites(const fs::path& directory, double bytes, int writes) 
 // ---------------------------------------------------------------------------------------
 // Reporting
 
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-
-  std::string Render(bool markdown) const {
-    std::string text;
-    if (markdown) {
-      auto line = [](const std::vector<std::string>& cells) {
-        std::string out = "|";
-        for (const auto& cell : cells) out += " " + cell + " |";
-        return out + "\n";
-      };
-      text += line(header_);
-      std::string rule = "|";
-      for (size_t i = 0; i < header_.size(); ++i) rule += i == 0 ? "---|" : "---:|";
-      text += rule + "\n";
-      for (const auto& row : rows_) text += line(row);
-      return text;
-    }
-    std::vector<size_t> widths(header_.size(), 0);
-    auto measure = [&](const std::vector<std::string>& cells) {
-      for (size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
-        widths[i] = std::max(widths[i], cells[i].size());
-      }
-    };
-    measure(header_);
-    for (const auto& row : rows_) measure(row);
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string out;
-      for (size_t i = 0; i < cells.size(); ++i) {
-        out += i == 0 ? fmt::format("{:<{}}", cells[i], widths[i])
-                      : fmt::format("  {:>{}}", cells[i], widths[i]);
-      }
-      return out + "\n";
-    };
-    text += line(header_);
-    for (const auto& row : rows_) text += line(row);
-    return text;
-  }
-
- private:
-  std::vector<std::string> header_;
-  std::vector<std::vector<std::string>> rows_;
-};
-
-std::string Rate(double per_second) {
-  if (std::isnan(per_second)) return "-";
-  if (per_second >= 1e6) return fmt::format("{:.2f} M", per_second / 1e6);
-  if (per_second >= 1e3) return fmt::format("{:.1f} K", per_second / 1e3);
-  return fmt::format("{:.0f}", per_second);
-}
-
-std::string Millis(double seconds) {
-  if (std::isnan(seconds)) return "-";
-  return fmt::format("{:.1f} ms", seconds * 1e3);
-}
-
-std::string Bytes(double bytes) {
-  if (std::isnan(bytes)) return "-";
-  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
-  if (bytes >= 1e3) return fmt::format("{:.1f} KB", bytes / 1e3);
-  return fmt::format("{:.0f} B", bytes);
-}
-
-std::string Ratio(double ratio) {
-  if (std::isnan(ratio)) return "-";
-  return fmt::format("{:.2f}", ratio);
-}
-
 std::string MachineLine() {
-  std::string model = "unknown CPU";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof set, &set);
-  double load[3] = {0, 0, 0};
-  getloadavg(load, 3);
+  Machine machine = DescribeMachine();
   return fmt::format("{} CPUs online ({}), {} usable by this process; load average {:.2f}",
-                     std::thread::hardware_concurrency(), model, CPU_COUNT(&set), load[0]);
-}
-
-void Progress(const std::string& message) {
-  fmt::print(stderr, "[engine_bench] {}\n", message);
-  std::fflush(stderr);
+                     machine.online_cpus, machine.cpu_model, machine.usable_cpus,
+                     machine.load_average);
 }
 
 // ---------------------------------------------------------------------------------------
 
-int Main(const Config& config, const std::set<std::string>& scenarios, const std::string& command) {
+int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
+                 const std::string& command) {
   if (config.cpus > 0) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -715,8 +527,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
       throw std::runtime_error("sched_setaffinity failed");
   }
   std::string machine_before = MachineLine();
-  DataRoot root(config.data_dir);
-  Progress(fmt::format("data under {}; {}", root.path().string(), machine_before));
+  DataDirectory root("stave-bench", config.data_dir);
+  Progress(kProgram, fmt::format("data under {}; {}", root.path().string(), machine_before));
 
   bool want_generator = scenarios.count("generator") > 0;
   bool want_stateless = scenarios.count("stateless") > 0;
@@ -728,7 +540,7 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
 
   Expected expected;
   if (want_stateless || run_aggregate_1s) {
-    Progress("counting the expected view contents from the generator");
+    Progress(kProgram, "counting the expected view contents from the generator");
     expected = ComputeExpected(config.rows, config.keys);
   }
   Workload stateless{"stateless", StreamSql(config.rows, config.keys, 0), kStatelessView,
@@ -745,28 +557,29 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
     std::string label = workload.name + (interval.count() > 0 ? "/1s" : "/on-demand");
     RemoveOnExit directory{root.Fresh(workload.name)};
     EngineRun run = RunEngine(config, directory.path, workload, interval, recovery);
-    Progress(fmt::format(
-        "{}: {:.2f} s processing ({:.2f} CPU-s) with {} commits, final CHECKPOINT "
-        "{:.3f} s, view rows {}{}",
-        label, run.processing.wall, run.processing.cpu, run.commits, run.checkpoint.wall,
-        run.view_rows,
-        run.recovery ? fmt::format(", recovery {:.3f} s cold / {:.3f} s warm, "
-                                   "{} on disk",
-                                   run.recovery->cold_serve_s, run.recovery->warm_serve_s,
-                                   Bytes(run.recovery->state_bytes))
-                     : ""));
+    Progress(kProgram,
+             fmt::format("{}: {:.2f} s processing ({:.2f} CPU-s) with {} commits, final CHECKPOINT "
+                         "{:.3f} s, view rows {}{}",
+                         label, run.processing.wall, run.processing.cpu, run.commits,
+                         run.checkpoint.wall, run.view_rows,
+                         run.recovery
+                             ? fmt::format(", recovery {:.3f} s cold / {:.3f} s warm, "
+                                           "{} on disk",
+                                           run.recovery->cold_serve_s, run.recovery->warm_serve_s,
+                                           Bytes(run.recovery->state_bytes))
+                             : ""));
     runs[label].push_back(std::move(run));
   };
 
   // Repeats are interleaved (and the order of the two intervals alternates) so that a
   // change in the machine's load hits every configuration alike.
   for (int repeat = 0; repeat < config.repeats; ++repeat) {
-    Progress(fmt::format("repeat {} of {}", repeat + 1, config.repeats));
+    Progress(kProgram, fmt::format("repeat {} of {}", repeat + 1, config.repeats));
     bool one_second_first = repeat % 2 == 0;
     if (want_generator) {
       generator_runs.push_back(RunGenerator(config));
-      Progress(fmt::format("generator: {} rows in {:.2f} s", generator_runs.back().rows,
-                           generator_runs.back().span.wall));
+      Progress(kProgram, fmt::format("generator: {} rows in {:.2f} s", generator_runs.back().rows,
+                                     generator_runs.back().span.wall));
     }
     if (want_stateless) {
       engine(stateless, one_second_first ? one_second : on_demand, false);
@@ -792,15 +605,15 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
                    LargeStateView(large_keys), 2 * large_keys, static_cast<int64_t>(large_keys)};
     for (int repeat = 0; repeat < config.repeats; ++repeat) {
       RemoveOnExit directory{root.Fresh(large.name)};
-      Progress(fmt::format("large state: {} keys, {}-byte strings, repeat {} of {}", large_keys,
-                           pad_length, repeat + 1, config.repeats));
+      Progress(kProgram, fmt::format("large state: {} keys, {}-byte strings, repeat {} of {}",
+                                     large_keys, pad_length, repeat + 1, config.repeats));
       large_runs.push_back(RunEngine(config, directory.path, large, one_second, true));
       const EngineRun& run = large_runs.back();
-      Progress(
-          fmt::format("large state: {:.2f} s processing, recovery {:.3f} s cold / {:.3f} s "
-                      "warm, {} on disk",
-                      run.processing.wall, run.recovery->cold_serve_s, run.recovery->warm_serve_s,
-                      Bytes(run.recovery->state_bytes)));
+      Progress(kProgram,
+               fmt::format("large state: {:.2f} s processing, recovery {:.3f} s cold / {:.3f} s "
+                           "warm, {} on disk",
+                           run.processing.wall, run.recovery->cold_serve_s,
+                           run.recovery->warm_serve_s, Bytes(run.recovery->state_bytes)));
     }
   }
 
@@ -827,7 +640,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
       Baseline baseline;
       baseline.of = label;
       double size = Median(bytes);
-      Progress(fmt::format("baseline: {} synced writes of {} (RocksDB, then a plain file)",
+      Progress(kProgram,
+               fmt::format("baseline: {} synced writes of {} (RocksDB, then a plain file)",
                            config.baseline_writes, Bytes(size)));
       {
         RemoveOnExit directory{root.Fresh("raw-rocksdb")};
@@ -1067,9 +881,8 @@ int Main(const Config& config, const std::set<std::string>& scenarios, const std
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// Parses the command line and runs the benchmark; returns the exit status.
+int Main(int argc, char** argv) {
   Config config;
   CLI::App app{"engine_bench: events/s, checkpoint commit time and recovery of the Stave engine"};
   app.add_option("--rows", config.rows, "Rows the stream produces")->capture_default_str();
@@ -1113,13 +926,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--rows must be positive\n");
     return 2;
   }
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  std::string command = CommandLine(argc, argv);
   spdlog::set_level(spdlog::level::warn);
-  try {
-    return Main(config, scenarios, command);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "engine_bench: %s\n", error.what());
-    return 1;
-  }
+  return RunCatchingErrors(kProgram, [&] { return RunAndReport(config, scenarios, command); });
 }
+
+}  // namespace
+}  // namespace stave::bench
+
+int main(int argc, char** argv) { return stave::bench::Main(argc, argv); }

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/harness.h"
 #include "executor/chunk.h"
 #include "executor/connectors/format/record_decoder.h"
 
@@ -59,14 +59,6 @@ struct Records {
   }
 };
 
-// SplitMix64's finalizer: deterministic, well-mixed field values.
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 // {"id":123,"k":45,"v":6789,"name":"user-000123","price":12.5,"ok":true}
 Records Generate(size_t count) {
   Records records;
@@ -74,7 +66,7 @@ Records Generate(size_t count) {
   records.bytes.reserve(count * 80);
   for (size_t i = 0; i < count; ++i) {
     records.starts.push_back(records.bytes.size());
-    uint64_t hash = Mix(i);
+    uint64_t hash = bench::SplitMix64(i);
     int64_t id = static_cast<int64_t>(i) + 1;
     int64_t k = static_cast<int64_t>(hash % 100);
     int64_t v = static_cast<int64_t>((hash >> 8) % 10000);
@@ -105,7 +97,7 @@ double RunSimdjson(const Records& records) {
   ondemand::parser parser;
   size_t capacity = records.longest + simdjson::SIMDJSON_PADDING;
   auto buffer = std::make_unique<char[]>(capacity);
-  auto start = std::chrono::steady_clock::now();
+  auto start = bench::Clock::now();
   for (size_t i = 0; i < records.size(); ++i) {
     std::string_view record = records[i];
     std::memcpy(buffer.get(), record.data(), record.size());
@@ -158,7 +150,7 @@ double RunSimdjson(const Records& records) {
     }
     if (failed) throw std::runtime_error(fmt::format("simdjson refused record {}", i));
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return bench::Seconds(bench::Clock::now() - start);
 }
 
 // The Stave decoder into 1024-row chunks (a fresh chunk each time, as a source hands each
@@ -188,7 +180,7 @@ double RunDecoder(const Records& records) {
     }
   };
   std::string error;
-  auto start = std::chrono::steady_clock::now();
+  auto start = bench::Clock::now();
   Chunk chunk = fresh_chunk();
   for (size_t i = 0; i < records.size(); ++i) {
     if (!decoder->Decode(records[i], &chunk, &error)) {
@@ -201,20 +193,9 @@ double RunDecoder(const Records& records) {
     }
   }
   add(chunk);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = bench::Seconds(bench::Clock::now() - start);
   if (!(sum == records.expected)) throw std::runtime_error("the decoded values are wrong");
   return seconds;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
-std::string Rate(double per_second) {
-  if (per_second >= 1e6) return fmt::format("{:.2f} M", per_second / 1e6);
-  return fmt::format("{:.1f} K", per_second / 1e3);
 }
 
 int Run(const Config& config) {
@@ -241,8 +222,8 @@ int Run(const Config& config) {
     fmt::print(stderr, "repeat {}: simdjson {:.3f} s, decoder {:.3f} s\n", repeat + 1, baseline,
                decoder);
   }
-  double baseline = Median(baseline_seconds);
-  double decoder = Median(decoder_seconds);
+  double baseline = bench::Median(baseline_seconds);
+  double decoder = bench::Median(decoder_seconds);
   double n = static_cast<double>(records.size());
   fmt::print(
       "{} records, {:.1f} MB ({:.1f} bytes each), median of {} runs; simdjson {} "
@@ -254,12 +235,14 @@ int Run(const Config& config) {
       // The On Demand code is compiled into this program, for the CPUs its flags allow.
       SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION),
       simdjson::get_active_implementation()->name());
-  fmt::print("| what | records/s | MB/s | ns per record | vs simdjson |\n");
-  fmt::print("|---|---:|---:|---:|---:|\n");
-  fmt::print("| simdjson On Demand, every field read (baseline) | {} | {:.0f} | {:.0f} | 1 |\n",
-             Rate(n / baseline), megabytes / baseline, baseline / n * 1e9);
-  fmt::print("| Stave JSON decoder into 1024-row chunks | {} | {:.0f} | {:.0f} | {:.2f} |\n",
-             Rate(n / decoder), megabytes / decoder, decoder / n * 1e9, Median(ratios));
+  bench::Table table({"what", "records/s", "MB/s", "ns per record", "vs simdjson"});
+  table.Add({"simdjson On Demand, every field read (baseline)", bench::Rate(n / baseline),
+             fmt::format("{:.0f}", megabytes / baseline), fmt::format("{:.0f}", baseline / n * 1e9),
+             "1"});
+  table.Add({"Stave JSON decoder into 1024-row chunks", bench::Rate(n / decoder),
+             fmt::format("{:.0f}", megabytes / decoder), fmt::format("{:.0f}", decoder / n * 1e9),
+             bench::Ratio(bench::Median(ratios))});
+  fmt::print("{}", table.Render(/*markdown=*/true));
   return 0;
 }
 
@@ -280,10 +263,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
   }
-  try {
-    return stave::executor::Run(config);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "json_decode_bench: {}\n", error.what());
-    return 1;
-  }
+  return stave::bench::RunCatchingErrors("json_decode_bench",
+                                         [&] { return stave::executor::Run(config); });
 }

@@ -16,20 +16,15 @@
 #include <librdkafka/rdkafka.h>
 // rdkafka_mock.h must come after rdkafka.h.
 #include <librdkafka/rdkafka_mock.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -43,17 +38,19 @@
 #include <utility>
 #include <vector>
 
+#include "bench/harness.h"
 #include "executor/connectors/connectors.h"
 #include "executor/database.h"
-#include "parser/parser.h"
 #include "planner/connector_spec.h"
 
+namespace stave::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using stave::executor::Database;
-using stave::executor::QueryResult;
-using Clock = std::chrono::steady_clock;
+using executor::Database;
+using executor::QueryResult;
+
+constexpr char kProgram[] = "kafka_pipeline_bench";
 
 struct Config {
   uint64_t records = 1'000'000;
@@ -67,12 +64,6 @@ struct Config {
 
 // ---------------------------------------------------------------------------------------
 // Measuring
-
-double CpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 /// CPU seconds of this process's threads named `name` (their `comm`). The mock cluster
 /// serves every broker from one thread, "rdk:mock": its time is the broker's share.
@@ -93,20 +84,8 @@ double ThreadCpuSeconds(std::string_view name) {
 
 constexpr char kMockThread[] = "rdk:mock";
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-/// The median; the mean of the middle two for an even count; NaN for none.
-double Median(std::vector<double> values) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 /// Wall time, process CPU time and the mock broker thread's CPU time of one interval.
-struct Span {
-  double wall = 0;
-  double cpu = 0;
+struct ScenarioSpan : Span {
   double broker_cpu = 0;
   // Stave only: seconds until CREATE SINK returned, until the stream had read every record,
   // and until a checkpoint held every output row (the sink publishes an epoch once its
@@ -116,36 +95,24 @@ struct Span {
   double checkpointed = std::nan("");
 };
 
-class Stopwatch {
+/// A Stopwatch that also reads the mock broker thread's CPU clock, after the other two.
+class ScenarioStopwatch {
  public:
-  Stopwatch()
-      : wall_(Clock::now()), cpu_(CpuSeconds()), broker_cpu_(ThreadCpuSeconds(kMockThread)) {}
-  Span Elapsed() const {
-    return {Seconds(Clock::now() - wall_), CpuSeconds() - cpu_,
-            ThreadCpuSeconds(kMockThread) - broker_cpu_};
+  ScenarioStopwatch() : broker_cpu_(ThreadCpuSeconds(kMockThread)) {}
+  ScenarioSpan Elapsed() const {
+    ScenarioSpan span;
+    static_cast<Span&>(span) = watch_.Elapsed();
+    span.broker_cpu = ThreadCpuSeconds(kMockThread) - broker_cpu_;
+    return span;
   }
 
  private:
-  Clock::time_point wall_;
-  double cpu_;
+  Stopwatch watch_;  // Declared first: started before the broker's clock is read.
   double broker_cpu_;
 };
 
-void Progress(const std::string& message) {
-  fmt::print(stderr, "[kafka_pipeline_bench] {}\n", message);
-  std::fflush(stderr);
-}
-
 // ---------------------------------------------------------------------------------------
 // The records
-
-// SplitMix64's finalizer: deterministic, well-mixed field values.
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 /// Record i (ids 1..N): {"id":…,"k":…,"v":…,"name":"user-…"}, about 60 bytes; its key is k.
 struct Record {
@@ -156,8 +123,8 @@ struct Record {
 
   explicit Record(uint64_t i)
       : id(static_cast<int64_t>(i) + 1),
-        k(static_cast<int64_t>(Mix(i) % 1000)),
-        v(static_cast<int64_t>((Mix(i) >> 16) % 1'000'000'000)),
+        k(static_cast<int64_t>(SplitMix64(i) % 1000)),
+        v(static_cast<int64_t>((SplitMix64(i) >> 16) % 1'000'000'000)),
         name(fmt::format("user-{:010}", id)) {}
 
   std::string Json() const {
@@ -387,9 +354,9 @@ RdKafkaHandle AssignedConsumer(const MockCluster& cluster, const std::string& to
 /// Copies every record of `in` (key and value) to `out`. With `transactional`, the
 /// producer commits a transaction about once a second, as Stave's sink commits one per 1 s
 /// epoch. The clock includes creating the clients, as Stave's does.
-Span CopyLoop(MockCluster* cluster, const std::string& in, const std::string& out, uint64_t records,
-              bool transactional) {
-  Stopwatch watch;
+ScenarioSpan CopyLoop(MockCluster* cluster, const std::string& in, const std::string& out,
+                      uint64_t records, bool transactional) {
+  ScenarioStopwatch watch;
   Deliveries deliveries;
   std::map<std::string, std::string> settings = {{"bootstrap.servers", cluster->bootstrap()}};
   if (transactional) settings["transactional.id"] = "bench-copy." + out;
@@ -424,7 +391,7 @@ Span CopyLoop(MockCluster* cluster, const std::string& in, const std::string& ou
     Check(rd_kafka_commit_transaction(producer.get(), 60'000), "commit_transaction");
   FlushAll(producer.get(), deliveries, records, "copying to " + out);
   rd_kafka_consumer_close(consumer.get());
-  Span span = watch.Elapsed();
+  ScenarioSpan span = watch.Elapsed();
   int64_t held = cluster->Records(out);
   if (held != static_cast<int64_t>(records))
     throw std::runtime_error(fmt::format("{} holds {} records, not {}", out, held, records));
@@ -433,12 +400,6 @@ Span CopyLoop(MockCluster* cluster, const std::string& in, const std::string& ou
 
 // ---------------------------------------------------------------------------------------
 // Stave: CREATE STREAM + CREATE SINK
-
-QueryResult Run(Database* database, const std::string& sql) {
-  QueryResult result;
-  for (const auto& statement : stave::parser::Parse(sql)) result = database->Execute(*statement);
-  return result;
-}
 
 /// The integer after `"name":` in a compact JSON object, or nothing.
 std::optional<int64_t> JsonInt(std::string_view json, std::string_view name) {
@@ -499,31 +460,11 @@ uint64_t VerifySinkOutput(MockCluster* cluster, const std::string& topic, uint64
   return static_cast<uint64_t>(read);
 }
 
-/// A fresh temporary data directory, removed when this goes away.
-class TempDirectory {
- public:
-  TempDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "stave-kafka-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDirectory() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  TempDirectory(const TempDirectory&) = delete;
-  TempDirectory& operator=(const TempDirectory&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 /// Runs the pipeline from `in` to `out` in a fresh database. The clock runs from just
 /// before CREATE SINK until the output topic's watermarks sum to N.
-Span StavePipeline(MockCluster* cluster, const std::string& in, const std::string& out,
-                   uint64_t records) {
-  TempDirectory directory;
+ScenarioSpan StavePipeline(MockCluster* cluster, const std::string& in, const std::string& out,
+                           uint64_t records) {
+  DataDirectory directory("stave-kafka-bench");
   stave::planner::ConnectorRegistry connectors;
   stave::executor::RegisterBuiltinConnectors(&connectors);
   stave::executor::DatabaseOptions options;
@@ -533,7 +474,8 @@ Span StavePipeline(MockCluster* cluster, const std::string& in, const std::strin
   std::string prefetch;
   for (const auto& [key, value] : kConsumerPrefetch)
     prefetch += fmt::format(", properties.{}='{}'", key, value);
-  Run(database.get(),
+  ExecuteSql(
+      database.get(),
       fmt::format("CREATE STREAM s (id BIGINT, k BIGINT, v BIGINT, name VARCHAR) WITH "
                   "(connector='kafka', topic='{}', properties.bootstrap.server='{}'{}) FORMAT JSON",
                   in, cluster->bootstrap(), prefetch));
@@ -548,9 +490,9 @@ Span StavePipeline(MockCluster* cluster, const std::string& in, const std::strin
   auto* rows_read = database->metrics()->Counter("stave_stream_rows_read_total", {{"stream", "s"}});
   auto* rows_out = database->metrics()->Counter("stave_sink_rows_out_total", {{"sink", "o"}});
   const auto target = static_cast<int64_t>(records);
-  Stopwatch watch;
+  ScenarioStopwatch watch;
   auto start = Clock::now();
-  Run(database.get(), create_sink);
+  ExecuteSql(database.get(), create_sink);
   double created = Seconds(Clock::now() - start);
   double read = std::nan("");
   double checkpointed = std::nan("");
@@ -575,8 +517,8 @@ Span StavePipeline(MockCluster* cluster, const std::string& in, const std::strin
       progress = moved;
       last_change = now;
     } else if (Seconds(now - last_change) > 60) {
-      QueryResult sinks =
-          Run(database.get(), "SELECT state, last_error FROM stave_catalog.sinks WHERE name = 'o'");
+      QueryResult sinks = ExecuteSql(
+          database.get(), "SELECT state, last_error FROM stave_catalog.sinks WHERE name = 'o'");
       std::string status;
       for (const auto& row : sinks.rows) {
         status = row.at(0).string_value();
@@ -588,14 +530,15 @@ Span StavePipeline(MockCluster* cluster, const std::string& in, const std::strin
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  Span span = watch.Elapsed();
+  ScenarioSpan span = watch.Elapsed();
   span.created = created;
   span.read = read;
   span.checkpointed = checkpointed;
   database->Shutdown();
   database.reset();
   uint64_t checked = VerifySinkOutput(cluster, out, records);
-  Progress(fmt::format("Stave's output: {} records, the {} the mock still holds checked one by one",
+  Progress(kProgram,
+           fmt::format("Stave's output: {} records, the {} the mock still holds checked one by one",
                        records, checked));
   return span;
 }
@@ -603,67 +546,10 @@ Span StavePipeline(MockCluster* cluster, const std::string& in, const std::strin
 // ---------------------------------------------------------------------------------------
 // Reporting
 
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-
-  std::string Render(bool markdown) const {
-    std::vector<size_t> widths(header_.size(), 0);
-    for (const auto* row : AllRows()) {
-      for (size_t i = 0; i < row->size(); ++i) widths[i] = std::max(widths[i], (*row)[i].size());
-    }
-    std::string text;
-    for (const auto* row : AllRows()) {
-      for (size_t i = 0; i < row->size(); ++i) {
-        if (markdown) {
-          text += "| " + (*row)[i] + " ";
-        } else {
-          text += i == 0 ? fmt::format("{:<{}}", (*row)[i], widths[i])
-                         : fmt::format("  {:>{}}", (*row)[i], widths[i]);
-        }
-      }
-      text += markdown ? "|\n" : "\n";
-      if (markdown && row == &header_) {
-        for (size_t i = 0; i < header_.size(); ++i) text += i == 0 ? "|---" : "|---:";
-        text += "|\n";
-      }
-    }
-    return text;
-  }
-
- private:
-  std::vector<const std::vector<std::string>*> AllRows() const {
-    std::vector<const std::vector<std::string>*> all = {&header_};
-    for (const auto& row : rows_) all.push_back(&row);
-    return all;
-  }
-  std::vector<std::string> header_;
-  std::vector<std::vector<std::string>> rows_;
-};
-
-std::string Rate(double per_second) {
-  if (std::isnan(per_second)) return "-";
-  if (per_second >= 1e6) return fmt::format("{:.2f} M", per_second / 1e6);
-  if (per_second >= 1e3) return fmt::format("{:.1f} K", per_second / 1e3);
-  return fmt::format("{:.0f}", per_second);
-}
-
-std::string Ratio(double ratio) { return std::isnan(ratio) ? "-" : fmt::format("{:.2f}", ratio); }
-
 std::string MachineLine() {
-  std::string model = "unknown CPU";
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  double load[3] = {0, 0, 0};
-  getloadavg(load, 3);
-  return fmt::format("{} CPUs ({}), librdkafka {}; load average {:.2f}",
-                     std::thread::hardware_concurrency(), model, rd_kafka_version_str(), load[0]);
+  Machine machine = DescribeMachine();
+  return fmt::format("{} CPUs ({}), librdkafka {}; load average {:.2f}", machine.online_cpus,
+                     machine.cpu_model, rd_kafka_version_str(), machine.load_average);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -676,33 +562,35 @@ constexpr const char* kScenarioNames[] = {
     "Stave: Kafka -> SELECT id, k, v * 2, name -> Kafka sink",
 };
 
-int Main(const Config& config, const std::string& command) {
+int RunAndReport(const Config& config, const std::string& command) {
   std::string machine_before = MachineLine();
-  Progress(machine_before);
+  Progress(kProgram, machine_before);
   MockCluster cluster(config.brokers, config.partitions);
   // The sink's own progress topic: one partition, as CREATE SINK would create it on a real
   // cluster (the mock has no CreateTopics). Every repeat's sink "o" reuses it; CREATE SINK
   // writes epoch 0 first, so a new sink starts from nothing.
   cluster.CreateTopic("stave-progress.o", 1);
-  Progress(fmt::format("mock cluster: {} broker(s) at {}", config.brokers, cluster.bootstrap()));
+  Progress(kProgram,
+           fmt::format("mock cluster: {} broker(s) at {}", config.brokers, cluster.bootstrap()));
 
-  std::vector<Span> spans[kScenarioCount];
+  std::vector<ScenarioSpan> spans[kScenarioCount];
   uint64_t value_bytes = 0;
   for (int repeat = 0; repeat < config.repeats; ++repeat) {
     std::string in = fmt::format("in-{}", repeat);
     cluster.CreateTopic(in);
-    Progress(fmt::format("repeat {} of {}: filling {} with {} records", repeat + 1, config.repeats,
-                         in, config.records));
+    Progress(kProgram, fmt::format("repeat {} of {}: filling {} with {} records", repeat + 1,
+                                   config.repeats, in, config.records));
     value_bytes = FillInput(&cluster, in, config.records);
     // The order rotates, so that a change in the machine's load hits every scenario alike.
     for (int step = 0; step < kScenarioCount; ++step) {
       auto scenario = static_cast<Scenario>((repeat + step) % kScenarioCount);
       std::string out = fmt::format("out-{}-{}", repeat, static_cast<int>(scenario));
       cluster.CreateTopic(out);
-      Span span = scenario == kStave
-                      ? StavePipeline(&cluster, in, out, config.records)
-                      : CopyLoop(&cluster, in, out, config.records, scenario == kTransactionalCopy);
-      Progress(fmt::format("{}: {:.2f} s, {:.2f} CPU-s of which the mock broker {:.2f}{}",
+      ScenarioSpan span = scenario == kStave ? StavePipeline(&cluster, in, out, config.records)
+                                             : CopyLoop(&cluster, in, out, config.records,
+                                                        scenario == kTransactionalCopy);
+      Progress(kProgram,
+               fmt::format("{}: {:.2f} s, {:.2f} CPU-s of which the mock broker {:.2f}{}",
                            kScenarioNames[scenario], span.wall, span.cpu, span.broker_cpu,
                            scenario == kStave ? fmt::format(" (input read after {:.2f} s, every "
                                                             "row checkpointed after {:.2f} s)",
@@ -713,24 +601,24 @@ int Main(const Config& config, const std::string& command) {
   }
 
   const double n = static_cast<double>(config.records);
-  auto rate = [&](const Span& span) { return n / span.wall; };
-  auto per_cpu = [&](const Span& span) { return n / span.cpu; };
-  auto per_client_cpu = [&](const Span& span) { return n / (span.cpu - span.broker_cpu); };
-  auto median = [&](Scenario scenario, const std::function<double(const Span&)>& get) {
+  auto rate = [&](const ScenarioSpan& span) { return n / span.wall; };
+  auto per_cpu = [&](const ScenarioSpan& span) { return n / span.cpu; };
+  auto per_client_cpu = [&](const ScenarioSpan& span) { return n / (span.cpu - span.broker_cpu); };
+  auto median = [&](Scenario scenario, const std::function<double(const ScenarioSpan&)>& get) {
     std::vector<double> values;
-    for (const Span& span : spans[scenario]) values.push_back(get(span));
+    for (const ScenarioSpan& span : spans[scenario]) values.push_back(get(span));
     return Median(values);
   };
   // Stave against a baseline: the median of the per-repeat ratios (same repeat, same topic).
   // `of_stave` defaults to `get`.
-  auto versus = [&](Scenario baseline, const std::function<double(const Span&)>& get,
-                    const std::function<double(const Span&)>& of_stave = nullptr) {
+  auto versus = [&](Scenario baseline, const std::function<double(const ScenarioSpan&)>& get,
+                    const std::function<double(const ScenarioSpan&)>& of_stave = nullptr) {
     std::vector<double> ratios;
     for (int r = 0; r < config.repeats; ++r)
       ratios.push_back((of_stave ? of_stave : get)(spans[kStave][r]) / get(spans[baseline][r]));
     return Median(ratios);
   };
-  auto after_create = [&](const Span& span) { return n / (span.wall - span.created); };
+  auto after_create = [&](const ScenarioSpan& span) { return n / (span.wall - span.created); };
 
   std::string out;
   out += fmt::format("kafka_pipeline_bench: {}\n", command);
@@ -762,16 +650,17 @@ int Main(const Config& config, const std::string& command) {
   for (int s = 0; s < kScenarioCount; ++s) {
     auto scenario = static_cast<Scenario>(s);
     bool stave = scenario == kStave;
-    table.Add(
-        {kScenarioNames[s], Rate(median(scenario, rate)),
-         Ratio(median(scenario, [](const Span& x) { return x.cpu / x.wall; })),
-         Rate(median(scenario, per_cpu)),
-         fmt::format("{:.0f} %",
-                     100 * median(scenario, [](const Span& x) { return x.broker_cpu / x.cpu; })),
-         Rate(median(scenario, per_client_cpu)), stave ? Ratio(versus(kCopy, rate)) : "-",
-         stave ? Ratio(versus(kCopy, per_cpu)) : "-",
-         stave ? Ratio(versus(kTransactionalCopy, rate)) : "-",
-         stave ? Ratio(versus(kTransactionalCopy, per_cpu)) : "-"});
+    table.Add({kScenarioNames[s], Rate(median(scenario, rate)),
+               Ratio(median(scenario, [](const ScenarioSpan& x) { return x.cpu / x.wall; })),
+               Rate(median(scenario, per_cpu)),
+               fmt::format("{:.0f} %", 100 * median(scenario,
+                                                    [](const ScenarioSpan& x) {
+                                                      return x.broker_cpu / x.cpu;
+                                                    })),
+               Rate(median(scenario, per_client_cpu)), stave ? Ratio(versus(kCopy, rate)) : "-",
+               stave ? Ratio(versus(kCopy, per_cpu)) : "-",
+               stave ? Ratio(versus(kTransactionalCopy, rate)) : "-",
+               stave ? Ratio(versus(kTransactionalCopy, per_cpu)) : "-"});
   }
   out += table.Render(config.markdown) + "\n";
   out += fmt::format(
@@ -779,11 +668,11 @@ int Main(const Config& config, const std::string& command) {
       "{:.2f} s, the stream had read every record after {:.2f} s, a checkpoint held every "
       "output row after {:.2f} s, the output topic had them all after {:.2f} s. Without the "
       "time CREATE SINK itself takes: {} events/s, {:.0f} % of A.\n\n",
-      median(kStave, [](const Span& x) { return x.created; }),
-      median(kStave, [](const Span& x) { return x.read; }),
-      median(kStave, [](const Span& x) { return x.checkpointed; }),
-      median(kStave, [](const Span& x) { return x.wall; }), Rate(median(kStave, after_create)),
-      100 * versus(kCopy, rate, after_create));
+      median(kStave, [](const ScenarioSpan& x) { return x.created; }),
+      median(kStave, [](const ScenarioSpan& x) { return x.read; }),
+      median(kStave, [](const ScenarioSpan& x) { return x.checkpointed; }),
+      median(kStave, [](const ScenarioSpan& x) { return x.wall; }),
+      Rate(median(kStave, after_create)), 100 * versus(kCopy, rate, after_create));
   double target = versus(kCopy, rate);
   out += fmt::format(
       "Against the target (Stave at least 70 % of the copy loop A): events/s {:.0f} % ({}), "
@@ -796,9 +685,8 @@ int Main(const Config& config, const std::string& command) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// Parses the command line and runs the benchmark; returns the exit status.
+int Main(int argc, char** argv) {
   Config config;
   CLI::App app{
       "kafka_pipeline_bench: Kafka -> stateless view -> Kafka sink against plain librdkafka copy "
@@ -817,13 +705,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--markdown", config.markdown, "Print a markdown table");
   CLI11_PARSE(app, argc, argv);
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  std::string command = CommandLine(argc, argv);
   spdlog::set_level(spdlog::level::warn);
-  try {
-    return Main(config, command);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "kafka_pipeline_bench: %s\n", error.what());
-    return 1;
-  }
+  return RunCatchingErrors(kProgram, [&] { return RunAndReport(config, command); });
 }
+
+}  // namespace
+}  // namespace stave::bench
+
+int main(int argc, char** argv) { return stave::bench::Main(argc, argv); }

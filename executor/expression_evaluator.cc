@@ -5,6 +5,7 @@
 
 #include "common/sql_error.h"
 #include "common/value_cast.h"
+#include "executor/scalar_functions.h"
 
 namespace stave::executor {
 namespace {
@@ -446,8 +447,11 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       }
       return out;
     }
-    default:
+    default: {
+      Column out;
+      if (EvaluateScalarFunction(expr, &args, rows, &out)) return out;
       break;
+    }
   }
   throw SqlError(
       sqlstate::kInternalError,

@@ -54,6 +54,64 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "coalesce";
     case ScalarFunction::kAbs:
       return "abs";
+    case ScalarFunction::kNullIf:
+      return "nullif";
+    case ScalarFunction::kGreatest:
+      return "greatest";
+    case ScalarFunction::kLeast:
+      return "least";
+    case ScalarFunction::kConcatFunction:
+      return "concat";
+    case ScalarFunction::kSubstr:
+      return "substr";
+    case ScalarFunction::kTrim:
+      return "btrim";
+    case ScalarFunction::kLTrim:
+      return "ltrim";
+    case ScalarFunction::kRTrim:
+      return "rtrim";
+    case ScalarFunction::kReplace:
+      return "replace";
+    case ScalarFunction::kSplitPart:
+      return "split_part";
+    case ScalarFunction::kStrPos:
+      return "strpos";
+    case ScalarFunction::kLeft:
+      return "left";
+    case ScalarFunction::kRight:
+      return "right";
+    case ScalarFunction::kRepeat:
+      return "repeat";
+    case ScalarFunction::kReverse:
+      return "reverse";
+    case ScalarFunction::kStartsWith:
+      return "starts_with";
+    case ScalarFunction::kLPad:
+      return "lpad";
+    case ScalarFunction::kRPad:
+      return "rpad";
+    case ScalarFunction::kRegexpReplace:
+      return "regexp_replace";
+    case ScalarFunction::kRound:
+      return "round";
+    case ScalarFunction::kFloor:
+      return "floor";
+    case ScalarFunction::kCeil:
+      return "ceil";
+    case ScalarFunction::kTrunc:
+      return "trunc";
+    case ScalarFunction::kSqrt:
+      return "sqrt";
+    case ScalarFunction::kPower:
+      return "power";
+    case ScalarFunction::kExp:
+      return "exp";
+    case ScalarFunction::kLn:
+      return "ln";
+    case ScalarFunction::kLog10:
+      return "log";
+    case ScalarFunction::kSign:
+      return "sign";
     case ScalarFunction::kLower:
       return "lower";
     case ScalarFunction::kUpper:

@@ -42,6 +42,38 @@ enum class ScalarFunction {
   kLower,
   kUpper,
   kLength,
+  // Conditional: nullif(a, b); greatest and least skip NULLs, as PostgreSQL's do.
+  kNullIf,
+  kGreatest,
+  kLeast,
+  // Strings (executor/scalar_functions.cc). concat skips NULLs; the others are strict.
+  kConcatFunction,
+  kSubstr,
+  kTrim,
+  kLTrim,
+  kRTrim,
+  kReplace,
+  kSplitPart,
+  kStrPos,
+  kLeft,
+  kRight,
+  kRepeat,
+  kReverse,
+  kStartsWith,
+  kLPad,
+  kRPad,
+  kRegexpReplace,
+  // Math over double precision (and mod over integers).
+  kRound,
+  kFloor,
+  kCeil,
+  kTrunc,
+  kSqrt,
+  kPower,
+  kExp,
+  kLn,
+  kLog10,
+  kSign,
 };
 
 std::string_view ScalarFunctionName(ScalarFunction function);

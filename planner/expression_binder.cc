@@ -1,9 +1,11 @@
 #include "planner/expression_binder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <limits>
+#include <map>
 
 #include "common/sql_error.h"
 #include "common/value_cast.h"
@@ -52,6 +54,88 @@ DataType CommonNumericType(DataType left, DataType right) {
 }
 
 bool IsUntypedLiteral(const BoundExprPtr& expr) { return expr->type.id == TypeId::kUnknown; }
+
+// A string function's arguments ('s' text, 'i' integer; the last `optional` may be left
+// out) and result.
+struct StringFunction {
+  ScalarFunction function;
+  std::string_view signature;
+  size_t optional;
+  TypeId result;
+};
+
+const StringFunction* FindStringFunction(std::string_view name) {
+  static const std::map<std::string_view, StringFunction> functions = {
+      {"substr", {ScalarFunction::kSubstr, "sii", 1, TypeId::kVarchar}},
+      {"substring", {ScalarFunction::kSubstr, "sii", 1, TypeId::kVarchar}},
+      {"btrim", {ScalarFunction::kTrim, "ss", 1, TypeId::kVarchar}},
+      {"trim", {ScalarFunction::kTrim, "ss", 1, TypeId::kVarchar}},
+      {"ltrim", {ScalarFunction::kLTrim, "ss", 1, TypeId::kVarchar}},
+      {"rtrim", {ScalarFunction::kRTrim, "ss", 1, TypeId::kVarchar}},
+      {"replace", {ScalarFunction::kReplace, "sss", 0, TypeId::kVarchar}},
+      {"split_part", {ScalarFunction::kSplitPart, "ssi", 0, TypeId::kVarchar}},
+      {"strpos", {ScalarFunction::kStrPos, "ss", 0, TypeId::kInt32}},
+      {"left", {ScalarFunction::kLeft, "si", 0, TypeId::kVarchar}},
+      {"right", {ScalarFunction::kRight, "si", 0, TypeId::kVarchar}},
+      {"repeat", {ScalarFunction::kRepeat, "si", 0, TypeId::kVarchar}},
+      {"reverse", {ScalarFunction::kReverse, "s", 0, TypeId::kVarchar}},
+      {"starts_with", {ScalarFunction::kStartsWith, "ss", 0, TypeId::kBoolean}},
+      {"lpad", {ScalarFunction::kLPad, "sis", 1, TypeId::kVarchar}},
+      {"rpad", {ScalarFunction::kRPad, "sis", 1, TypeId::kVarchar}},
+      {"regexp_replace", {ScalarFunction::kRegexpReplace, "ssss", 1, TypeId::kVarchar}},
+  };
+  auto it = functions.find(name);
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+struct MathFunction {
+  ScalarFunction function;
+  size_t arity;
+};
+
+const MathFunction* FindMathFunction(std::string_view name) {
+  static const std::map<std::string_view, MathFunction> functions = {
+      {"round", {ScalarFunction::kRound, 1}}, {"floor", {ScalarFunction::kFloor, 1}},
+      {"ceil", {ScalarFunction::kCeil, 1}},   {"ceiling", {ScalarFunction::kCeil, 1}},
+      {"trunc", {ScalarFunction::kTrunc, 1}}, {"sqrt", {ScalarFunction::kSqrt, 1}},
+      {"power", {ScalarFunction::kPower, 2}}, {"pow", {ScalarFunction::kPower, 2}},
+      {"exp", {ScalarFunction::kExp, 1}},     {"ln", {ScalarFunction::kLn, 1}},
+      {"log", {ScalarFunction::kLog10, 1}},   {"log10", {ScalarFunction::kLog10, 1}},
+      {"sign", {ScalarFunction::kSign, 1}},   {"mod", {ScalarFunction::kModulo, 2}},
+  };
+  auto it = functions.find(name);
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+// The type COALESCE, GREATEST, LEAST and NULLIF resolve their arguments to: the first typed
+// one, widened over numeric ones; text when all are untyped literals.
+DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what, int position) {
+  DataType type = TypeId::kUnknown;
+  for (const auto& arg : args) {
+    DataType arg_type = arg->type;
+    if (arg_type.id == TypeId::kUnknown) continue;
+    if (type.id == TypeId::kUnknown) {
+      type = arg_type;
+    } else if (type.IsNumeric() && arg_type.IsNumeric()) {
+      type = CommonNumericType(type, arg_type);
+    } else if (!(type.IsString() && arg_type.IsString()) && type != arg_type) {
+      std::string upper(what);
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      throw SqlError(
+          sqlstate::kDatatypeMismatch,
+          fmt::format("{} types {} and {} cannot be matched", upper, type.Name(), arg_type.Name()),
+          position);
+    }
+  }
+  return type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : type;
+}
+
+// `expr` as text: strings as they are, untyped literals parsed as text, other types cast.
+BoundExprPtr AsText(BoundExprPtr expr, int position) {
+  if (expr->type.IsString()) return expr;
+  if (IsUntypedLiteral(expr)) return ExpressionBinder::Coerce(expr, TypeId::kVarchar, position);
+  return BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {expr});
+}
 
 [[noreturn]] void ThrowNoOperator(std::string_view op, DataType left, DataType right,
                                   int position) {
@@ -555,28 +639,79 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       return BoundExpr::MakeFunction(ScalarFunction::kUpper, TypeId::kVarchar, {arg});
     return BoundExpr::MakeFunction(ScalarFunction::kLength, TypeId::kInt32, {arg});
   }
-  if (name == "coalesce") {
+  if (name == "coalesce" || name == "greatest" || name == "least" || name == "nullif") {
+    if (name == "nullif") expect_args(2);
     if (expr.args.empty()) expect_args(1);
     std::vector<BoundExprPtr> args;
-    DataType type = TypeId::kUnknown;
-    for (const auto& arg : expr.args) {
-      args.push_back(Bind(*arg));
-      DataType arg_type = args.back()->type;
-      if (arg_type.id == TypeId::kUnknown) continue;
-      if (type.id == TypeId::kUnknown) {
-        type = arg_type;
-      } else if (type.IsNumeric() && arg_type.IsNumeric()) {
-        type = CommonNumericType(type, arg_type);
-      } else if (!(type.IsString() && arg_type.IsString()) && type != arg_type) {
-        throw SqlError(
-            sqlstate::kDatatypeMismatch,
-            fmt::format("COALESCE types {} and {} cannot be matched", type.Name(), arg_type.Name()),
-            arg->position);
-      }
-    }
-    if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
+    for (const auto& arg : expr.args) args.push_back(Bind(*arg));
+    DataType type = CommonType(args, name, expr.position);
     for (auto& arg : args) arg = Coerce(arg, type, expr.position);
-    return BoundExpr::MakeFunction(ScalarFunction::kCoalesce, type, std::move(args));
+    ScalarFunction function = name == "coalesce"   ? ScalarFunction::kCoalesce
+                              : name == "greatest" ? ScalarFunction::kGreatest
+                              : name == "least"    ? ScalarFunction::kLeast
+                                                   : ScalarFunction::kNullIf;
+    return BoundExpr::MakeFunction(function, type, std::move(args));
+  }
+  if (name == "concat") {
+    if (expr.args.empty()) expect_args(1);
+    std::vector<BoundExprPtr> args;
+    // Every argument as text, as PostgreSQL's concat takes "any".
+    for (const auto& arg : expr.args) args.push_back(AsText(Bind(*arg), arg->position));
+    return BoundExpr::MakeFunction(ScalarFunction::kConcatFunction, TypeId::kVarchar,
+                                   std::move(args));
+  }
+  if (const StringFunction* string = FindStringFunction(name)) {
+    if (expr.args.size() < string->signature.size() - string->optional ||
+        expr.args.size() > string->signature.size() || expr.star || expr.distinct) {
+      expect_args(string->signature.size());
+    }
+    std::vector<BoundExprPtr> args;
+    for (size_t i = 0; i < expr.args.size(); ++i) {
+      DataType want = string->signature[i] == 's' ? TypeId::kVarchar : TypeId::kInt32;
+      BoundExprPtr arg = Coerce(Bind(*expr.args[i]), want, expr.args[i]->position);
+      bool fits = string->signature[i] == 's' ? arg->type.IsString() : arg->type.IsInteger();
+      if (!fits) {
+        std::vector<std::string> types;
+        for (const auto& each : expr.args) types.push_back(Bind(*each)->type.Name());
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       fmt::format("function {}({}) does not exist", name, fmt::join(types, ", ")),
+                       expr.position)
+            .WithHint("No function matches the given name and argument types.");
+      }
+      args.push_back(std::move(arg));
+    }
+    return BoundExpr::MakeFunction(string->function, string->result, std::move(args));
+  }
+  if (const MathFunction* math = FindMathFunction(name)) {
+    expect_args(math->arity);
+    std::vector<BoundExprPtr> args;
+    for (const auto& each : expr.args) {
+      BoundExprPtr arg = Bind(*each);
+      if (IsUntypedLiteral(arg)) arg = Coerce(arg, TypeId::kFloat64, each->position);
+      if (!arg->type.IsNumeric()) {
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       fmt::format("function {}({}) does not exist", name, arg->type.Name()),
+                       expr.position)
+            .WithHint("No function matches the given name and argument types.");
+      }
+      args.push_back(std::move(arg));
+    }
+    // mod keeps integers; the rest compute in double precision, as PostgreSQL's float8
+    // versions do (there is no numeric type yet).
+    if (math->function == ScalarFunction::kModulo) {
+      DataType type = CommonNumericType(args[0]->type, args[1]->type);
+      if (type.IsFloat()) {  // PostgreSQL has mod over integers and numeric only.
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       fmt::format("function mod({}, {}) does not exist", args[0]->type.Name(),
+                                   args[1]->type.Name()),
+                       expr.position)
+            .WithHint("No function matches the given name and argument types.");
+      }
+      for (auto& arg : args) arg = Coerce(arg, type, expr.position);
+      return BoundExpr::MakeFunction(ScalarFunction::kModulo, type, std::move(args));
+    }
+    for (auto& arg : args) arg = Coerce(arg, TypeId::kFloat64, expr.position);
+    return BoundExpr::MakeFunction(math->function, TypeId::kFloat64, std::move(args));
   }
   throw SqlError(sqlstate::kUndefinedFunction,
                  fmt::format("function {} does not exist", JoinName(expr.name)), expr.position)

@@ -1,0 +1,482 @@
+#include "executor/scalar_functions.h"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/sql_error.h"
+
+namespace stave::executor {
+namespace {
+
+using planner::ScalarFunction;
+
+constexpr std::string_view kSubstringError = "22011";
+constexpr std::string_view kInvalidArgumentForPower = "2201F";
+constexpr std::string_view kInvalidArgumentForLog = "2201E";
+constexpr std::string_view kInvalidRegularExpression = "2201B";
+constexpr std::string_view kProgramLimitExceeded = "54000";
+// The longest text a function builds (PostgreSQL's limit is 1 GB).
+constexpr size_t kMaxTextBytes = size_t{1} << 30;
+
+// Byte offsets of the characters of UTF-8 `text`, plus its size at the end.
+std::vector<size_t> CharacterStarts(std::string_view text) {
+  std::vector<size_t> starts;
+  starts.reserve(text.size() + 1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<uint8_t>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  starts.push_back(text.size());
+  return starts;
+}
+
+// Characters [first, first + count) of `text` (0-based, clamped to the text).
+std::string Characters(std::string_view text, int64_t first, int64_t count) {
+  std::vector<size_t> starts = CharacterStarts(text);
+  auto length = static_cast<int64_t>(starts.size()) - 1;
+  int64_t begin = std::clamp<int64_t>(first, 0, length);
+  int64_t end = std::clamp<int64_t>(count > length - first ? length : first + count, 0, length);
+  if (end <= begin) return "";
+  return std::string(text.substr(starts[begin], starts[end] - starts[begin]));
+}
+
+int64_t CharacterCount(std::string_view text) {
+  int64_t count = 0;
+  for (char c : text) count += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+std::string Substr(std::string_view text, int64_t from, std::optional<int64_t> count) {
+  if (count && *count < 0) {
+    throw SqlError(kSubstringError, "negative substring length not allowed");
+  }
+  // PostgreSQL counts from 1, and a start before 1 eats into the count.
+  int64_t first = from - 1;
+  if (!count) return Characters(text, std::max<int64_t>(first, 0), INT64_MAX / 2);
+  int64_t end = first + std::min<int64_t>(*count, INT64_MAX / 4);
+  first = std::max<int64_t>(first, 0);
+  return Characters(text, first, end - first);
+}
+
+enum class TrimSide { kBoth, kLeft, kRight };
+
+std::string Trim(std::string_view text, std::string_view characters, TrimSide side) {
+  std::vector<size_t> set_starts = CharacterStarts(characters);
+  auto in_set = [&](std::string_view character) {
+    for (size_t i = 0; i + 1 < set_starts.size(); ++i) {
+      if (characters.substr(set_starts[i], set_starts[i + 1] - set_starts[i]) == character)
+        return true;
+    }
+    return false;
+  };
+  std::vector<size_t> starts = CharacterStarts(text);
+  size_t begin = 0;
+  size_t end = starts.size() - 1;  // In characters.
+  if (side != TrimSide::kRight) {
+    while (begin < end && in_set(text.substr(starts[begin], starts[begin + 1] - starts[begin])))
+      ++begin;
+  }
+  if (side != TrimSide::kLeft) {
+    while (end > begin && in_set(text.substr(starts[end - 1], starts[end] - starts[end - 1])))
+      --end;
+  }
+  return std::string(text.substr(starts[begin], starts[end] - starts[begin]));
+}
+
+std::string Replace(std::string_view text, std::string_view from, std::string_view to) {
+  if (from.empty()) return std::string(text);
+  std::string out;
+  size_t start = 0;
+  for (size_t found; (found = text.find(from, start)) != std::string_view::npos;
+       start = found + from.size()) {
+    out.append(text.substr(start, found - start));
+    out.append(to);
+    if (out.size() > kMaxTextBytes) throw SqlError(kProgramLimitExceeded, "string too long");
+  }
+  out.append(text.substr(start));
+  return out;
+}
+
+std::string SplitPart(std::string_view text, std::string_view delimiter, int64_t field) {
+  if (field == 0) {
+    throw SqlError(sqlstate::kInvalidParameterValue, "field position must not be zero");
+  }
+  std::vector<std::string_view> parts;
+  if (delimiter.empty()) {
+    parts.push_back(text);
+  } else {
+    size_t start = 0;
+    for (size_t found; (found = text.find(delimiter, start)) != std::string_view::npos;
+         start = found + delimiter.size()) {
+      parts.push_back(text.substr(start, found - start));
+    }
+    parts.push_back(text.substr(start));
+  }
+  if (text.empty()) return "";
+  auto count = static_cast<int64_t>(parts.size());
+  int64_t index = field > 0 ? field - 1 : count + field;  // Negative: from the end.
+  if (index < 0 || index >= count) return "";
+  return std::string(parts[static_cast<size_t>(index)]);
+}
+
+int64_t StrPos(std::string_view text, std::string_view needle) {
+  size_t found = text.find(needle);
+  if (found == std::string_view::npos) return 0;
+  return CharacterCount(text.substr(0, found)) + 1;
+}
+
+std::string Repeat(std::string_view text, int64_t times) {
+  if (times <= 0 || text.empty()) return "";
+  if (static_cast<uint64_t>(times) > kMaxTextBytes / text.size()) {
+    throw SqlError(kProgramLimitExceeded, "requested length too large");
+  }
+  std::string out;
+  out.reserve(text.size() * static_cast<size_t>(times));
+  for (int64_t i = 0; i < times; ++i) out.append(text);
+  return out;
+}
+
+std::string Reverse(std::string_view text) {
+  std::vector<size_t> starts = CharacterStarts(text);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = starts.size() - 1; i > 0; --i)
+    out.append(text.substr(starts[i - 1], starts[i] - starts[i - 1]));
+  return out;
+}
+
+std::string Pad(std::string_view text, int64_t length, std::string_view fill, bool left) {
+  if (length <= 0) return "";
+  if (static_cast<uint64_t>(length) > kMaxTextBytes / 4) {
+    throw SqlError(kProgramLimitExceeded, "requested length too large");
+  }
+  int64_t have = CharacterCount(text);
+  if (have >= length || fill.empty()) return Characters(text, 0, length);
+  std::vector<size_t> fill_starts = CharacterStarts(fill);
+  size_t fill_chars = fill_starts.size() - 1;
+  std::string padding;
+  for (int64_t i = 0; i < length - have; ++i) {
+    size_t k = static_cast<size_t>(i) % fill_chars;
+    padding.append(fill.substr(fill_starts[k], fill_starts[k + 1] - fill_starts[k]));
+  }
+  return left ? padding + std::string(text) : std::string(text) + padding;
+}
+
+// regexp_replace with PostgreSQL's flags ('g' every match, 'i' case-insensitive) and
+// replacement syntax (\1..\9, \& for the whole match), on RE2, which never backtracks.
+class RegexpReplacer {
+ public:
+  std::string Replace(const std::string& text, const std::string& pattern,
+                      const std::string& replacement, const std::string& flags) {
+    if (!regex_ || pattern != pattern_ || flags != flags_) Compile(pattern, flags);
+    std::string rewrite = Rewrite(replacement);
+    std::string out = text;
+    if (global_) {
+      RE2::GlobalReplace(&out, *regex_, rewrite);
+    } else {
+      RE2::Replace(&out, *regex_, rewrite);
+    }
+    return out;
+  }
+
+ private:
+  void Compile(const std::string& pattern, const std::string& flags) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    global_ = false;
+    for (char flag : flags) {
+      if (flag == 'g') {
+        global_ = true;
+      } else if (flag == 'i') {
+        options.set_case_sensitive(false);
+      } else if (flag != 'c') {  // PostgreSQL's other flags (m, n, s, x, q, ...) are not here.
+        throw SqlError(sqlstate::kInvalidParameterValue,
+                       fmt::format("invalid regular expression option: \"{}\"", flag))
+            .WithHint("regexp_replace takes the flags g, i and c here.");
+      }
+    }
+    auto regex = std::make_unique<RE2>(pattern, options);
+    if (!regex->ok()) {
+      throw SqlError(kInvalidRegularExpression,
+                     fmt::format("invalid regular expression: {}", regex->error()));
+    }
+    regex_ = std::move(regex);
+    pattern_ = pattern;
+    flags_ = flags;
+  }
+
+  static std::string Rewrite(const std::string& replacement) {
+    std::string rewrite;
+    for (size_t i = 0; i < replacement.size(); ++i) {
+      char c = replacement[i];
+      if (c == '\\' && i + 1 < replacement.size()) {
+        char next = replacement[++i];
+        if (next == '&') {
+          rewrite += "\\0";
+        } else if (next >= '1' && next <= '9') {
+          rewrite += '\\';
+          rewrite += next;
+        } else {
+          rewrite += next == '\\' ? "\\\\" : std::string(1, next);
+        }
+      } else {
+        rewrite += c == '\\' ? "\\\\" : std::string(1, c);
+      }
+    }
+    return rewrite;
+  }
+
+  std::unique_ptr<RE2> regex_;
+  std::string pattern_;
+  std::string flags_;
+  bool global_ = false;
+};
+
+double CheckedDouble(double value) {
+  if (std::isinf(value)) {
+    throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: overflow");
+  }
+  return value;
+}
+
+double Math(ScalarFunction function, double x, double y) {
+  switch (function) {
+    case ScalarFunction::kRound:
+      return std::nearbyint(x);  // Half to even, as PostgreSQL's float8 round (rint).
+    case ScalarFunction::kFloor:
+      return std::floor(x);
+    case ScalarFunction::kCeil:
+      return std::ceil(x);
+    case ScalarFunction::kTrunc:
+      return std::trunc(x);
+    case ScalarFunction::kSign:
+      return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0);
+    case ScalarFunction::kSqrt:
+      if (x < 0) {
+        throw SqlError(kInvalidArgumentForPower, "cannot take square root of a negative number");
+      }
+      return std::sqrt(x);
+    case ScalarFunction::kLn:
+    case ScalarFunction::kLog10:
+      if (x == 0) throw SqlError(kInvalidArgumentForLog, "cannot take logarithm of zero");
+      if (x < 0) {
+        throw SqlError(kInvalidArgumentForLog, "cannot take logarithm of a negative number");
+      }
+      return function == ScalarFunction::kLn ? std::log(x) : std::log10(x);
+    case ScalarFunction::kExp: {
+      double result = std::exp(x);
+      if (result == 0 && !std::isinf(x)) {
+        throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: underflow");
+      }
+      return std::isinf(x) ? result : CheckedDouble(result);
+    }
+    case ScalarFunction::kPower: {
+      if (x == 0 && y < 0) {
+        throw SqlError(kInvalidArgumentForPower, "zero raised to a negative power is undefined");
+      }
+      if (x < 0 && std::floor(y) != y) {
+        throw SqlError(kInvalidArgumentForPower,
+                       "a negative number raised to a non-integer power yields a complex result");
+      }
+      double result = std::pow(x, y);
+      return std::isinf(x) || std::isinf(y) ? result : CheckedDouble(result);
+    }
+    default:
+      break;
+  }
+  throw SqlError(sqlstate::kInternalError, "not a math function");
+}
+
+// Three-way comparison of row i of two columns of one type (NULLs excluded by the caller).
+int CompareRows(const Column& a, size_t i, const Column& b, size_t j) {
+  switch (a.type.physical()) {
+    case PhysicalType::kInt64:
+      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
+    case PhysicalType::kFloat64: {
+      double x = a.doubles[i], y = b.doubles[j];
+      // PostgreSQL orders NaN above every other value.
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : 1) : -1;
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    case PhysicalType::kString: {
+      int c = a.strings[i].compare(b.strings[j]);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+  }
+  return 0;
+}
+
+bool IsStringFunction(ScalarFunction function) {
+  switch (function) {
+    case ScalarFunction::kSubstr:
+    case ScalarFunction::kTrim:
+    case ScalarFunction::kLTrim:
+    case ScalarFunction::kRTrim:
+    case ScalarFunction::kReplace:
+    case ScalarFunction::kSplitPart:
+    case ScalarFunction::kStrPos:
+    case ScalarFunction::kLeft:
+    case ScalarFunction::kRight:
+    case ScalarFunction::kRepeat:
+    case ScalarFunction::kReverse:
+    case ScalarFunction::kStartsWith:
+    case ScalarFunction::kLPad:
+    case ScalarFunction::kRPad:
+    case ScalarFunction::kRegexpReplace:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsMathFunction(ScalarFunction function) {
+  switch (function) {
+    case ScalarFunction::kRound:
+    case ScalarFunction::kFloor:
+    case ScalarFunction::kCeil:
+    case ScalarFunction::kTrunc:
+    case ScalarFunction::kSqrt:
+    case ScalarFunction::kPower:
+    case ScalarFunction::kExp:
+    case ScalarFunction::kLn:
+    case ScalarFunction::kLog10:
+    case ScalarFunction::kSign:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One row of a strict string function: every argument is non-NULL here.
+Value StringRow(ScalarFunction function, const std::vector<Column>& args, size_t row,
+                RegexpReplacer* regexp) {
+  auto text = [&](size_t arg) -> const std::string& { return args[arg].strings[row]; };
+  auto number = [&](size_t arg) { return args[arg].ints[row]; };
+  switch (function) {
+    case ScalarFunction::kSubstr:
+      return Value::String(
+          Substr(text(0), number(1), args.size() > 2 ? std::optional(number(2)) : std::nullopt));
+    case ScalarFunction::kTrim:
+    case ScalarFunction::kLTrim:
+    case ScalarFunction::kRTrim: {
+      TrimSide side = function == ScalarFunction::kTrim    ? TrimSide::kBoth
+                      : function == ScalarFunction::kLTrim ? TrimSide::kLeft
+                                                           : TrimSide::kRight;
+      return Value::String(Trim(text(0), args.size() > 1 ? text(1) : " ", side));
+    }
+    case ScalarFunction::kReplace:
+      return Value::String(Replace(text(0), text(1), text(2)));
+    case ScalarFunction::kSplitPart:
+      return Value::String(SplitPart(text(0), text(1), number(2)));
+    case ScalarFunction::kStrPos:
+      return Value::Int(StrPos(text(0), text(1)));
+    case ScalarFunction::kLeft: {
+      int64_t n = number(1);
+      int64_t length = CharacterCount(text(0));
+      return Value::String(Characters(text(0), 0, n >= 0 ? n : length + n));
+    }
+    case ScalarFunction::kRight: {
+      int64_t n = number(1);
+      int64_t length = CharacterCount(text(0));
+      int64_t keep = n >= 0 ? std::min(n, length) : std::max<int64_t>(length + n, 0);
+      return Value::String(Characters(text(0), length - keep, keep));
+    }
+    case ScalarFunction::kRepeat:
+      return Value::String(Repeat(text(0), number(1)));
+    case ScalarFunction::kReverse:
+      return Value::String(Reverse(text(0)));
+    case ScalarFunction::kStartsWith:
+      return Value::Boolean(std::string_view(text(0)).starts_with(text(1)));
+    case ScalarFunction::kLPad:
+    case ScalarFunction::kRPad:
+      return Value::String(Pad(text(0), number(1), args.size() > 2 ? text(2) : " ",
+                               function == ScalarFunction::kLPad));
+    case ScalarFunction::kRegexpReplace:
+      return Value::String(
+          regexp->Replace(text(0), text(1), text(2), args.size() > 3 ? text(3) : ""));
+    default:
+      break;
+  }
+  throw SqlError(sqlstate::kInternalError, "not a string function");
+}
+
+}  // namespace
+
+bool EvaluateScalarFunction(const planner::BoundExpr& expr, std::vector<Column>* arg_columns,
+                            size_t rows, Column* out) {
+  std::vector<Column>& args = *arg_columns;
+  ScalarFunction function = expr.function;
+  *out = Column(expr.type);
+  out->Reserve(rows);
+  if (function == ScalarFunction::kNullIf) {
+    for (size_t i = 0; i < rows; ++i) {
+      bool equal =
+          !args[0].nulls[i] && !args[1].nulls[i] && CompareRows(args[0], i, args[1], i) == 0;
+      if (equal) {
+        out->AppendNull();
+      } else {
+        out->AppendFrom(args[0], i);
+      }
+    }
+    return true;
+  }
+  if (function == ScalarFunction::kGreatest || function == ScalarFunction::kLeast) {
+    int want = function == ScalarFunction::kGreatest ? 1 : -1;
+    for (size_t i = 0; i < rows; ++i) {
+      const Column* best = nullptr;
+      for (const Column& arg : args) {
+        if (arg.nulls[i]) continue;
+        if (!best || CompareRows(arg, i, *best, i) == want) best = &arg;
+      }
+      if (best) {
+        out->AppendFrom(*best, i);
+      } else {
+        out->AppendNull();
+      }
+    }
+    return true;
+  }
+  if (function == ScalarFunction::kConcatFunction) {
+    for (size_t i = 0; i < rows; ++i) {
+      std::string text;
+      for (const Column& arg : args) {
+        if (!arg.nulls[i]) text += arg.strings[i];
+      }
+      out->AppendString(std::move(text));
+    }
+    return true;
+  }
+  if (IsStringFunction(function)) {
+    RegexpReplacer regexp;
+    for (size_t i = 0; i < rows; ++i) {
+      bool null = false;
+      for (const Column& arg : args) null = null || arg.nulls[i];
+      if (null) {
+        out->AppendNull();
+      } else {
+        out->AppendValue(StringRow(function, args, i, &regexp));
+      }
+    }
+    return true;
+  }
+  if (IsMathFunction(function)) {
+    for (size_t i = 0; i < rows; ++i) {
+      bool null = false;
+      for (const Column& arg : args) null = null || arg.nulls[i];
+      if (null) {
+        out->AppendNull();
+      } else {
+        out->AppendDouble(
+            Math(function, args[0].doubles[i], args.size() > 1 ? args[1].doubles[i] : 0.0));
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace stave::executor

@@ -329,13 +329,23 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
       // x IN (a, b) is x = a OR x = b, which has the same three-valued result.
       const auto& in = static_cast<const parser::InListExpr&>(expr);
       BoundExprPtr operand = Bind(*in.operand);
-      BoundExprPtr any;
+      std::vector<BoundExprPtr> terms;
       for (const auto& item : in.list) {
-        BoundExprPtr equal =
-            BindComparison(ScalarFunction::kEqual, operand, Bind(*item), "=", item->position);
-        any = any ? BoundExpr::MakeFunction(ScalarFunction::kOr, TypeId::kBoolean, {any, equal})
-                  : equal;
+        terms.push_back(
+            BindComparison(ScalarFunction::kEqual, operand, Bind(*item), "=", item->position));
       }
+      // A balanced tree of ORs: a list of any length stays a few levels deep, so evaluating
+      // it cannot run out of stack.
+      while (terms.size() > 1) {
+        std::vector<BoundExprPtr> paired;
+        for (size_t i = 0; i + 1 < terms.size(); i += 2) {
+          paired.push_back(BoundExpr::MakeFunction(ScalarFunction::kOr, TypeId::kBoolean,
+                                                   {terms[i], terms[i + 1]}));
+        }
+        if (terms.size() % 2 == 1) paired.push_back(terms.back());
+        terms = std::move(paired);
+      }
+      BoundExprPtr any = terms.front();
       if (!in.negated) return any;
       return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {any});
     }

@@ -100,24 +100,6 @@ Column FloatArithmetic(ScalarFunction function, DataType type, const Column& lef
   return out;
 }
 
-// Three-way comparison of row i of two columns of one physical type.
-inline int CompareAt(const Column& left, const Column& right, size_t i) {
-  switch (left.type.physical()) {
-    case PhysicalType::kInt64:
-      return left.ints[i] < right.ints[i] ? -1 : (left.ints[i] > right.ints[i] ? 1 : 0);
-    case PhysicalType::kFloat64: {
-      double a = left.doubles[i], b = right.doubles[i];
-      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? (std::isnan(b) ? 0 : 1) : -1;
-      return a < b ? -1 : (a > b ? 1 : 0);
-    }
-    case PhysicalType::kString: {
-      int c = left.strings[i].compare(right.strings[i]);
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-  }
-  return 0;
-}
-
 Column Comparison(ScalarFunction function, const Column& left, const Column& right) {
   size_t rows = left.size();
   Column out(TypeId::kBoolean);
@@ -126,7 +108,7 @@ Column Comparison(ScalarFunction function, const Column& left, const Column& rig
   for (size_t i = 0; i < rows; ++i) {
     out.nulls[i] = left.nulls[i] | right.nulls[i];
     if (out.nulls[i]) continue;
-    int c = CompareAt(left, right, i);
+    int c = CompareRows(left, i, right, i);
     bool r = false;
     switch (function) {
       case ScalarFunction::kEqual:
@@ -262,6 +244,24 @@ std::string AsciiUpper(std::string text) {
 }
 
 }  // namespace
+
+int CompareRows(const Column& a, size_t i, const Column& b, size_t j) {
+  switch (a.type.physical()) {
+    case PhysicalType::kInt64:
+      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
+    case PhysicalType::kFloat64: {
+      double x = a.doubles[i], y = b.doubles[j];
+      // PostgreSQL orders NaN above every other value.
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : 1) : -1;
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    case PhysicalType::kString: {
+      int c = a.strings[i].compare(b.strings[j]);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+  }
+  return 0;
+}
 
 bool LikeMatch(std::string_view text, std::string_view pattern) {
   size_t t = 0, p = 0;

@@ -20,4 +20,8 @@ std::vector<uint8_t> EvaluatePredicate(const planner::BoundExpr& expr, const Chu
 /// UTF-8, which matches code points for patterns whose `_` stands for ASCII.
 bool LikeMatch(std::string_view text, std::string_view pattern);
 
+/// Three-way comparison of row `i` of `a` with row `j` of `b`, columns of one type, neither
+/// value NULL: -1, 0 or 1, NaN above every other double (as PostgreSQL orders them).
+int CompareRows(const Column& a, size_t i, const Column& b, size_t j);
+
 }  // namespace stave::executor

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/sql_error.h"
+#include "executor/expression_evaluator.h"
 
 namespace stave::executor {
 namespace {
@@ -291,25 +292,6 @@ double Math(ScalarFunction function, double x, double y) {
   throw SqlError(sqlstate::kInternalError, "not a math function");
 }
 
-// Three-way comparison of row i of two columns of one type (NULLs excluded by the caller).
-int CompareRows(const Column& a, size_t i, const Column& b, size_t j) {
-  switch (a.type.physical()) {
-    case PhysicalType::kInt64:
-      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
-    case PhysicalType::kFloat64: {
-      double x = a.doubles[i], y = b.doubles[j];
-      // PostgreSQL orders NaN above every other value.
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : 1) : -1;
-      return x < y ? -1 : (x > y ? 1 : 0);
-    }
-    case PhysicalType::kString: {
-      int c = a.strings[i].compare(b.strings[j]);
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-  }
-  return 0;
-}
-
 bool IsStringFunction(ScalarFunction function) {
   switch (function) {
     case ScalarFunction::kSubstr:
@@ -450,33 +432,23 @@ bool EvaluateScalarFunction(const planner::BoundExpr& expr, std::vector<Column>*
     }
     return true;
   }
-  if (IsStringFunction(function)) {
-    RegexpReplacer regexp;
-    for (size_t i = 0; i < rows; ++i) {
-      bool null = false;
-      for (const Column& arg : args) null = null || arg.nulls[i];
-      if (null) {
-        out->AppendNull();
-      } else {
-        out->AppendValue(StringRow(function, args, i, &regexp));
-      }
+  bool is_string = IsStringFunction(function);
+  if (!is_string && !IsMathFunction(function)) return false;
+  // Strict functions: NULL in any argument gives NULL.
+  RegexpReplacer regexp;
+  for (size_t i = 0; i < rows; ++i) {
+    bool null = false;
+    for (const Column& arg : args) null = null || arg.nulls[i];
+    if (null) {
+      out->AppendNull();
+    } else if (is_string) {
+      out->AppendValue(StringRow(function, args, i, &regexp));
+    } else {
+      out->AppendDouble(
+          Math(function, args[0].doubles[i], args.size() > 1 ? args[1].doubles[i] : 0.0));
     }
-    return true;
   }
-  if (IsMathFunction(function)) {
-    for (size_t i = 0; i < rows; ++i) {
-      bool null = false;
-      for (const Column& arg : args) null = null || arg.nulls[i];
-      if (null) {
-        out->AppendNull();
-      } else {
-        out->AppendDouble(
-            Math(function, args[0].doubles[i], args.size() > 1 ? args[1].doubles[i] : 0.0));
-      }
-    }
-    return true;
-  }
-  return false;
+  return true;
 }
 
 }  // namespace stave::executor

@@ -49,6 +49,21 @@ SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& strea
   return summary;
 }
 
+std::vector<std::string> SplitOptionList(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(start, comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    parts.push_back(part);
+    start = comma + 1;
+  }
+  return parts;
+}
+
 std::map<std::string, std::string> SinkConnectorOptions(const planner::CatalogObject& sink) {
   std::map<std::string, std::string> options = sink.options;
   options.erase("delivery");

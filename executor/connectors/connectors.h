@@ -37,6 +37,9 @@ struct SourcePositionSummary {
 SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,
                                              std::string_view position);
 
+/// Splits an option's list "a, b ,c" at commas, trimming blanks (column lists of keys).
+std::vector<std::string> SplitOptionList(const std::string& text);
+
 /// The options a sink's connector sees: the WITH options without `delivery`.
 std::map<std::string, std::string> SinkConnectorOptions(const planner::CatalogObject& sink);
 

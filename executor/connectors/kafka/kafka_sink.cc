@@ -11,6 +11,7 @@
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
+#include "executor/connectors/connectors.h"
 #include "executor/connectors/format/json_encoder.h"
 
 namespace stave::executor {
@@ -55,13 +56,7 @@ void ThrowIf(RdKafka::Error* error, std::string_view what) {
 std::vector<size_t> ParseKey(const std::string& value,
                              const std::vector<planner::Column>& columns) {
   std::vector<size_t> key;
-  size_t start = 0;
-  while (start <= value.size()) {
-    size_t end = value.find(',', start);
-    if (end == std::string::npos) end = value.size();
-    std::string name = value.substr(start, end - start);
-    name.erase(0, name.find_first_not_of(' '));
-    name.erase(name.find_last_not_of(' ') + 1);
+  for (const std::string& name : SplitOptionList(value)) {
     auto it = std::find_if(columns.begin(), columns.end(),
                            [&](const planner::Column& column) { return column.name == name; });
     if (it == columns.end()) {
@@ -69,7 +64,6 @@ std::vector<size_t> ParseKey(const std::string& value,
                      fmt::format("Kafka sink option 'key': the input has no column \"{}\"", name));
     }
     key.push_back(static_cast<size_t>(it - columns.begin()));
-    start = end + 1;
   }
   return key;
 }

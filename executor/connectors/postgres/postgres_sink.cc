@@ -10,6 +10,7 @@
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
+#include "executor/connectors/connectors.h"
 
 namespace stave::executor {
 namespace {
@@ -24,22 +25,6 @@ constexpr std::string_view kConnectionSettings =
 
 // Rows per upsert or delete statement (one array per column).
 constexpr size_t kMaxRowsPerStatement = 10000;
-
-// Splits "a, b ,c" at commas, trimming blanks.
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string part = text.substr(start, comma - start);
-    part.erase(0, part.find_first_not_of(" \t"));
-    part.erase(part.find_last_not_of(" \t") + 1);
-    parts.push_back(part);
-    start = comma + 1;
-  }
-  return parts;
-}
 
 SqlError OptionError(std::string_view option, const std::string& message) {
   return SqlError(sqlstate::kInvalidParameterValue,
@@ -269,7 +254,7 @@ PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::
   }
 
   if (std::optional<std::string> key = get("primary_key")) {
-    for (const std::string& name : SplitList(*key)) {
+    for (const std::string& name : SplitOptionList(*key)) {
       auto it = std::find(result.columns.begin(), result.columns.end(), name);
       if (it == result.columns.end()) {
         throw OptionError("primary_key", fmt::format("the input has no column \"{}\"", name));

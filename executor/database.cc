@@ -16,6 +16,7 @@
 #include "parser/parser.h"
 #include "planner/expression_binder.h"
 #include "planner/query_binder.h"
+#include "planner/stream_watermark.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
@@ -236,11 +237,10 @@ void Database::RegisterSystemTables() {
   // Where each job reading a stream stands, as its last checkpoint recorded.
   planner::SystemTable sources;
   sources.name = "sources";
-  sources.columns = {{"stream", TypeId::kVarchar},
-                     {"connector", TypeId::kVarchar},
-                     {"reader", TypeId::kVarchar},
-                     {"position", TypeId::kVarchar},
-                     {"bad_records", TypeId::kInt64}};
+  sources.columns = {{"stream", TypeId::kVarchar},    {"connector", TypeId::kVarchar},
+                     {"reader", TypeId::kVarchar},    {"position", TypeId::kVarchar},
+                     {"bad_records", TypeId::kInt64}, {"watermark", TypeId::kVarchar},
+                     {"late_rows", TypeId::kInt64}};
   sources.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const planner::CatalogObjectPtr& reader : catalog_.List()) {
@@ -251,10 +251,17 @@ void Database::RegisterSystemTables() {
           store_->GetSourcePosition(reader->id, SourceTask::kPositionName).ValueOrThrow();
       SourcePositionSummary summary;
       if (position) summary = DescribeSourcePosition(*stream, *position);
-      rows.push_back({Value::String(stream->name), Value::String(stream->connector),
-                      Value::String(reader->name),
-                      summary.position.empty() ? Value::Null() : Value::String(summary.position),
-                      Value::Int(static_cast<int64_t>(summary.bad_records))});
+      rows.push_back(
+          {Value::String(stream->name), Value::String(stream->connector),
+           Value::String(reader->name),
+           summary.position.empty() ? Value::Null() : Value::String(summary.position),
+           Value::Int(static_cast<int64_t>(summary.bad_records)),
+           // In the event-time column's type, as the user would write it.
+           summary.watermark && *summary.watermark != INT64_MIN
+               ? Value::String(Value::Int(*summary.watermark)
+                                   .ToText(stream->columns[*stream->watermark_column].type))
+               : Value::Null(),
+           Value::Int(static_cast<int64_t>(summary.late_rows))});
     }
     return rows;
   };
@@ -401,6 +408,7 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
     }
   }
   object->columns = ResolveColumns(create.columns, "stream", create.position);
+  if (create.watermark) planner::BindStreamWatermark(*create.watermark, object.get());
   int connector_position = TakeWithOptions(create.options, object.get(), create.position);
   if (object->connector.empty()) {
     throw SqlError(sqlstate::kInvalidParameterValue, "a stream needs WITH (connector = '...')",

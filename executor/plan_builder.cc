@@ -120,7 +120,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             operators.push_back(std::make_unique<HashAggregateOperator>(
                 std::static_pointer_cast<const planner::AggregateNode>(node_owner),
                 storage::StateTable(store, StateTableId(owner.id, slot++)),
-                instance == global_owner, cached_groups));
+                instance == global_owner, cached_groups, instance, parallelism));
             break;
           }
           default:
@@ -151,6 +151,11 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     dataflow.counters.bad_records = metrics->Counter(
         "stave_source_bad_records_total", {{"stream", scan.object->name}, {kind, owner.name}},
         "Records a stream's reader could not decode (skipped, dead-lettered or failed on).");
+    if (scan.object->watermark) {
+      dataflow.counters.late_rows = metrics->Counter(
+          "stave_source_late_rows_total", {{"stream", scan.object->name}, {kind, owner.name}},
+          "Rows a stream dropped for arriving below its watermark.");
+    }
   }
   return dataflow;
 }

@@ -34,7 +34,7 @@ statement
 explainableStatement
     : query                                                            #selectStatement
     | CREATE STREAM (IF NOT EXISTS)? qualifiedName
-        LPAREN columnDefinition (COMMA columnDefinition)* RPAREN
+        LPAREN streamElement (COMMA streamElement)* RPAREN
         streamOptions                                                  #createStream
     | CREATE TABLE (IF NOT EXISTS)? qualifiedName
         LPAREN tableElement (COMMA tableElement)* RPAREN
@@ -125,6 +125,13 @@ offsetClause
 
 // ---------------------------------------------------------------------------------------
 // CREATE STREAM / CREATE TABLE / CREATE SINK
+
+// A stream's columns, and at most one watermark (the AST builder refuses a second), as in
+// Flink and RisingWave: WATERMARK FOR ts AS ts - INTERVAL '5' SECOND.
+streamElement
+    : columnDefinition
+    | WATERMARK FOR identifier AS expression
+    ;
 
 // Columns and table constraints may be mixed in any order, as in PostgreSQL; the AST builder
 // rejects a second primary key.
@@ -367,7 +374,7 @@ booleanValue
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
     : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | DEFAULT | DEFERRABLE | DESC
-    | DISTINCT | ELSE | END | FALSE_ | FROM | GROUP | HAVING | ILIKE | IN | INTO | IS | LIKE
+    | DISTINCT | ELSE | END | FALSE_ | FOR | FROM | GROUP | HAVING | ILIKE | IN | INTO | IS | LIKE
     | LIMIT | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN
     | TO | TRUE_ | WHEN | WHERE | WITH
     ;
@@ -381,8 +388,8 @@ nonReserved
     | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION
     | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS | SYSTEM | TABLES | TIME
-    | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING | VIEW | VIEWS | WITHOUT | WORK
-    | WRITE | ZONE
+    | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING | VIEW | VIEWS | WATERMARK
+    | WITHOUT | WORK | WRITE | ZONE
     ;
 
 // ========================================================================================
@@ -422,6 +429,7 @@ EXISTS: E X I S T S;
 EXPLAIN: E X P L A I N;
 FALSE_: F A L S E;
 FIRST: F I R S T;
+FOR: F O R;
 FORMAT: F O R M A T;
 FROM: F R O M;
 GROUP: G R O U P;
@@ -483,6 +491,7 @@ VARYING: V A R Y I N G;
 VIEW: V I E W;
 VIEWS: V I E W S;
 WHEN: W H E N;
+WATERMARK: W A T E R M A R K;
 WHERE: W H E R E;
 WITH: W I T H;
 WITHOUT: W I T H O U T;

@@ -254,12 +254,20 @@ struct Option {
   int position = 0;
 };
 
-/// `CREATE STREAM [IF NOT EXISTS] name (cols) [WITH (options)] [FORMAT f]`.
+/// `WATERMARK FOR column AS expression` in a stream's column list.
+struct WatermarkDef {
+  std::string column;
+  ExprPtr expression;
+  int position = 0;
+};
+
+/// `CREATE STREAM [IF NOT EXISTS] name (cols [, WATERMARK FOR …]) [WITH (options)] [FORMAT f]`.
 struct CreateStreamStatement : Statement {
   CreateStreamStatement() : Statement(StatementKind::kCreateStream) {}
   QualifiedName name;
   bool if_not_exists = false;
   std::vector<ColumnDef> columns;
+  std::optional<WatermarkDef> watermark;
   std::vector<Option> options;
   std::string format;  ///< Lower-case (e.g. "json"); empty when absent.
 };

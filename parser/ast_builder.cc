@@ -110,8 +110,17 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     auto create = std::make_unique<CreateStreamStatement>();
     create->name = BuildQualifiedName(ctx->qualifiedName());
     create->if_not_exists = ctx->IF() != nullptr;
-    for (P::ColumnDefinitionContext* column : ctx->columnDefinition()) {
-      create->columns.push_back(BuildColumn(column));
+    for (P::StreamElementContext* element : ctx->streamElement()) {
+      if (P::ColumnDefinitionContext* column = element->columnDefinition()) {
+        create->columns.push_back(BuildColumn(column));
+        continue;
+      }
+      if (create->watermark) {
+        throw SqlError(sqlstate::kSyntaxError, "a stream has at most one WATERMARK",
+                       PositionOf(element));
+      }
+      create->watermark = WatermarkDef{BuildIdentifier(element->identifier()),
+                                       BuildExpr(element->expression()), PositionOf(element)};
     }
     BuildStreamOptions(ctx->streamOptions(), &create->options, &create->format);
     statement_ = std::move(create);

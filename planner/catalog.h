@@ -12,6 +12,7 @@
 
 #include "common/data_type.h"
 #include "common/value.h"
+#include "planner/bound_expression.h"
 
 namespace stave::planner {
 
@@ -49,6 +50,11 @@ struct CatalogObject {
   /// never show them.
   std::map<std::string, std::string> options;
   std::string format;
+  /// Streams declared WITH a `WATERMARK FOR column AS expression`: the event-time column,
+  /// and the expression (over the stream's columns) the watermark trails — the source drops
+  /// rows whose column is below it as late, and tells the dataflow how far event time got.
+  std::optional<size_t> watermark_column;
+  BoundExprPtr watermark;
 
   // Tables.
   std::vector<size_t> primary_key;  ///< Column positions; empty: rows get a hidden row id.

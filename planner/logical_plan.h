@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ struct AggregateNode : PlanNode {
   AggregateNode() : PlanNode(PlanNodeKind::kAggregate) {}
   std::vector<BoundExprPtr> group_keys;
   std::vector<AggregateCall> aggregates;
+
+  /// For a group key that is a window's bound over event time (TUMBLE or HOP over a stream
+  /// with a watermark): a group closes once the watermark reaches the key's value plus
+  /// `offset` (the window's size for window_start, 0 for window_end). No row of a closed
+  /// group can arrive any more, so its state is dropped.
+  struct WindowClose {
+    size_t key = 0;  ///< Index into group_keys.
+    int64_t offset = 0;
+  };
+  std::optional<WindowClose> window_close;
+  /// EMIT ON WINDOW CLOSE: each group's row is emitted once, final, when its window closes,
+  /// instead of being updated as rows arrive. REQUIRES: window_close.
+  bool emit_on_window_close = false;
 };
 
 struct SortKey {

@@ -32,6 +32,7 @@ class StateTable {
   StateTable(const Store* store, uint32_t table_id) : store_(store), table_id_(table_id) {}
 
   uint32_t table_id() const { return table_id_; }
+  const Store* store() const { return store_; }
 
   /// The latest value of `key`: this epoch's write if any, else the committed one.
   Result<std::optional<std::string>> Get(std::string_view key) const;

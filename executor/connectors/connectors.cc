@@ -7,6 +7,7 @@
 #include "executor/connectors/kafka/kafka_source.h"
 #include "executor/connectors/postgres/postgres_sink.h"
 #include "executor/connectors/socket/socket_source.h"
+#include "executor/connectors/watermark_reader.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
@@ -19,7 +20,9 @@ void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry) {
   registry->Register(KafkaConnectorSpec());
 }
 
-std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream) {
+namespace {
+
+std::unique_ptr<SourceReader> OpenConnectorReader(const planner::CatalogObject& stream) {
   if (stream.connector == "datagen") {
     return std::make_unique<DatagenSource>(DatagenOptions::Parse(stream.options, stream.columns));
   }
@@ -35,9 +38,26 @@ std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& str
                  "the connector '" + stream.connector + "' cannot be read yet");
 }
 
+}  // namespace
+
+std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream) {
+  std::unique_ptr<SourceReader> reader = OpenConnectorReader(stream);
+  if (!stream.watermark) return reader;
+  return std::make_unique<WatermarkReader>(std::move(reader), *stream.watermark_column,
+                                           stream.watermark);
+}
+
 SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,
                                              std::string_view position) {
   SourcePositionSummary summary;
+  if (stream.watermark) {
+    std::optional<WatermarkReader::DecodedPosition> decoded =
+        WatermarkReader::DecodePosition(position);
+    if (!decoded) return summary;
+    summary.watermark = decoded->watermark;
+    summary.late_rows = decoded->late_rows;
+    position = decoded->inner;
+  }
   if (stream.connector == "kafka") {
     if (std::optional<KafkaPositionSummary> kafka = SummarizeKafkaPosition(position)) {
       summary.position = kafka->offsets;

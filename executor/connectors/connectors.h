@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <vector>
 
@@ -33,6 +34,9 @@ OpenedSink OpenSinkTarget(const planner::CatalogObject& sink, const planner::Sin
 struct SourcePositionSummary {
   std::string position;  ///< E.g. "0:120,1:98" (Kafka partition:offset); empty if unknown.
   uint64_t bad_records = 0;
+  /// Streams with a watermark: the watermark and the rows dropped below it.
+  std::optional<int64_t> watermark;
+  uint64_t late_rows = 0;
 };
 SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,
                                              std::string_view position);

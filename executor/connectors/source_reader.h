@@ -58,6 +58,13 @@ class SourceReader {
   /// Records this reader could not decode so far, as its position counts them.
   virtual uint64_t bad_records() const { return 0; }
 
+  /// For a stream with a watermark: the watermark (event time, in the event-time column's
+  /// physical units) if it rose since the last call, after a Poll. Rows the reader returns
+  /// later are never below it.
+  virtual std::optional<int64_t> TakeWatermark() { return std::nullopt; }
+  /// Rows dropped so far for arriving below the watermark, as the position counts them.
+  virtual uint64_t late_rows() const { return 0; }
+
   /// Whether this reader has read everything `targets` asks of it.
   virtual bool CaughtUp(const SourceTargets& targets) const {
     (void)targets;

@@ -4,23 +4,27 @@
 
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
+#include "executor/runtime/partitioner.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
-namespace {}  // namespace
 
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                                              storage::StateTable state, bool owns_global_group,
-                                             size_t cached_groups)
+                                             size_t cached_groups, size_t instance,
+                                             size_t parallelism)
     : node_(std::move(node)),
       state_(std::move(state)),
       owns_global_group_(owns_global_group),
-      cached_groups_(cached_groups) {
+      cached_groups_(cached_groups),
+      instance_(instance),
+      parallelism_(parallelism) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
 }
 
 void HashAggregateOperator::Start() {
+  if (node_->window_close) LoadOpenWindows();
   if (!node_->group_keys.empty() || !owns_global_group_) return;
   // A global aggregate has one row from the start, as `SELECT count(*)` over no rows does.
   if (FindGroup("") != nullptr) return;
@@ -66,6 +70,56 @@ std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
   return row;
 }
 
+std::optional<int64_t> HashAggregateOperator::CloseTime(std::string_view key) const {
+  Value bound;
+  for (size_t k = 0; k <= node_->window_close->key; ++k) {
+    storage::DecodeKeyValue(&key, key_types_[k], &bound);
+  }
+  if (bound.is_null()) return std::nullopt;
+  int64_t close = 0;
+  // A window that would close past the end of time never closes.
+  if (__builtin_add_overflow(bound.int_value(), node_->window_close->offset, &close)) {
+    return std::nullopt;
+  }
+  return close;
+}
+
+void HashAggregateOperator::LoadOpenWindows() {
+  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot();
+  Status status =
+      snapshot->ScanStateTable(state_.table_id(), [this](std::string_view key, std::string_view) {
+        // Scanned keys start with their virtual node (big-endian).
+        auto virtual_node = static_cast<uint16_t>((static_cast<uint8_t>(key[0]) << 8) |
+                                                  static_cast<uint8_t>(key[1]));
+        key.remove_prefix(2);
+        if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
+        if (std::optional<int64_t> close = CloseTime(key)) {
+          open_windows_[*close].emplace(key);
+        }
+        return true;
+      });
+  if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+}
+
+void HashAggregateOperator::OnWatermark(int64_t watermark) {
+  Chunk out = Chunk::WithTypes(output_types_);
+  while (!open_windows_.empty() && open_windows_.begin()->first <= watermark) {
+    for (const std::string& key : open_windows_.begin()->second) {
+      Group* group = FindGroup(key);
+      if (!group) continue;  // Its rows were retracted.
+      if (node_->emit_on_window_close && group->state.row_count > 0) {
+        out.AppendRow(ResultRow(key, group->state), RowOp::kInsert);
+      }
+      if (group->dirty) --dirty_groups_;
+      groups_.erase(key);
+      state_.Delete(key);
+    }
+    open_windows_.erase(open_windows_.begin());
+  }
+  Emit(std::move(out));
+  StreamOperator::OnWatermark(watermark);
+}
+
 void HashAggregateOperator::OnChunk(Chunk chunk) {
   std::vector<Column> keys;
   for (const auto& key : node_->group_keys) keys.push_back(Evaluate(*key, chunk));
@@ -93,7 +147,12 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       touched_index.emplace(key, touched.size());
       touched.emplace_back(key, std::move(before));
     }
-    if (!group) group = CreateGroup(key);
+    if (!group) {
+      group = CreateGroup(key);
+      if (node_->window_close) {
+        if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
+      }
+    }
     int sign = RowSign(chunk.ops[row]);
     group->state.row_count += sign;
     for (size_t a = 0; a < node_->aggregates.size(); ++a) {
@@ -104,6 +163,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     group->dirty = true;
   }
 
+  if (node_->emit_on_window_close) return;  // Rows go out as their windows close.
   Chunk out = Chunk::WithTypes(output_types_);
   for (auto& [group_key, before] : touched) {
     Group* group = &groups_.at(group_key);

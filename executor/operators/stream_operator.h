@@ -28,6 +28,12 @@ class StreamOperator {
   /// the engine's memory budget counts.
   virtual size_t BufferedBytes() const { return 0; }
 
+  /// Event time reached `watermark`: no later input row carries an event time below it.
+  /// Operators that wait on event time (a window that closes) act here, then forward it.
+  virtual void OnWatermark(int64_t watermark) {
+    if (downstream_) downstream_->OnWatermark(watermark);
+  }
+
   /// Writes this epoch's state delta into `batch`, then forwards the barrier.
   virtual void OnBarrier(storage::EpochBatch* batch) {
     if (downstream_) downstream_->OnBarrier(batch);

@@ -70,6 +70,7 @@ void OperatorTask::Handle(size_t index, Message message) {
       for (const Input& each : inputs_) lowest = std::min(lowest, each.watermark);
       if (lowest > watermark_) {
         watermark_ = lowest;
+        operators_.front()->OnWatermark(watermark_);  // What it releases goes out first.
         if (outbox_) outbox_->Broadcast(Message::Watermark(watermark_));
       }
       break;

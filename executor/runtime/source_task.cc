@@ -6,6 +6,14 @@
 namespace stave::executor {
 namespace {
 
+// Adds to `counter` what `total` (a count a recovered position starts from) grew by since
+// the last look; the first look only remembers it.
+void CountGrowth(std::atomic<uint64_t>* counter, uint64_t total, std::optional<uint64_t>* seen) {
+  if (!counter) return;
+  if (*seen && total > **seen) counter->fetch_add(total - **seen, std::memory_order_relaxed);
+  *seen = total;
+}
+
 // Chunks read per slice before the worker turns to other tasks.
 constexpr int kChunksPerSlice = 8;
 // How long a throttled source pauses before it looks again.
@@ -67,13 +75,8 @@ Task::PollResult SourceTask::PollSlice() {
     SourceReader::PollStatus status = reader_->Poll(kChunkRows, &chunk, &wake_at);
     for (DeadLetter& letter : reader_->TakeDeadLetters())
       dead_letters_.push_back(std::move(letter));
-    if (counters_.bad_records) {
-      uint64_t bad = reader_->bad_records();
-      // The first look takes what a recovered position already counted: not news.
-      if (bad_records_seen_ && bad > *bad_records_seen_)
-        counters_.bad_records->fetch_add(bad - *bad_records_seen_, std::memory_order_relaxed);
-      bad_records_seen_ = bad;
-    }
+    CountGrowth(counters_.bad_records, reader_->bad_records(), &bad_records_seen_);
+    CountGrowth(counters_.late_rows, reader_->late_rows(), &late_rows_seen_);
     switch (status) {
       case SourceReader::PollStatus::kIdle:
         if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
@@ -85,12 +88,18 @@ Task::PollResult SourceTask::PollSlice() {
         break;
     }
     failpoint::Hit("source_chunk_read");
-    if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
-    if (counters_.stream_rows) {
-      counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
-    }
     job_->NoteProgress();
-    outbox_->Send(std::move(chunk));
+    if (!chunk.empty()) {
+      if (counters_.rows_in) counters_.rows_in->fetch_add(chunk.size(), std::memory_order_relaxed);
+      if (counters_.stream_rows) {
+        counters_.stream_rows->fetch_add(chunk.size(), std::memory_order_relaxed);
+      }
+      outbox_->Send(std::move(chunk));
+    }
+    // After the rows that raised it: downstream sees every row below it first.
+    if (std::optional<int64_t> watermark = reader_->TakeWatermark()) {
+      outbox_->Broadcast(Message::Watermark(*watermark));
+    }
   }
   return outbox_->Flush() ? PollResult::kYield : PollResult::kWait;
 }

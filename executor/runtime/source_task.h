@@ -23,6 +23,7 @@ class SourceTask : public JobTask {
     std::atomic<uint64_t>* rows_in = nullptr;      ///< Rows read for this job.
     std::atomic<uint64_t>* stream_rows = nullptr;  ///< Rows read, counted on the stream.
     std::atomic<uint64_t>* bad_records = nullptr;  ///< Records the source could not decode.
+    std::atomic<uint64_t>* late_rows = nullptr;    ///< Rows dropped below the watermark.
   };
 
   /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
@@ -56,6 +57,7 @@ class SourceTask : public JobTask {
   bool finished_ = false;
   // The reader's count of bad records when last looked at (counters_ gets the difference).
   std::optional<uint64_t> bad_records_seen_;
+  std::optional<uint64_t> late_rows_seen_;  // The same for late rows.
   // Read in the current epoch, written with its barrier.
   std::vector<DeadLetter> dead_letters_;
   std::mutex mutex_;

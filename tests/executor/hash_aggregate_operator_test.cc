@@ -99,5 +99,116 @@ TEST(HashAggregateOperatorTest, GlobalAggregateStartsWithARow) {
   EXPECT_EQ(capture.rows[0].second[0], Value::Int(0));
 }
 
+// count(*) grouped by a window's start (column 0) and a key (column 1); windows are 10 wide.
+std::shared_ptr<planner::AggregateNode> CountPerWindow(bool emit_on_close) {
+  auto node = std::make_shared<planner::AggregateNode>();
+  node->group_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64),
+                      BoundExpr::MakeColumn(1, TypeId::kVarchar)};
+  AggregateCall count;
+  count.kind = AggregateKind::kCountStar;
+  count.result_type = TypeId::kInt64;
+  node->aggregates = {count};
+  node->output = {
+      {"window_start", TypeId::kInt64}, {"k", TypeId::kVarchar}, {"count", TypeId::kInt64}};
+  node->window_close = planner::AggregateNode::WindowClose{0, 10};
+  node->emit_on_window_close = emit_on_close;
+  return node;
+}
+
+Chunk WindowRows(const std::vector<std::pair<int64_t, std::string>>& rows) {
+  Chunk chunk = Chunk::WithTypes({TypeId::kInt64, TypeId::kVarchar});
+  for (const auto& [start, key] : rows)
+    chunk.AppendRow({Value::Int(start), Value::String(key)}, RowOp::kInsert);
+  return chunk;
+}
+
+std::vector<Value> WindowRow(int64_t start, const std::string& key, int64_t count) {
+  return {Value::Int(start), Value::String(key), Value::Int(count)};
+}
+
+TEST(HashAggregateOperatorTest, EmitOnWindowCloseEmitsFinalRowsOnceAndForgetsThem) {
+  testing::TestDirectory directory;
+  auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+  HashAggregateOperator aggregate(CountPerWindow(true), storage::StateTable(store.get(), 1));
+  CaptureOperator capture;
+  aggregate.set_downstream(&capture);
+  aggregate.Start();
+  aggregate.OnChunk(WindowRows({{0, "a"}, {0, "a"}, {10, "a"}, {0, "b"}, {20, "b"}}));
+  EXPECT_TRUE(capture.rows.empty());  // Nothing before its window closes.
+  EXPECT_EQ(aggregate.open_windows(), 3u);
+  aggregate.OnWatermark(9);  // [0, 10) closes at 10.
+  EXPECT_TRUE(capture.rows.empty());
+  aggregate.OnWatermark(15);
+  ASSERT_EQ(capture.rows.size(), 2u);
+  EXPECT_EQ(capture.rows[0].first, RowOp::kInsert);
+  EXPECT_EQ(capture.rows[0].second, WindowRow(0, "a", 2));
+  EXPECT_EQ(capture.rows[1].second, WindowRow(0, "b", 1));
+  EXPECT_EQ(aggregate.open_windows(), 2u);
+  capture.rows.clear();
+
+  // The closed window's state is gone after the epoch commits; the open ones survive a
+  // restart and close from a watermark the new operator sees.
+  storage::EpochBatch batch(1);
+  aggregate.OnBarrier(&batch);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+  HashAggregateOperator recovered(CountPerWindow(true), storage::StateTable(store.get(), 1));
+  CaptureOperator capture2;
+  recovered.set_downstream(&capture2);
+  recovered.Start();
+  EXPECT_EQ(recovered.open_windows(), 2u);
+  recovered.OnChunk(WindowRows({{10, "a"}}));
+  recovered.OnWatermark(100);
+  ASSERT_EQ(capture2.rows.size(), 2u);
+  EXPECT_EQ(capture2.rows[0].second, WindowRow(10, "a", 2));
+  EXPECT_EQ(capture2.rows[1].second, WindowRow(20, "b", 1));
+  storage::EpochBatch batch2(2);
+  recovered.OnBarrier(&batch2);
+  ASSERT_TRUE(store->Commit(&batch2).ok());
+  size_t keys = 0;
+  ASSERT_TRUE(store->NewSnapshot()
+                  ->ScanStateTable(1, [&](std::string_view, std::string_view) { return ++keys; })
+                  .ok());
+  EXPECT_EQ(keys, 0u);  // Every window closed: no state left.
+}
+
+TEST(HashAggregateOperatorTest, UpdatingWindowResultsAreEmittedAsRowsArriveAndCleanedOnClose) {
+  testing::TestDirectory directory;
+  auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+  HashAggregateOperator aggregate(CountPerWindow(false), storage::StateTable(store.get(), 1));
+  CaptureOperator capture;
+  aggregate.set_downstream(&capture);
+  aggregate.Start();
+  aggregate.OnChunk(WindowRows({{0, "a"}, {0, "a"}}));
+  ASSERT_EQ(capture.rows.size(), 1u);
+  EXPECT_EQ(capture.rows[0].second, WindowRow(0, "a", 2));
+  capture.rows.clear();
+  aggregate.OnWatermark(10);
+  EXPECT_TRUE(capture.rows.empty());  // The row stays as it was; only the state goes.
+  EXPECT_EQ(aggregate.open_windows(), 0u);
+}
+
+// Each parallel instance rebuilds the windows of its own virtual nodes only.
+TEST(HashAggregateOperatorTest, RecoveredInstancesIndexOnlyTheirOwnWindows) {
+  testing::TestDirectory directory;
+  auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+  HashAggregateOperator aggregate(CountPerWindow(true), storage::StateTable(store.get(), 1));
+  aggregate.Start();
+  std::vector<std::pair<int64_t, std::string>> rows;
+  for (int i = 0; i < 50; ++i) rows.emplace_back(i * 10, "k" + std::to_string(i));
+  aggregate.OnChunk(WindowRows(rows));
+  storage::EpochBatch batch(1);
+  aggregate.OnBarrier(&batch);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+  size_t total = 0;
+  for (size_t instance = 0; instance < 4; ++instance) {
+    HashAggregateOperator part(CountPerWindow(true), storage::StateTable(store.get(), 1), false,
+                               1024, instance, 4);
+    part.Start();
+    EXPECT_LT(part.open_windows(), 50u);
+    total += part.open_windows();
+  }
+  EXPECT_EQ(total, 50u);
+}
+
 }  // namespace
 }  // namespace stave::executor

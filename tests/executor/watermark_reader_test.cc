@@ -1,0 +1,119 @@
+#include "executor/connectors/watermark_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace stave::executor {
+namespace {
+
+// Hands out scripted chunks of (event time) rows; its position is the chunks handed out.
+class ScriptedReader : public SourceReader {
+ public:
+  explicit ScriptedReader(std::vector<std::vector<int64_t>> chunks) : chunks_(std::move(chunks)) {}
+
+  PollStatus Poll(size_t, Chunk* chunk, std::chrono::steady_clock::time_point*) override {
+    if (next_ == chunks_.size()) return PollStatus::kFinished;
+    *chunk = Chunk::WithTypes({TypeId::kInt64});
+    for (int64_t time : chunks_[next_]) chunk->AppendRow({Value::Int(time)}, RowOp::kInsert);
+    ++next_;
+    return PollStatus::kData;
+  }
+  std::string Position() const override { return std::to_string(next_); }
+  Status Seek(std::string_view position) override {
+    next_ = std::stoul(std::string(position));
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::vector<int64_t>> chunks_;
+  size_t next_ = 0;
+};
+
+// The watermark trails the highest event time by 10.
+planner::BoundExprPtr TenBehind() {
+  return planner::BoundExpr::MakeFunction(
+      planner::ScalarFunction::kSubtract, TypeId::kInt64,
+      {planner::BoundExpr::MakeColumn(0, TypeId::kInt64),
+       planner::BoundExpr::MakeConstant(Value::Int(10), TypeId::kInt64)});
+}
+
+const std::vector<std::vector<int64_t>> kScript = {{100, 95, 120}, {105, 111, 109}, {130, 119}};
+
+std::vector<int64_t> Times(const Chunk& chunk) {
+  std::vector<int64_t> times;
+  for (size_t row = 0; row < chunk.size(); ++row) times.push_back(chunk.columns[0].ints[row]);
+  return times;
+}
+
+TEST(WatermarkReaderTest, DropsRowsBelowTheWatermarkAndCountsThem) {
+  WatermarkReader reader(std::make_unique<ScriptedReader>(kScript), 0, TenBehind());
+  Chunk chunk;
+  auto never = std::chrono::steady_clock::time_point::max();
+  EXPECT_EQ(reader.TakeWatermark(), std::nullopt);  // Nothing read yet.
+  ASSERT_EQ(reader.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  // 95 is not late: the watermark is 90 when it arrives (100 - 10).
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{100, 95, 120}));
+  EXPECT_EQ(reader.TakeWatermark(), 110);
+  EXPECT_EQ(reader.TakeWatermark(), std::nullopt);  // Told once.
+  ASSERT_EQ(reader.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{111}));  // 105 and 109 are below 110.
+  EXPECT_EQ(reader.late_rows(), 2u);
+  EXPECT_EQ(reader.TakeWatermark(), std::nullopt);  // 111 - 10 does not raise it.
+  ASSERT_EQ(reader.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{130}));  // 119 is below 120 by then.
+  EXPECT_EQ(reader.TakeWatermark(), 120);
+  EXPECT_EQ(reader.late_rows(), 3u);
+}
+
+TEST(WatermarkReaderTest, APositionRestoresTheWatermarkSoAReplayDropsTheSameRows) {
+  WatermarkReader first(std::make_unique<ScriptedReader>(kScript), 0, TenBehind());
+  Chunk chunk;
+  auto never = std::chrono::steady_clock::time_point::max();
+  ASSERT_EQ(first.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  std::string position = first.Position();  // A checkpoint after the first chunk.
+
+  WatermarkReader second(std::make_unique<ScriptedReader>(kScript), 0, TenBehind());
+  ASSERT_TRUE(second.Seek(position).ok());
+  EXPECT_EQ(second.TakeWatermark(), 110);  // Told again downstream after recovery.
+  ASSERT_EQ(second.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{111}));
+  EXPECT_EQ(second.late_rows(), 2u);
+
+  std::optional<WatermarkReader::DecodedPosition> decoded =
+      WatermarkReader::DecodePosition(second.Position());
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->watermark, 110);
+  EXPECT_EQ(decoded->late_rows, 2u);
+  EXPECT_EQ(decoded->inner, "2");
+  EXPECT_FALSE(second.Seek("short").ok());
+}
+
+TEST(WatermarkReaderTest, NullEventTimesAreNeitherLateNorMoveTheWatermark) {
+  class NullReader : public ScriptedReader {
+   public:
+    NullReader() : ScriptedReader({}) {}
+    PollStatus Poll(size_t, Chunk* chunk, std::chrono::steady_clock::time_point*) override {
+      if (done_) return PollStatus::kFinished;
+      done_ = true;
+      *chunk = Chunk::WithTypes({TypeId::kInt64});
+      chunk->AppendRow({Value::Int(50)}, RowOp::kInsert);
+      chunk->AppendRow({Value::Null()}, RowOp::kInsert);
+      chunk->AppendRow({Value::Int(20)}, RowOp::kInsert);
+      return PollStatus::kData;
+    }
+
+   private:
+    bool done_ = false;
+  };
+  WatermarkReader reader(std::make_unique<NullReader>(), 0, TenBehind());
+  Chunk chunk;
+  auto never = std::chrono::steady_clock::time_point::max();
+  ASSERT_EQ(reader.Poll(1024, &chunk, &never), SourceReader::PollStatus::kData);
+  EXPECT_EQ(chunk.size(), 2u);  // 50 and the NULL; 20 is below 40.
+  EXPECT_TRUE(chunk.columns[0].IsNull(1));
+  EXPECT_EQ(reader.TakeWatermark(), 40);
+}
+
+}  // namespace
+}  // namespace stave::executor

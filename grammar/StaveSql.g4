@@ -39,11 +39,13 @@ explainableStatement
     | CREATE TABLE (IF NOT EXISTS)? qualifiedName
         LPAREN tableElement (COMMA tableElement)* RPAREN
         (APPEND ONLY)? withClause?                                     #createTable
-    | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query #createMaterializedView
+    | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query
+        emitOnWindowClose?                                             #createMaterializedView
     // As in RisingWave, a sink either reads an existing relation (FROM) or runs a query of its
     // own (AS); the options of the AS form come before the query, which would otherwise end it.
     | CREATE SINK (IF NOT EXISTS)? name=qualifiedName
-        (FROM input=qualifiedName streamOptions | streamOptions AS query) #createSink
+        (FROM input=qualifiedName streamOptions
+        | streamOptions AS query emitOnWindowClose?)                   #createSink
     | INSERT INTO qualifiedName
         (LPAREN columns+=identifier (COMMA columns+=identifier)* RPAREN)?
         (VALUES valuesRow (COMMA valuesRow)* | query)                  #insertStatement
@@ -125,6 +127,12 @@ offsetClause
 
 // ---------------------------------------------------------------------------------------
 // CREATE STREAM / CREATE TABLE / CREATE SINK
+
+// As in RisingWave: a view or sink grouped by a window emits each group once, final, when the
+// watermark closes its window, instead of updating it as rows arrive.
+emitOnWindowClose
+    : EMIT ON WINDOW CLOSE
+    ;
 
 // A stream's columns, and at most one watermark (the AST builder refuses a second), as in
 // Flink and RisingWave: WATERMARK FOR ts AS ts - INTERVAL '5' SECOND.
@@ -376,15 +384,15 @@ reserved
     : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | DEFAULT | DEFERRABLE | DESC
     | DISTINCT | ELSE | END | FALSE_ | FOR | FROM | GROUP | HAVING | ILIKE | IN | INTO | IS | LIKE
     | LIMIT | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN
-    | TO | TRUE_ | WHEN | WHERE | WITH
+    | TO | TRUE_ | WHEN | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
 // are no PostgreSQL keywords at all; VALUES, like CHARACTER and PRECISION, is one of its
 // column-name keywords.
 nonReserved
-    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | COMMIT
-    | COMMITTED | DELETE | DOUBLE | DROP | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
+    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
+    | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
     | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION
     | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS | SYSTEM | TABLES | TIME
@@ -413,6 +421,7 @@ CASE: C A S E;
 CAST: C A S T;
 CHARACTER: C H A R A C T E R;
 CHECKPOINT: C H E C K P O I N T;
+CLOSE: C L O S E;
 COMMIT: C O M M I T;
 COMMITTED: C O M M I T T E D;
 CREATE: C R E A T E;
@@ -424,6 +433,7 @@ DISTINCT: D I S T I N C T;
 DOUBLE: D O U B L E;
 DROP: D R O P;
 ELSE: E L S E;
+EMIT: E M I T;
 END: E N D;
 EXISTS: E X I S T S;
 EXPLAIN: E X P L A I N;
@@ -493,6 +503,7 @@ VIEWS: V I E W S;
 WHEN: W H E N;
 WATERMARK: W A T E R M A R K;
 WHERE: W H E R E;
+WINDOW: W I N D O W;
 WITH: W I T H;
 WITHOUT: W I T H O U T;
 WORK: W O R K;

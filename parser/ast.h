@@ -234,6 +234,8 @@ struct SelectStatement : Statement {
   std::vector<OrderItem> order_by;
   ExprPtr limit;   ///< Null when absent; `LIMIT ALL` is absent too.
   ExprPtr offset;  ///< Null when absent.
+  /// `EMIT ON WINDOW CLOSE` after a view's or sink's query.
+  bool emit_on_window_close = false;
 };
 
 struct ColumnDef {

@@ -186,6 +186,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     create->name = BuildQualifiedName(ctx->qualifiedName());
     create->if_not_exists = ctx->IF() != nullptr;
     create->query = BuildQuery(ctx->query());
+    create->query->emit_on_window_close = ctx->emitOnWindowClose() != nullptr;
     statement_ = std::move(create);
     return {};
   }
@@ -199,6 +200,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       create->from_position = PositionOf(ctx->input);
     } else {
       create->query = BuildQuery(ctx->query());
+      create->query->emit_on_window_close = ctx->emitOnWindowClose() != nullptr;
     }
     BuildStreamOptions(ctx->streamOptions(), &create->options, &create->format);
     statement_ = std::move(create);

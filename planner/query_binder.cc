@@ -182,6 +182,12 @@ std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
 
 BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
                      QueryPurpose purpose) {
+  if (select.emit_on_window_close) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound (window_start or "
+                   "window_end of TUMBLE or HOP over a stream with a WATERMARK)",
+                   select.position);
+  }
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;

@@ -3,14 +3,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace stave {
 namespace {
 
 // Formats shortest round-trip `digits`/`exponent` (from std::to_chars scientific output) the
-// way PostgreSQL's float output does.
-std::string FormatShortest(const char* begin, const char* end) {
+// way PostgreSQL's float output does: in exponent notation from 10^`exponent_from` up (the
+// type's decimal digits: 15 for double precision, 6 for real) and below 10^-4.
+std::string FormatShortest(const char* begin, const char* end, int exponent_from) {
   std::string scientific(begin, end);
   bool negative = !scientific.empty() && scientific[0] == '-';
   if (negative) scientific.erase(0, 1);
@@ -25,7 +27,7 @@ std::string FormatShortest(const char* begin, const char* end) {
   // `"literal" + std::string`.
   std::string out;
   if (negative) out.push_back('-');
-  if (exponent < -4 || exponent >= 15) {
+  if (exponent < -4 || exponent >= exponent_from) {
     out.push_back(digits[0]);
     if (digits.size() > 1) {
       out.push_back('.');
@@ -63,7 +65,7 @@ std::string FormatFloating(Float value) {
   char buffer[64];
   auto result =
       std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
-  return FormatShortest(buffer, result.ptr);
+  return FormatShortest(buffer, result.ptr, std::numeric_limits<Float>::digits10);
 }
 
 }  // namespace

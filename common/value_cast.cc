@@ -83,7 +83,14 @@ Value ParseText(const std::string& original, DataType to) {
         throw SqlError(sqlstate::kNumericValueOutOfRange,
                        "\"" + original + "\" is out of range for type " + to.Name());
       }
-      if (to.id == TypeId::kFloat32) value = static_cast<float>(value);
+      if (to.id == TypeId::kFloat32) {
+        auto single = static_cast<float>(value);
+        if ((std::isinf(single) && !std::isinf(value)) || (single == 0 && value != 0)) {
+          throw SqlError(sqlstate::kNumericValueOutOfRange,
+                         "\"" + original + "\" is out of range for type real");
+        }
+        value = single;
+      }
       return Value::Double(value);
     }
     case TypeId::kVarchar:
@@ -137,7 +144,15 @@ Value CastValue(const Value& value, DataType from, DataType to) {
   }
   if (from.IsFloat() && to.IsFloat()) {
     double d = value.double_value();
-    return Value::Double(to.id == TypeId::kFloat32 ? static_cast<float>(d) : d);
+    if (to.id != TypeId::kFloat32) return Value::Double(d);
+    auto single = static_cast<float>(d);
+    if (std::isinf(single) && !std::isinf(d)) {
+      throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: overflow");
+    }
+    if (single == 0 && d != 0) {
+      throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: underflow");
+    }
+    return Value::Double(single);
   }
   if (from.IsFloat() && to.IsInteger()) {
     double d = std::nearbyint(value.double_value());  // Round half to even, as PostgreSQL.

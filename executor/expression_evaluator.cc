@@ -69,6 +69,10 @@ Column IntArithmetic(ScalarFunction function, DataType type, const Column& left,
   return out;
 }
 
+[[noreturn]] void ThrowFloatOutOfRange(const char* what) {
+  throw SqlError(sqlstate::kNumericValueOutOfRange, std::string("value out of range: ") + what);
+}
+
 Column FloatArithmetic(ScalarFunction function, DataType type, const Column& left,
                        const Column& right) {
   size_t rows = left.size();
@@ -95,7 +99,16 @@ Column FloatArithmetic(ScalarFunction function, DataType type, const Column& lef
         r = a / b;
         break;
     }
-    out.doubles[i] = single ? static_cast<float>(r) : r;
+    if (single) r = static_cast<float>(r);
+    // As PostgreSQL: infinity only from an infinite operand, zero from a product or quotient
+    // only when the dividend or a factor is zero.
+    if (std::isinf(r) && !std::isinf(a) && !std::isinf(b)) ThrowFloatOutOfRange("overflow");
+    if (r == 0 && a != 0 &&
+        ((function == ScalarFunction::kMultiply && b != 0) ||
+         (function == ScalarFunction::kDivide && !std::isinf(b)))) {
+      ThrowFloatOutOfRange("underflow");
+    }
+    out.doubles[i] = r;
   }
   return out;
 }

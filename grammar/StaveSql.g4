@@ -551,7 +551,8 @@ IDENTIFIER: IDENTIFIER_START IDENTIFIER_PART*;
 QUOTED_IDENTIFIER: '"' ( ~'"' | '""' )* '"';
 
 LINE_COMMENT: '--' ~[\r\n]* -> skip;
-BLOCK_COMMENT: '/*' .*? '*/' -> skip;
+// Block comments nest, as in PostgreSQL.
+BLOCK_COMMENT: '/*' ( BLOCK_COMMENT | . )*? '*/' -> skip;
 WHITESPACE: [ \t\r\n\f\u000B]+ -> skip;
 
 // Error tokens. They appear in no parser rule, so the parser reports a syntax error right at

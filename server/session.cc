@@ -73,6 +73,15 @@ executor::QueryResult Command(std::string tag) {
   return result;
 }
 
+// Whether a statement may run inside an implicit transaction with the writes before it
+// uncommitted: table writes, transaction control and settings.
+bool JoinsImplicitTransaction(parser::StatementKind kind) {
+  using Kind = parser::StatementKind;
+  return kind == Kind::kInsert || kind == Kind::kUpdate || kind == Kind::kDelete ||
+         kind == Kind::kTransaction || kind == Kind::kSetVariable ||
+         kind == Kind::kShowVariable || kind == Kind::kResetVariable;
+}
+
 }  // namespace
 
 Session::Session(executor::Database* database,
@@ -117,6 +126,7 @@ std::vector<std::pair<std::string, std::string>> Session::TakeChangedParameters(
 char Session::TransactionStatus() const {
   switch (transaction_) {
     case TransactionState::kIdle:
+    case TransactionState::kImplicit:
       return 'I';
     case TransactionState::kInBlock:
       return 'T';
@@ -134,10 +144,37 @@ bool Session::RunSimpleQuery(std::string_view sql,
                              const std::function<void(const executor::QueryResult&)>& on_result) {
   std::vector<parser::StatementPtr> statements = parser::Parse(sql);
   if (statements.empty()) return false;
-  for (const parser::StatementPtr& statement : statements) {
-    on_result(RunStatement(*statement));
+  if (statements.size() > 1 && transaction_ == TransactionState::kIdle) {
+    writes_ = std::make_unique<executor::Transaction>();
+    transaction_ = TransactionState::kImplicit;
   }
+  try {
+    for (const parser::StatementPtr& statement : statements) {
+      if (transaction_ == TransactionState::kImplicit && !JoinsImplicitTransaction(statement->kind)) {
+        // A query does not see a transaction's own writes yet, CHECKPOINT covers committed
+        // writes only, and DDL is not transactional: the writes before such a statement
+        // commit first, and the ones after it form the next all-or-nothing run.
+        CommitImplicit();
+        writes_ = std::make_unique<executor::Transaction>();
+        transaction_ = TransactionState::kImplicit;
+      }
+      on_result(RunStatement(*statement));
+    }
+  } catch (...) {
+    if (transaction_ == TransactionState::kImplicit) {  // All or nothing.
+      writes_.reset();
+      transaction_ = TransactionState::kIdle;
+    }
+    throw;
+  }
+  if (transaction_ == TransactionState::kImplicit) CommitImplicit();
   return true;
+}
+
+void Session::CommitImplicit() {
+  std::unique_ptr<executor::Transaction> writes = std::move(writes_);
+  transaction_ = TransactionState::kIdle;
+  if (!writes->tables().empty()) database_->Commit(writes.get());
 }
 
 executor::QueryResult Session::RunStatement(const parser::Statement& statement) {
@@ -316,6 +353,8 @@ executor::QueryResult Session::Transaction(const parser::TransactionStatement& s
             sqlstate::kInFailedTransaction,
             "current transaction is aborted, commands ignored until end of transaction block");
       }
+      // In a multi-statement string, BEGIN turns the implicit transaction into a block that
+      // the statements before it belong to.
       if (transaction_ == TransactionState::kIdle) {
         writes_ = std::make_unique<executor::Transaction>();
       }

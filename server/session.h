@@ -33,6 +33,8 @@ class Session : public QuerySession {
   executor::QueryResult Show(const parser::ShowVariableStatement& show);
   executor::QueryResult Reset(const parser::ResetVariableStatement& reset);
   executor::QueryResult Transaction(const parser::TransactionStatement& statement);
+  /// Ends the implicit transaction of a multi-statement query string, committing its writes.
+  void CommitImplicit();
   /// Validates and stores a setting; throws 42704 for unknown names, 22023 for bad values.
   /// `system`: ALTER SYSTEM, which also keeps a server-wide setting for later starts.
   void Assign(const std::string& name, const std::string& value, int position, bool system = false);
@@ -40,7 +42,14 @@ class Session : public QuerySession {
   executor::Database* database_;
   std::map<std::string, std::string> settings_;  // By lower-case name.
   std::vector<std::string> changed_;             // Lower-case names to report.
-  enum class TransactionState { kIdle, kInBlock, kFailed } transaction_ = TransactionState::kIdle;
+  /// kImplicit: the statements of one multi-statement query string, which PostgreSQL runs as
+  /// one transaction (all or nothing) unless they open a block of their own with BEGIN.
+  enum class TransactionState {
+    kIdle,
+    kImplicit,
+    kInBlock,
+    kFailed
+  } transaction_ = TransactionState::kIdle;
   /// The open transaction's table writes; null outside a transaction block.
   std::unique_ptr<executor::Transaction> writes_;
 };

@@ -530,7 +530,9 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
     auto star = std::make_unique<parser::StarExpr>();
     star->position = create.from_position;
     select_all.items.push_back({std::move(star), ""});
-    select_all.from = parser::TableRef{*create.from, "", create.from_position};
+    select_all.from.emplace();
+    select_all.from->name = *create.from;
+    select_all.from->position = create.from_position;
     select_all.position = create.from_position;
     select = &select_all;
   }

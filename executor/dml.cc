@@ -265,7 +265,7 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
                    fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name),
                    update.position);
   }
-  planner::BindScope scope{object.name, update.table.alias, object.columns};
+  planner::BindScope scope{object.name, update.table.alias, object.columns, {}, {}};
   planner::ExpressionBinder binder(&scope);
   BoundExprPtr where = update.where ? binder.BindPredicate(*update.where, "WHERE") : nullptr;
   std::vector<std::pair<size_t, BoundExprPtr>> assignments;
@@ -340,7 +340,7 @@ std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
                    fmt::format("cannot delete from the APPEND ONLY table \"{}\"", object.name),
                    remove.position);
   }
-  planner::BindScope scope{object.name, remove.table.alias, object.columns};
+  planner::BindScope scope{object.name, remove.table.alias, object.columns, {}, {}};
   planner::ExpressionBinder binder(&scope);
   BoundExprPtr where = remove.where ? binder.BindPredicate(*remove.where, "WHERE") : nullptr;
   Transaction::TableWrites* writes = transaction->For(table);

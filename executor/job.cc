@@ -4,29 +4,51 @@
 
 namespace stave::executor {
 
+namespace {
+
+std::vector<JobSource> OneSource(std::unique_ptr<SourceReader> reader,
+                                 SourceTask::Counters counters) {
+  std::vector<JobSource> sources(1);
+  sources[0].reader = std::move(reader);
+  sources[0].counters = counters;
+  return sources;
+}
+
+}  // namespace
+
 Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
          std::vector<Stage> stages, std::shared_ptr<std::atomic<bool>> log_changes,
          Counters counters, const std::atomic<bool>* throttle)
+    : Job(id, std::move(name), OneSource(std::move(source), counters), std::move(stages),
+          std::move(log_changes), throttle) {}
+
+Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vector<Stage> stages,
+         std::shared_ptr<std::atomic<bool>> log_changes, const std::atomic<bool>* throttle)
     : id_(id), name_(name), context_(id, std::move(name)), log_changes_(std::move(log_changes)) {
   // Build from the last stage back, so each stage's outbox can point at the channels of
-  // the stage after it. A channel joins one upstream instance to one downstream instance.
+  // the stage it feeds. A channel joins one upstream instance to one downstream instance.
   std::vector<std::vector<std::shared_ptr<OperatorTask>>> stage_tasks(stages.size());
-  auto make_outbox = [](const StageInput& input,
+  auto make_outbox = [](const StageInput& input, size_t side,
                         const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
     std::vector<std::shared_ptr<Channel>> channels;
     for (const auto& consumer : consumers) {
       auto channel = std::make_shared<Channel>();
-      consumer->AddInput(channel);
+      consumer->AddInput(channel, side);
       channels.push_back(std::move(channel));
     }
     return std::make_unique<Outbox>(input.MakePartitioner(consumers.size()), std::move(channels));
+  };
+  auto consumer_of = [&](size_t s) {
+    return stages[s].output_stage < 0 ? s + 1 : static_cast<size_t>(stages[s].output_stage);
   };
   for (size_t s = stages.size(); s-- > 0;) {
     Stage& stage = stages[s];
     for (auto& operators : stage.instances) {
       std::unique_ptr<Outbox> outbox;
       if (s + 1 < stages.size()) {
-        outbox = make_outbox(stages[s + 1].input, stage_tasks[s + 1]);
+        size_t consumer = consumer_of(s);
+        outbox = make_outbox(stages[consumer].InputOf(stage.output_side), stage.output_side,
+                             stage_tasks[consumer]);
         operators.push_back(std::make_unique<OutboxOperator>(outbox.get()));
       }
       for (size_t i = 0; i + 1 < operators.size(); ++i) {
@@ -45,10 +67,19 @@ Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
     });
   }
   parallelism_ = stage_tasks.back().size();
-  source_ = std::make_shared<SourceTask>(&context_, std::move(source),
-                                         make_outbox(stages.front().input, stage_tasks.front()),
-                                         counters, throttle);
-  context_.AddTask(source_);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    JobSource& source = sources[i];
+    // The first source keeps the plain name, so jobs of one input read their old positions.
+    std::string position_name =
+        i == 0 ? std::string(SourceTask::kPositionName)
+               : std::string(SourceTask::kPositionName) + "." + std::to_string(i);
+    sources_.push_back(
+        std::make_shared<SourceTask>(&context_, std::move(source.reader),
+                                     make_outbox(stages[source.stage].InputOf(source.side),
+                                                 source.side, stage_tasks[source.stage]),
+                                     source.counters, throttle, std::move(position_name)));
+    context_.AddTask(sources_.back());
+  }
   for (auto& tasks : stage_tasks) {
     for (auto& task : tasks) {
       context_.AddTask(task);
@@ -63,20 +94,24 @@ Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
       outbox->channels()[i]->Connect(producer, consumers[i]);
     }
   };
-  wire(source_, source_->outbox(), stage_tasks.front());
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    wire(sources_[i], sources_[i]->outbox(), stage_tasks[sources[i].stage]);
+  }
   for (size_t s = 0; s + 1 < stage_tasks.size(); ++s) {
-    for (auto& task : stage_tasks[s]) wire(task, task->outbox(), stage_tasks[s + 1]);
+    for (auto& task : stage_tasks[s]) wire(task, task->outbox(), stage_tasks[consumer_of(s)]);
   }
 }
 
 Job::~Job() { Stop(); }
 
 void Job::Recover(const storage::Store& store, uint64_t start_epoch) {
-  std::optional<std::string> position =
-      store.GetSourcePosition(id_, SourceTask::kPositionName).ValueOrThrow();
-  SourceReader* reader = source_->reader();
-  reader->SetStartEpoch(start_epoch);
-  if (position) reader->Seek(*position).ThrowIfError();
+  for (const auto& source : sources_) {
+    std::optional<std::string> position =
+        store.GetSourcePosition(id_, source->position_name()).ValueOrThrow();
+    SourceReader* reader = source->reader();
+    reader->SetStartEpoch(start_epoch);
+    if (position) reader->Seek(*position).ThrowIfError();
+  }
   try {
     for (const auto& task : operator_tasks_) {
       for (const auto& op : task->operators()) op->Start();
@@ -101,10 +136,12 @@ void Job::Stop() {
 }
 
 void Job::InjectBarrier(uint64_t epoch, const SourceTargets& targets) {
-  source_->RequestBarrier(epoch, targets);
+  for (const auto& source : sources_) source->RequestBarrier(epoch, targets);
 }
 
-void Job::Wake() { source_->Wake(); }
+void Job::Wake() {
+  for (const auto& source : sources_) source->Wake();
+}
 
 size_t Job::BufferedBytes() const {
   size_t bytes = 0;

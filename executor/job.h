@@ -33,8 +33,25 @@ struct StageInput {
 /// the keys of a range of virtual nodes.
 struct Stage {
   StageInput input;
+  /// For a stage whose first operator has two inputs (a join): the routing of its right
+  /// input (side 1); `input` routes side 0.
+  StageInput right_input;
   /// Per instance, the operators in dataflow order.
   std::vector<std::vector<std::unique_ptr<StreamOperator>>> instances;
+  /// Where the stage's output goes: the next stage in the list (-1), or stage
+  /// `output_stage` (a later one) as its input `output_side`. Ignored for the last stage.
+  int output_stage = -1;
+  size_t output_side = 0;
+
+  const StageInput& InputOf(size_t side) const { return side == 0 ? input : right_input; }
+};
+
+/// A reader of one of a job's inputs and the stage input it feeds.
+struct JobSource {
+  std::unique_ptr<SourceReader> reader;
+  size_t stage = 0;
+  size_t side = 0;
+  SourceTask::Counters counters;
 };
 
 /// The running dataflow of one materialized view: a source task reading the view's input
@@ -52,6 +69,11 @@ class Job {
   Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
       std::vector<Stage> stages, std::shared_ptr<std::atomic<bool>> log_changes, Counters counters,
       const std::atomic<bool>* throttle = nullptr);
+  /// A job with several inputs (a join's): one source task per reader, each checkpointing
+  /// its own position. Stages are in an order where every stage comes after the stages
+  /// and sources feeding it; the last one ends the dataflow.
+  Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vector<Stage> stages,
+      std::shared_ptr<std::atomic<bool>> log_changes, const std::atomic<bool>* throttle = nullptr);
   /// Stops the tasks.
   ~Job();
   Job(const Job&) = delete;
@@ -61,7 +83,7 @@ class Job {
   const std::string& name() const { return name_; }
   size_t parallelism() const { return parallelism_; }
 
-  /// Seeks the source to its committed position (if any) and starts the operators, before
+  /// Seeks the sources to their committed positions (if any) and starts the operators, before
   /// the tasks run. `start_epoch`: the epoch the job starts in (a view over a view backfills
   /// from a snapshot no older than it). Throws SqlError if the position cannot be read.
   void Recover(const storage::Store& store, uint64_t start_epoch);
@@ -107,7 +129,7 @@ class Job {
   size_t parallelism_ = 1;
   JobContext context_;
   std::shared_ptr<std::atomic<bool>> log_changes_;
-  std::shared_ptr<SourceTask> source_;
+  std::vector<std::shared_ptr<SourceTask>> sources_;
   std::vector<std::shared_ptr<OperatorTask>> operator_tasks_;
   std::function<void(uint64_t)> on_commit_;
   bool started_ = false;

@@ -11,6 +11,7 @@
 #include "executor/connectors/view/view_source.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/hash_aggregate_operator.h"
+#include "executor/operators/hash_join_operator.h"
 #include "executor/operators/materialize_operator.h"
 #include "executor/operators/project_operator.h"
 #include "executor/operators/sink_operator.h"
@@ -35,68 +36,200 @@ StageInput SourceRouting(const planner::CatalogObject& input) {
   return routing;
 }
 
-/// The plan between the scan and the view, cut into stages: a new stage starts at every
-/// aggregation, fed by an exchange on its group keys.
+/// The plan cut into stages: a new stage starts at every aggregation, fed by an exchange
+/// on its group keys, and at every join, fed by one exchange per side on its join keys.
 struct StagePlan {
-  StageInput input;
+  StageInput inputs[2];
   std::vector<const planner::PlanNode*> nodes;
+  int output_stage = -1;
+  size_t output_side = 0;
 };
 
-/// A dataflow without its last operator: the reader of its input and its stages.
+/// A reader of one scan and the stage input it feeds.
+struct SourcePlan {
+  const planner::ScanNode* scan = nullptr;
+  size_t stage = 0;
+  size_t side = 0;
+};
+
+/// A dataflow without its last operator: the readers of its inputs and its stages.
 struct Dataflow {
-  std::unique_ptr<SourceReader> source;
+  std::vector<JobSource> sources;
   std::vector<Stage> stages;
-  Job::Counters counters;
 };
 
-/// Builds the reader and the stages of `owner`'s query, `parallelism` instances per stage.
-/// State tables take the owner's slots from `first_slot` on.
+/// Cuts a plan into stages, in an order where producers precede consumers.
+class StagePlanner {
+ public:
+  /// Plans `node`; returns the stage whose operators end with it.
+  size_t Plan(const planner::PlanNode* node) {
+    Fragment fragment = Build(node);
+    return Open(fragment);
+  }
+  /// Feeds the stage `from` into a new stage routed by `keys`; returns the new stage.
+  size_t Exchange(size_t from, std::vector<planner::BoundExprPtr> keys) {
+    size_t stage = NewStage();
+    Connect(Fragment{-1, static_cast<int>(from)}, stage, 0, std::move(keys));
+    return stage;
+  }
+
+  std::vector<StagePlan> stages;
+  std::vector<SourcePlan> sources;
+
+ private:
+  // The output of a subplan: a source's rows not yet in any stage, or a stage's.
+  struct Fragment {
+    int source = -1;
+    int stage = -1;
+  };
+
+  size_t NewStage() {
+    stages.emplace_back();
+    return stages.size() - 1;
+  }
+
+  // Routes `from` into input `side` of `stage` by `keys`.
+  void Connect(Fragment from, size_t stage, size_t side, std::vector<planner::BoundExprPtr> keys) {
+    stages[stage].inputs[side].round_robin = false;
+    stages[stage].inputs[side].keys = std::move(keys);
+    if (from.source >= 0) {
+      sources[from.source].stage = stage;
+      sources[from.source].side = side;
+    } else {
+      stages[from.stage].output_stage = static_cast<int>(stage);
+      stages[from.stage].output_side = side;
+    }
+  }
+
+  // The stage holding `fragment`'s rows: a source's rows get a stage routed by its key.
+  size_t Open(Fragment fragment) {
+    if (fragment.stage >= 0) return fragment.stage;
+    size_t stage = NewStage();
+    stages[stage].inputs[0] = SourceRouting(*sources[fragment.source].scan->object);
+    sources[fragment.source].stage = stage;
+    sources[fragment.source].side = 0;
+    return stage;
+  }
+
+  Fragment Build(const planner::PlanNode* node) {
+    switch (node->kind) {
+      case planner::PlanNodeKind::kScan:
+        sources.push_back(SourcePlan{static_cast<const planner::ScanNode*>(node)});
+        return Fragment{static_cast<int>(sources.size() - 1), -1};
+      case planner::PlanNodeKind::kAggregate: {
+        // Route by the group keys, evaluated over the aggregate's input.
+        Fragment input = Build(node->input.get());
+        size_t stage = NewStage();
+        Connect(input, stage, 0, static_cast<const planner::AggregateNode*>(node)->group_keys);
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
+      case planner::PlanNodeKind::kJoin: {
+        const auto* join = static_cast<const planner::JoinNode*>(node);
+        Fragment left = Build(join->input.get());
+        Fragment right = Build(join->right.get());
+        size_t stage = NewStage();
+        Connect(left, stage, 0, join->left_keys);
+        Connect(right, stage, 1, join->right_keys);
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
+      default: {
+        size_t stage = Open(Build(node->input.get()));
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
+    }
+  }
+};
+
+/// The shared pointer of `node`, a node of the plan under `root`.
+planner::PlanNodePtr FindNode(const planner::PlanNodePtr& root, const planner::PlanNode* node) {
+  if (!root || root.get() == node) return root;
+  if (root->kind == planner::PlanNodeKind::kJoin) {
+    if (auto found = FindNode(static_cast<const planner::JoinNode&>(*root).right, node)) {
+      return found;
+    }
+  }
+  return FindNode(root->input, node);
+}
+
+/// Builds the readers and the stages of `owner`'s query, `parallelism` instances per stage.
+/// State tables take the owner's slots from `first_slot` on. With `multiset_output`, the
+/// last stage is fed by an exchange on every output column (see MaterializeOperator).
 Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::BoundQuery& query,
                        const storage::Store* store, Metrics* metrics,
                        const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
-                       size_t parallelism, size_t state_cache_bytes, uint32_t first_slot) {
+                       size_t parallelism, size_t state_cache_bytes, uint32_t first_slot,
+                       bool multiset_output = false) {
   // An aggregate's instance keeps this many groups cached past a barrier.
   size_t cached_groups = std::max<size_t>(
       1024, state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
-  // The plan is a chain from the root down to one scan; operators run from the scan up.
-  std::vector<const planner::PlanNode*> chain;
-  for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
-    chain.push_back(node);
-  }
-  const planner::PlanNode* leaf = chain.back();
-  if (leaf->kind != planner::PlanNodeKind::kScan) {
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("a {} must read a stream, a table or a view",
-                               planner::ObjectTypeName(owner.type)));
-  }
-  const auto& scan = static_cast<const planner::ScanNode&>(*leaf);
-  Dataflow dataflow;
-  if (scan.object->type == planner::ObjectType::kTable) {
-    dataflow.source = std::make_unique<TableSource>(tables(scan.object->id), store);
-  } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
-    dataflow.source = std::make_unique<ViewSource>(scan.object, store);
-  } else {
-    dataflow.source = OpenSourceReader(*scan.object);
-  }
-  std::vector<StagePlan> plans(1);
-  plans[0].input = SourceRouting(*scan.object);
-  for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
-    const planner::PlanNode* node = *it;
-    if (node->kind == planner::PlanNodeKind::kAggregate) {
-      // Route by the group keys, evaluated over the aggregate's input. With nothing before
-      // the aggregate in this stage, the upstream exchange routes by them directly.
-      const auto& aggregate = static_cast<const planner::AggregateNode&>(*node);
-      if (!plans.back().nodes.empty()) plans.emplace_back();
-      plans.back().input.round_robin = false;
-      plans.back().input.keys = aggregate.group_keys;
+  StagePlanner planner;
+  size_t last = planner.Plan(query.root.get());
+  if (multiset_output) {
+    std::vector<planner::BoundExprPtr> columns;
+    for (size_t i = 0; i < query.visible_columns; ++i) {
+      columns.push_back(planner::BoundExpr::MakeColumn(i, query.root->output[i].type));
     }
-    plans.back().nodes.push_back(node);
+    last = planner.Exchange(last, std::move(columns));
+  }
+  if (last + 1 != planner.stages.size()) {
+    throw SqlError(sqlstate::kInternalError, "the last stage of a dataflow is not its end");
+  }
+  std::vector<StagePlan>& plans = planner.stages;
+  std::string kind = owner.type == planner::ObjectType::kSink ? "sink" : "view";
+  std::atomic<uint64_t>* rows_in = metrics->Counter(
+      fmt::format("stave_{}_rows_in_total", kind), {{kind, owner.name}},
+      fmt::format("Rows a {} read from its input.", planner::ObjectTypeName(owner.type)));
+  Dataflow dataflow;
+  for (const SourcePlan& plan : planner.sources) {
+    const planner::ScanNode& scan = *plan.scan;
+    if (!scan.object || scan.system_rows) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("a {} must read a stream, a table or a view",
+                                 planner::ObjectTypeName(owner.type)));
+    }
+    JobSource source;
+    source.stage = plan.stage;
+    source.side = plan.side;
+    if (scan.object->type == planner::ObjectType::kTable) {
+      source.reader = std::make_unique<TableSource>(tables(scan.object->id), store);
+    } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
+      source.reader = std::make_unique<ViewSource>(scan.object, store);
+    } else {
+      source.reader = OpenSourceReader(*scan.object);
+    }
+    source.counters.rows_in = rows_in;
+    source.counters.stream_rows =
+        scan.object->type == planner::ObjectType::kTable
+            ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
+                               "Row changes read from a table's log, over all views reading it.")
+        : scan.object->type == planner::ObjectType::kMaterializedView
+            ? metrics->Counter("stave_view_changes_read_total", {{"view", scan.object->name}},
+                               "Row changes read from a view's changelog by views over it.")
+            : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
+                               "Rows read from a stream, over all views reading it.");
+    if (scan.object->type == planner::ObjectType::kStream) {
+      source.counters.bad_records = metrics->Counter(
+          "stave_source_bad_records_total", {{"stream", scan.object->name}, {kind, owner.name}},
+          "Records a stream's reader could not decode (skipped, dead-lettered or failed on).");
+      if (scan.object->watermark) {
+        source.counters.late_rows = metrics->Counter(
+            "stave_source_late_rows_total", {{"stream", scan.object->name}, {kind, owner.name}},
+            "Rows a stream dropped for arriving below its watermark.");
+      }
+    }
+    dataflow.sources.push_back(std::move(source));
   }
   size_t global_owner = InstanceOfKey("", parallelism);
   uint32_t next_slot = first_slot;
   for (size_t s = 0; s < plans.size(); ++s) {
     Stage stage;
-    stage.input = plans[s].input;
+    stage.input = plans[s].inputs[0];
+    stage.right_input = plans[s].inputs[1];
+    stage.output_stage = plans[s].output_stage;
+    stage.output_side = plans[s].output_side;
     uint32_t stage_slot = next_slot;
     for (uint32_t instance = 0; instance < parallelism; ++instance) {
       // Every instance of an operator shares its state table; keys never overlap, as each
@@ -114,13 +247,20 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                 static_cast<const planner::ProjectNode*>(node)->expressions));
             break;
           case planner::PlanNodeKind::kAggregate: {
-            // Share ownership with the plan: find the shared_ptr of this node.
-            planner::PlanNodePtr node_owner = query.root;
-            while (node_owner.get() != node) node_owner = node_owner->input;
             operators.push_back(std::make_unique<HashAggregateOperator>(
-                std::static_pointer_cast<const planner::AggregateNode>(node_owner),
+                std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, slot++)),
                 instance == global_owner, cached_groups, instance, parallelism));
+            break;
+          }
+          case planner::PlanNodeKind::kJoin: {
+            // Two slots: the left side's rows, then the right side's.
+            uint32_t left_slot = slot++;
+            uint32_t right_slot = slot++;
+            operators.push_back(std::make_unique<HashJoinOperator>(
+                std::static_pointer_cast<const planner::JoinNode>(FindNode(query.root, node)),
+                storage::StateTable(store, StateTableId(owner.id, left_slot)),
+                storage::StateTable(store, StateTableId(owner.id, right_slot))));
             break;
           }
           default:
@@ -129,43 +269,27 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                                        planner::ObjectTypeName(owner.type)));
         }
       }
+      if (slot > 255) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("this query has too many joins and aggregations for a {}",
+                                   planner::ObjectTypeName(owner.type)));
+      }
       next_slot = slot;
       stage.instances.push_back(std::move(operators));
     }
     dataflow.stages.push_back(std::move(stage));
   }
-  std::string kind = owner.type == planner::ObjectType::kSink ? "sink" : "view";
-  dataflow.counters.rows_in = metrics->Counter(
-      fmt::format("stave_{}_rows_in_total", kind), {{kind, owner.name}},
-      fmt::format("Rows a {} read from its input.", planner::ObjectTypeName(owner.type)));
-  dataflow.counters.stream_rows =
-      scan.object->type == planner::ObjectType::kTable
-          ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
-                             "Row changes read from a table's log, over all views reading it.")
-      : scan.object->type == planner::ObjectType::kMaterializedView
-          ? metrics->Counter("stave_view_changes_read_total", {{"view", scan.object->name}},
-                             "Row changes read from a view's changelog by views over it.")
-          : metrics->Counter("stave_stream_rows_read_total", {{"stream", scan.object->name}},
-                             "Rows read from a stream, over all views reading it.");
-  if (scan.object->type == planner::ObjectType::kStream) {
-    dataflow.counters.bad_records = metrics->Counter(
-        "stave_source_bad_records_total", {{"stream", scan.object->name}, {kind, owner.name}},
-        "Records a stream's reader could not decode (skipped, dead-lettered or failed on).");
-    if (scan.object->watermark) {
-      dataflow.counters.late_rows = metrics->Counter(
-          "stave_source_late_rows_total", {{"stream", scan.object->name}, {kind, owner.name}},
-          "Rows a stream dropped for arriving below its watermark.");
-    }
-  }
   return dataflow;
 }
 
-bool HasAggregate(const planner::BoundQuery& query) {
-  for (const planner::PlanNode* node = query.root.get(); node; node = node->input.get()) {
-    if (node->kind == planner::PlanNodeKind::kAggregate) return true;
-  }
-  return false;
+bool HasStatefulNode(const planner::PlanNode* node) {
+  if (!node) return false;
+  if (node->kind == planner::PlanNodeKind::kAggregate) return true;
+  if (node->kind == planner::PlanNodeKind::kJoin) return true;
+  return HasStatefulNode(node->input.get());
 }
+
+bool HasAggregate(const planner::BoundQuery& query) { return HasStatefulNode(query.root.get()); }
 
 }  // namespace
 
@@ -174,8 +298,10 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
                               const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
                               const JobOptions& options) {
   size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
+  // A retracting join result without keys is kept as a multiset of rows.
+  bool multiset = query.has_join && !query.keyed && !query.append_only;
   Dataflow dataflow = BuildDataflow(view, query, store, metrics, tables, parallelism,
-                                    options.state_cache_bytes, kViewRowsSlot + 2);
+                                    options.state_cache_bytes, kViewRowsSlot + 2, multiset);
   storage::RowTypes visible_types;
   for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
   std::atomic<uint64_t>* rows_out =
@@ -189,12 +315,12 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
     last[instance].push_back(std::make_unique<MaterializeOperator>(
         view.id, instance, visible_types, query.keyed, query.key_columns,
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
-        storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes,
-        rows_out));
+        storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes, rows_out,
+        multiset));
   }
-  return std::make_unique<Job>(view.id, view.name, std::move(dataflow.source),
+  return std::make_unique<Job>(view.id, view.name, std::move(dataflow.sources),
                                std::move(dataflow.stages), std::move(log_changes),
-                               dataflow.counters, options.throttle);
+                               options.throttle);
 }
 
 std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
@@ -224,9 +350,9 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
     stage.instances[0].push_back(std::move(sink_operator));
     dataflow.stages.push_back(std::move(stage));
   }
-  auto job = std::make_unique<Job>(
-      sink.id, sink.name, std::move(dataflow.source), std::move(dataflow.stages),
-      std::make_shared<std::atomic<bool>>(false), dataflow.counters, options.throttle);
+  auto job = std::make_unique<Job>(sink.id, sink.name, std::move(dataflow.sources),
+                                   std::move(dataflow.stages),
+                                   std::make_shared<std::atomic<bool>>(false), options.throttle);
   job->set_on_commit([writer](uint64_t epoch) { writer->OnEpochCommitted(epoch); });
   return job;
 }

@@ -79,8 +79,8 @@ explainableStatement
 // ---------------------------------------------------------------------------------------
 // SELECT
 
-// A query may be wrapped in parentheses as a whole ("(SELECT 1)"); set operations and
-// subqueries are not part of the dialect.
+// A query may be wrapped in parentheses as a whole ("(SELECT 1)"); set operations are not
+// part of the dialect, and subqueries appear only in FROM.
 query
     : querySpecification
     | LPAREN query RPAREN
@@ -88,7 +88,7 @@ query
 
 querySpecification
     : SELECT setQuantifier? selectItem (COMMA selectItem)*
-      (FROM tableReference)?
+      (FROM fromItem (COMMA fromItem)*)?
       (WHERE where=expression)?
       (GROUP BY groupBy+=expression (COMMA groupBy+=expression)*)?
       (HAVING having=expression)?
@@ -110,6 +110,32 @@ selectItem
 
 tableReference
     : qualifiedName (AS? alias=identifier)?
+    ;
+
+// One item of a FROM list: a table, a subquery or a parenthesized join tree, then any number
+// of joins, left to right (`a JOIN b ON ... LEFT JOIN c USING (k)`).
+fromItem
+    : fromPrimary                                                          #fromPrimaryItem
+    | left=fromItem CROSS JOIN right=fromPrimary                           #crossJoin
+    | left=fromItem joinType? JOIN right=fromItem joinCondition            #qualifiedJoin
+    ;
+
+fromPrimary
+    : tableReference                                                       #fromTable
+    | LPAREN query RPAREN AS? alias=identifier                             #fromSubquery
+    | LPAREN fromItem RPAREN                                               #fromParenthesized
+    ;
+
+joinType
+    : INNER
+    | LEFT OUTER?
+    | RIGHT OUTER?
+    | FULL OUTER?
+    ;
+
+joinCondition
+    : ON expression
+    | USING LPAREN identifier (COMMA identifier)* RPAREN
     ;
 
 sortItem
@@ -302,8 +328,8 @@ primaryExpression
     | stringValue                                                         #stringLiteral
     // A typed literal such as DATE '2024-01-31': a cast of the string.
     | dataTypeName stringValue                                            #typeConstructor
-    | qualifiedName LPAREN ASTERISK RPAREN                                #functionCall
-    | qualifiedName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN  #functionCall
+    | functionName LPAREN ASTERISK RPAREN                                 #functionCall
+    | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN  #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
@@ -347,6 +373,14 @@ qualifiedName
     : identifier (DOT identifier)*
     ;
 
+// LEFT and RIGHT are reserved (they start joins) but still name the string functions, as in
+// PostgreSQL.
+functionName
+    : qualifiedName
+    | LEFT
+    | RIGHT
+    ;
+
 identifier
     : IDENTIFIER
     | QUOTED_IDENTIFIER
@@ -381,10 +415,11 @@ booleanValue
 // Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
-    : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | DEFAULT | DEFERRABLE | DESC
-    | DISTINCT | ELSE | END | FALSE_ | FOR | FROM | GROUP | HAVING | ILIKE | IN | INTO | IS | LIKE
-    | LIMIT | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | PRIMARY | SELECT | TABLE | THEN
-    | TO | TRUE_ | WHEN | WHERE | WINDOW | WITH
+    : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT | DEFERRABLE
+    | DESC | DISTINCT | ELSE | END | FALSE_ | FOR | FROM | FULL | GROUP | HAVING | ILIKE | IN
+    | INNER | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL | NOT | NULL_ | OFFSET | ON | ONLY
+    | OR | ORDER | OUTER | PRIMARY | RIGHT | SELECT | TABLE | THEN | TO | TRUE_ | USING | WHEN
+    | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
@@ -425,6 +460,7 @@ CLOSE: C L O S E;
 COMMIT: C O M M I T;
 COMMITTED: C O M M I T T E D;
 CREATE: C R E A T E;
+CROSS: C R O S S;
 DEFAULT: D E F A U L T;
 DEFERRABLE: D E F E R R A B L E;
 DELETE: D E L E T E;
@@ -442,22 +478,27 @@ FIRST: F I R S T;
 FOR: F O R;
 FORMAT: F O R M A T;
 FROM: F R O M;
+FULL: F U L L;
 GROUP: G R O U P;
 HAVING: H A V I N G;
 IF: I F;
 ILIKE: I L I K E;
 IN: I N;
+INNER: I N N E R;
 INSERT: I N S E R T;
 INTO: I N T O;
 IS: I S;
+JOIN: J O I N;
 ISOLATION: I S O L A T I O N;
 KEY: K E Y;
 LAST: L A S T;
+LEFT: L E F T;
 LEVEL: L E V E L;
 LIKE: L I K E;
 LIMIT: L I M I T;
 LOCAL: L O C A L;
 MATERIALIZED: M A T E R I A L I Z E D;
+NATURAL: N A T U R A L;
 NOT: N O T;
 NULL_: N U L L;
 NULLS: N U L L S;
@@ -466,6 +507,7 @@ ON: O N;
 ONLY: O N L Y;
 OR: O R;
 ORDER: O R D E R;
+OUTER: O U T E R;
 PAUSE: P A U S E;
 PRECISION: P R E C I S I O N;
 PRIMARY: P R I M A R Y;
@@ -474,6 +516,7 @@ REPEATABLE: R E P E A T A B L E;
 RESET: R E S E T;
 RESTRICT: R E S T R I C T;
 RESUME: R E S U M E;
+RIGHT: R I G H T;
 ROLLBACK: R O L L B A C K;
 ROW: R O W;
 ROWS: R O W S;
@@ -496,6 +539,7 @@ TRANSACTION: T R A N S A C T I O N;
 TRUE_: T R U E;
 UNCOMMITTED: U N C O M M I T T E D;
 UPDATE: U P D A T E;
+USING: U S I N G;
 VALUES: V A L U E S;
 VARYING: V A R Y I N G;
 VIEW: V I E W;

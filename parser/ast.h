@@ -216,10 +216,28 @@ struct OrderItem {
   std::optional<bool> nulls_first;  ///< Unset: PostgreSQL's default (NULLS LAST for ASC).
 };
 
+struct SelectStatement;
+
+enum class FromKind { kTable, kSubquery, kJoin };
+
+/// `[INNER] JOIN`, `LEFT|RIGHT|FULL [OUTER] JOIN`, `CROSS JOIN` (and the comma of a FROM list).
+enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
+
+/// One item of a FROM clause: a named relation (`name [AS] alias`), a subquery
+/// (`(SELECT ...) [AS] alias`), or a join of two items. A FROM list `a, b, c` is the
+/// left-deep tree of cross joins ((a × b) × c).
 struct TableRef {
-  QualifiedName name;
-  std::string alias;  ///< Empty when none was written.
+  QualifiedName name;  ///< kTable.
+  std::string alias;   ///< Empty when none was written (kTable, kSubquery).
   int position = 0;
+  FromKind from_kind = FromKind::kTable;
+  std::shared_ptr<const SelectStatement> subquery;  ///< kSubquery.
+  JoinKind join_kind = JoinKind::kInner;            ///< kJoin.
+  std::shared_ptr<const TableRef> left;             ///< kJoin.
+  std::shared_ptr<const TableRef> right;            ///< kJoin.
+  std::shared_ptr<const Expr> condition;            ///< kJoin with ON; null otherwise.
+  std::vector<std::string> using_columns;           ///< kJoin with USING (names lower-cased).
+  int using_position = 0;                           ///< Where the USING list starts.
 };
 
 /// `SELECT [DISTINCT] items [FROM t] [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET]`.

@@ -538,7 +538,12 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
 
   antlrcpp::Any visitFunctionCall(P::FunctionCallContext* ctx) override {
     auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
-    call->name = BuildQualifiedName(ctx->qualifiedName());
+    P::FunctionNameContext* name = ctx->functionName();
+    if (name->qualifiedName() != nullptr) {
+      call->name = BuildQualifiedName(name->qualifiedName());
+    } else {
+      call->name = {AsciiLower(name->getStart()->getText())};  // LEFT or RIGHT.
+    }
     call->star = ctx->ASTERISK() != nullptr;
     call->distinct = ctx->setQuantifier() != nullptr && ctx->setQuantifier()->DISTINCT() != nullptr;
     for (P::ExpressionContext* arg : ctx->expression()) {
@@ -750,8 +755,20 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     for (P::SelectItemContext* item : ctx->selectItem()) {
       select->items.push_back(BuildSelectItem(item));
     }
-    if (P::TableReferenceContext* table = ctx->tableReference()) {
-      select->from = BuildTableRef(table);
+    // A FROM list is a left-deep tree of cross joins.
+    for (P::FromItemContext* item : ctx->fromItem()) {
+      TableRef built = BuildFromItem(item);
+      if (!select->from) {
+        select->from = std::move(built);
+        continue;
+      }
+      TableRef join;
+      join.from_kind = FromKind::kJoin;
+      join.join_kind = JoinKind::kCross;
+      join.position = select->from->position;
+      join.left = std::make_shared<const TableRef>(std::move(*select->from));
+      join.right = std::make_shared<const TableRef>(std::move(built));
+      select->from = std::move(join);
     }
     if (ctx->where != nullptr) select->where = BuildExpr(ctx->where);
     for (P::ExpressionContext* group : ctx->groupBy) {
@@ -775,6 +792,62 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       select->offset = BuildExpr(offset->expression());
     }
     return select;
+  }
+
+  TableRef BuildFromItem(P::FromItemContext* ctx) {
+    if (auto* primary = dynamic_cast<P::FromPrimaryItemContext*>(ctx)) {
+      return BuildFromPrimary(primary->fromPrimary());
+    }
+    TableRef join;
+    join.from_kind = FromKind::kJoin;
+    join.position = PositionOf(ctx);
+    if (auto* cross = dynamic_cast<P::CrossJoinContext*>(ctx)) {
+      join.join_kind = JoinKind::kCross;
+      join.left = std::make_shared<const TableRef>(BuildFromItem(cross->left));
+      join.right = std::make_shared<const TableRef>(BuildFromPrimary(cross->right));
+      return join;
+    }
+    auto* qualified = dynamic_cast<P::QualifiedJoinContext*>(ctx);
+    if (qualified == nullptr) {
+      throw SqlError(sqlstate::kInternalError, "parser: unknown FROM item syntax", PositionOf(ctx));
+    }
+    join.join_kind = JoinKind::kInner;
+    if (P::JoinTypeContext* type = qualified->joinType()) {
+      if (type->LEFT() != nullptr) join.join_kind = JoinKind::kLeft;
+      if (type->RIGHT() != nullptr) join.join_kind = JoinKind::kRight;
+      if (type->FULL() != nullptr) join.join_kind = JoinKind::kFull;
+    }
+    join.left = std::make_shared<const TableRef>(BuildFromItem(qualified->left));
+    join.right = std::make_shared<const TableRef>(BuildFromItem(qualified->right));
+    P::JoinConditionContext* condition = qualified->joinCondition();
+    if (condition->ON() != nullptr) {
+      join.condition = std::shared_ptr<const Expr>(BuildExpr(condition->expression()));
+    } else {
+      join.using_position = PositionOf(condition);
+      for (P::IdentifierContext* column : condition->identifier()) {
+        join.using_columns.push_back(BuildIdentifier(column));
+      }
+    }
+    return join;
+  }
+
+  TableRef BuildFromPrimary(P::FromPrimaryContext* ctx) {
+    if (auto* table = dynamic_cast<P::FromTableContext*>(ctx)) {
+      return BuildTableRef(table->tableReference());
+    }
+    if (auto* parenthesized = dynamic_cast<P::FromParenthesizedContext*>(ctx)) {
+      return BuildFromItem(parenthesized->fromItem());
+    }
+    auto* subquery = dynamic_cast<P::FromSubqueryContext*>(ctx);
+    if (subquery == nullptr) {
+      throw SqlError(sqlstate::kInternalError, "parser: unknown FROM item syntax", PositionOf(ctx));
+    }
+    TableRef ref;
+    ref.from_kind = FromKind::kSubquery;
+    ref.position = PositionOf(ctx);
+    ref.alias = BuildIdentifier(subquery->alias);
+    ref.subquery = BuildQuery(subquery->query());
+    return ref;
   }
 
   static TableRef BuildTableRef(P::TableReferenceContext* ctx) {

@@ -256,6 +256,7 @@ std::string DefaultColumnName(const Expr& expr) {
 
 std::optional<size_t> ExpressionBinder::ResolveColumn(const parser::QualifiedName& names,
                                                       int position) const {
+  if (!scope_->sources.empty()) return ResolveJoinedColumn(*scope_, names, position);
   std::string column;
   if (names.size() == 1) {
     column = names[0];

@@ -10,11 +10,23 @@
 
 namespace stave::planner {
 
+/// Where a column of a scope over several FROM items comes from.
+struct ScopeColumn {
+  std::string qualifier;    ///< The FROM item's alias or name; "" for a USING column.
+  bool unqualified = true;  ///< Whether a bare name finds it (not the sides of USING).
+  bool hidden = false;      ///< A helper column (row ids, keys) no name finds.
+};
+
 /// The columns an expression may reference, and the name(s) that qualify them.
 struct BindScope {
   std::string table_name;  ///< The object's name ("" without FROM).
   std::string alias;       ///< The FROM alias, "" if none.
   std::vector<Column> columns;
+  /// For a FROM clause of several items (joins, subqueries): one entry per column. Empty
+  /// when every column belongs to `table_name`/`alias`.
+  std::vector<ScopeColumn> sources;
+  /// With `sources`: the names of the FROM items (what a qualifier may say).
+  std::vector<std::string> relations;
 };
 
 /// Binds parsed expressions to typed BoundExprs over one scope: resolves columns, picks
@@ -58,6 +70,11 @@ class ExpressionBinder {
   BoundExprPtr BindCast(const parser::CastExpr& expr);
   BoundExprPtr BindLiteral(const parser::LiteralExpr& expr);
 };
+
+/// ExpressionBinder::ResolveColumn over a scope with `sources`: throws 42702 for a name
+/// that two FROM items share, 42P01 for an unknown qualifier.
+std::optional<size_t> ResolveJoinedColumn(const BindScope& scope,
+                                          const parser::QualifiedName& names, int position);
 
 /// Whether `name` (lower-case, last part of a function name) is an aggregate function.
 bool IsAggregateFunction(const parser::QualifiedName& name);

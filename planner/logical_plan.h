@@ -11,7 +11,7 @@
 
 namespace stave::planner {
 
-enum class PlanNodeKind { kScan, kValues, kFilter, kProject, kAggregate, kSort, kLimit };
+enum class PlanNodeKind { kScan, kValues, kFilter, kProject, kAggregate, kSort, kLimit, kJoin };
 
 struct PlanNode;
 using PlanNodePtr = std::shared_ptr<const PlanNode>;
@@ -24,7 +24,7 @@ struct PlanNode {
 
   const PlanNodeKind kind;
   std::vector<Column> output;
-  PlanNodePtr input;  ///< Null for leaves.
+  PlanNodePtr input;  ///< Null for leaves; a join's left input.
 };
 
 /// Reads a stream (as a changelog from its start), a table or a materialized view (its
@@ -73,6 +73,29 @@ struct AggregateNode : PlanNode {
   bool emit_on_window_close = false;
 };
 
+enum class JoinType { kInner, kLeft, kRight, kFull };
+
+/// "INNER", "LEFT", "RIGHT", "FULL".
+std::string_view JoinTypeName(JoinType type);
+
+/// Joins `input` (the left side) with `right`. Output: the left's columns, then the right's.
+/// Rows meet where every `left_keys[i]` (over the left's columns) equals `right_keys[i]`
+/// (over the right's; NULL never equals anything) and `residual`, if any (over the output
+/// row), is true. An outer join also emits each unmatched row of its preserved side(s),
+/// padded with NULLs. Without keys (a cross join, or only non-equality conditions) every
+/// pair is tested: batch queries only.
+struct JoinNode : PlanNode {
+  JoinNode() : PlanNode(PlanNodeKind::kJoin) {}
+  JoinType join_type = JoinType::kInner;
+  PlanNodePtr right;
+  std::vector<BoundExprPtr> left_keys;
+  std::vector<BoundExprPtr> right_keys;
+  BoundExprPtr residual;  ///< Null: none.
+
+  bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
+  bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }
+};
+
 struct SortKey {
   size_t column = 0;
   bool descending = false;
@@ -105,8 +128,12 @@ struct BoundQuery {
   bool keyed = false;
   /// Positions (in root->output) of the columns that identify a result row.
   std::vector<size_t> key_columns;
-  /// Whether the result only ever grows (no grouping over an append-only input).
+  /// Whether the result only ever grows (no grouping over an append-only input; inner joins
+  /// only, as an outer join retracts its NULL-padded rows).
   bool append_only = false;
+  /// Whether the plan joins. An unkeyed, retracting join result is kept as a multiset of
+  /// whole rows (see MaterializeOperator): its rows have no identity of their own.
+  bool has_join = false;
   /// The objects the query reads.
   std::vector<CatalogObjectPtr> inputs;
 };

@@ -8,6 +8,7 @@
 
 #include "common/sql_error.h"
 #include "planner/expression_binder.h"
+#include "planner/from_binder.h"
 
 namespace stave::planner {
 namespace {
@@ -54,10 +55,12 @@ class GroupedExpressionBinder : public ExpressionBinder {
     std::optional<size_t> index = ResolveColumn(expr.names, expr.position);
     if (!index) return ExpressionBinder::BindColumnRef(expr);  // Reports "does not exist".
     std::string name = expr.names.back();
+    std::string qualifier = scope_->alias.empty() ? scope_->table_name : scope_->alias;
+    if (!scope_->sources.empty()) qualifier = scope_->sources[*index].qualifier;
     throw SqlError(sqlstate::kGroupingError,
-                   fmt::format("column \"{}.{}\" must appear in the GROUP BY clause or be used "
+                   fmt::format("column \"{}\" must appear in the GROUP BY clause or be used "
                                "in an aggregate function",
-                               scope_->alias.empty() ? scope_->table_name : scope_->alias, name),
+                               qualifier.empty() ? name : qualifier + "." + name),
                    expr.position);
   }
 
@@ -168,7 +171,36 @@ int64_t BindCount(const parser::Expr& expr, std::string_view what) {
   return value;
 }
 
+bool HasOuterJoin(const PlanNodePtr& plan) {
+  if (!plan) return false;
+  if (plan->kind == PlanNodeKind::kJoin) {
+    const auto& join = static_cast<const JoinNode&>(*plan);
+    if (join.join_type != JoinType::kInner) return true;
+    if (HasOuterJoin(join.right)) return true;
+  }
+  return HasOuterJoin(plan->input);
+}
+
+BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, QueryPurpose purpose,
+                bool nested);
+
 }  // namespace
+
+BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
+                     QueryPurpose purpose) {
+  if (select.emit_on_window_close) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound (window_start or "
+                   "window_end of TUMBLE or HOP over a stream with a WATERMARK)",
+                   select.position);
+  }
+  return Bind(select, catalog, purpose, false);
+}
+
+BoundQuery BindNestedQuery(const parser::SelectStatement& select, const Catalog& catalog,
+                           QueryPurpose purpose) {
+  return Bind(select, catalog, purpose, true);
+}
 
 std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
   if (name.size() == 1) return name[0];
@@ -180,107 +212,44 @@ std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
   throw SqlError("3F000", fmt::format("schema \"{}\" does not exist", schema), position);
 }
 
-BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
-                     QueryPurpose purpose) {
-  if (select.emit_on_window_close) {
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound (window_start or "
-                   "window_end of TUMBLE or HOP over a stream with a WATERMARK)",
-                   select.position);
-  }
+namespace {
+
+BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, QueryPurpose purpose,
+                bool nested) {
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;
   std::vector<size_t> input_key;  // Scan columns identifying an input row (tables only).
   bool retracting = false;        // The input has updates and deletes.
 
-  // FROM.
-  const parser::TableRef* system_from = nullptr;
-  if (select.from && select.from->name.size() == 2 && select.from->name[0] == kSystemSchema) {
-    system_from = &*select.from;
+  // FROM and WHERE.
+  if (select.where && ContainsAggregate(*select.where)) {
+    throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in WHERE",
+                   select.where->position);
   }
-  if (system_from) {
-    const SystemTable* table = catalog.FindSystemTable(system_from->name[1]);
-    if (!table) {
-      throw SqlError(
-          sqlstate::kUndefinedTable,
-          fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, system_from->name[1]),
-          system_from->position);
-    }
-    if (purpose == QueryPurpose::kMaterializedView) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     "a materialized view cannot read a system table", system_from->position);
-    }
-    auto object = std::make_shared<CatalogObject>();
-    object->type = ObjectType::kSystemTable;
-    object->name = table->name;
-    object->columns = table->columns;
-    auto scan = std::make_shared<ScanNode>();
-    scan->object = object;
-    scan->output = object->columns;
-    scan->system_rows = std::make_shared<const std::vector<std::vector<Value>>>(table->rows());
-    plan = scan;
-    scope.table_name = object->name;
-    scope.alias = system_from->alias;
-    scope.columns = object->columns;
-  } else if (select.from) {
-    const parser::TableRef& from = *select.from;
-    std::string name = ResolveObjectName(from.name, from.position);
-    CatalogObjectPtr object = catalog.Find(name);
-    if (!object) {
-      throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", name),
-                     from.position);
-    }
-    if (!object->Readable()) {
-      throw SqlError(sqlstate::kWrongObjectType,
-                     fmt::format("\"{}\" is a sink; a sink holds no rows to read", name),
-                     from.position)
-          .WithHint("Query the sink's input, or its target, instead.");
-    }
-    if (purpose == QueryPurpose::kBatch && object->type == ObjectType::kStream) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("cannot read stream \"{}\" directly", name), from.position)
-          .WithHint(
-              "A stream has no stored rows. Create a materialized view over it and query "
-              "the view.");
-    }
-    auto scan = std::make_shared<ScanNode>();
-    scan->object = object;
-    scan->output = object->ChangelogColumns();
-    // A non-grouped view over a table or a view keeps its input's row identity: the
-    // table's key or hidden row id, or the view's row key.
-    if (object->type == ObjectType::kTable) {
-      if (object->HasRowId()) {
-        input_key.push_back(object->columns.size());
-      } else {
-        input_key = object->primary_key;
-      }
-    } else if (object->type == ObjectType::kMaterializedView) {
-      input_key.push_back(object->columns.size());
-    }
-    retracting = object->Retracting();
-    plan = scan;
-    query.inputs.push_back(object);
-    scope.table_name = object->name;
-    scope.alias = from.alias;
-    scope.columns = object->columns;
+  BoundFrom from;
+  if (select.from) {
+    from = BindFrom(*select.from, select.where.get(), catalog, purpose);
+    plan = from.plan;
+    scope = from.scope;
+    input_key = from.input_key;
+    retracting = from.retracting;
+    query.inputs = from.inputs;
+    query.has_join = from.has_join;
   } else {
     if (purpose == QueryPurpose::kMaterializedView) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      "a materialized view needs a FROM clause naming a stream", select.position);
     }
     plan = std::make_shared<ValuesNode>();
-  }
-
-  // WHERE.
-  if (select.where) {
-    if (ContainsAggregate(*select.where)) {
-      throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in WHERE",
-                     select.where->position);
+    if (select.where) {
+      ExpressionBinder binder(&scope);
+      from.where = binder.BindPredicate(*select.where, "WHERE");
     }
-    ExpressionBinder binder(&scope);
+  }
+  if (from.where) {
     auto filter = std::make_shared<FilterNode>();
-    filter->predicate = binder.BindPredicate(*select.where, "WHERE");
+    filter->predicate = from.where;
     filter->input = plan;
     filter->output = plan->output;
     plan = filter;
@@ -300,6 +269,22 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
         throw SqlError(sqlstate::kSyntaxError, "SELECT * with no tables specified is not valid",
                        item.expr->position);
       }
+      if (!star.qualifier.empty() && !scope.sources.empty()) {
+        // `t.*`: every column of that FROM item (USING columns included).
+        const std::string& qualifier = star.qualifier.back();
+        if (std::find(scope.relations.begin(), scope.relations.end(), qualifier) ==
+            scope.relations.end()) {
+          throw SqlError(sqlstate::kUndefinedTable,
+                         fmt::format("missing FROM-clause entry for table \"{}\"", qualifier),
+                         item.expr->position);
+        }
+        for (size_t i = 0; i < scope.columns.size(); ++i) {
+          if (scope.sources[i].qualifier == qualifier && !scope.sources[i].hidden) {
+            items.push_back({nullptr, i, scope.columns[i].name});
+          }
+        }
+        continue;
+      }
       if (!star.qualifier.empty() &&
           star.qualifier.back() != (scope.alias.empty() ? scope.table_name : scope.alias)) {
         throw SqlError(
@@ -307,9 +292,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
             fmt::format("missing FROM-clause entry for table \"{}\"", star.qualifier.back()),
             item.expr->position);
       }
-      for (size_t i = 0; i < scope.columns.size(); ++i) {
-        items.push_back({nullptr, i, scope.columns[i].name});
-      }
+      for (size_t i : from.star) items.push_back({nullptr, i, scope.columns[i].name});
       continue;
     }
     items.push_back(
@@ -369,6 +352,9 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       if (!item.expr) {
         parser::ColumnRefExpr ref;
         ref.names = {scope.columns[item.star_column].name};
+        if (!scope.sources.empty() && !scope.sources[item.star_column].qualifier.empty()) {
+          ref.names.insert(ref.names.begin(), scope.sources[item.star_column].qualifier);
+        }
         select_exprs.push_back(binder.Bind(ref));
       } else {
         select_exprs.push_back(binder.Bind(*item.expr));
@@ -394,7 +380,9 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   std::vector<std::string> projection_names = names;
   query.visible_columns = select_exprs.size();
   query.keyed = grouped || select.distinct || !input_key.empty();
-  query.append_only = !grouped && !select.distinct && !retracting;
+  // A join of append-only inputs only grows if it is inner: an outer join retracts a
+  // NULL-padded row when its first match arrives.
+  query.append_only = !grouped && !select.distinct && !retracting && !HasOuterJoin(plan);
   if (grouped && !select.distinct) {
     for (size_t i = 0; i < group_keys.size(); ++i) {
       query.key_columns.push_back(projection.size());
@@ -529,7 +517,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
     plan = limit;
   }
 
-  if (purpose == QueryPurpose::kMaterializedView) {
+  if (purpose == QueryPurpose::kMaterializedView && !nested) {
     std::set<std::string> seen;
     for (size_t i = 0; i < query.visible_columns; ++i) {
       if (!seen.insert(names[i]).second) {
@@ -542,5 +530,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   query.root = plan;
   return query;
 }
+
+}  // namespace
 
 }  // namespace stave::planner

@@ -10,7 +10,9 @@ namespace stave::planner {
 bool IsEventTimeType(DataType type) { return type.id == TypeId::kInt64; }
 
 void BindStreamWatermark(const parser::WatermarkDef& definition, CatalogObject* stream) {
-  BindScope scope{stream->name, "", stream->columns};
+  BindScope scope;
+  scope.table_name = stream->name;
+  scope.columns = stream->columns;
   ExpressionBinder binder(&scope);
   std::optional<size_t> column =
       binder.ResolveColumn(parser::QualifiedName{definition.column}, definition.position);

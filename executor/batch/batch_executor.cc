@@ -138,6 +138,120 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
   return output;
 }
 
+/// A hash join (or, without keys, a nested loop) over materialized inputs. Rows whose key
+/// holds a NULL never match; the residual is evaluated over each candidate pair.
+std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
+                        std::vector<Chunk> right) {
+  std::vector<DataType> output_types = TypesOf(node.output);
+  size_t left_width = node.input->output.size();
+  size_t right_width = node.right->output.size();
+  struct Side {
+    std::vector<std::vector<Value>> rows;
+    std::vector<std::string> keys;  // Empty string with `null_key`.
+    std::vector<uint8_t> null_key;
+    std::vector<uint8_t> matched;
+  };
+  auto collect = [](const std::vector<Chunk>& chunks,
+                    const std::vector<planner::BoundExprPtr>& keys, Side* side) {
+    for (const Chunk& chunk : chunks) {
+      std::vector<Column> key_columns;
+      for (const auto& key : keys) key_columns.push_back(Evaluate(*key, chunk));
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        side->rows.push_back(chunk.GetRow(r));
+        std::string key;
+        bool null_key = false;
+        for (size_t k = 0; k < keys.size(); ++k) {
+          if (key_columns[k].IsNull(r)) null_key = true;
+          storage::EncodeKeyValue(key_columns[k].GetValue(r), keys[k]->type, &key);
+        }
+        side->keys.push_back(null_key ? std::string() : std::move(key));
+        side->null_key.push_back(null_key ? 1 : 0);
+      }
+    }
+    side->matched.assign(side->rows.size(), 0);
+  };
+  Side l;
+  Side r;
+  collect(left, node.left_keys, &l);
+  collect(right, node.right_keys, &r);
+  std::unordered_multimap<std::string, size_t> table;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    if (!r.null_key[i]) table.emplace(r.keys[i], i);
+  }
+  std::vector<Chunk> output;
+  Chunk current = Chunk::WithTypes(output_types);
+  auto flush = [&](bool force) {
+    if (current.size() >= kChunkRows || (force && !current.empty())) {
+      output.push_back(std::move(current));
+      current = Chunk::WithTypes(output_types);
+    }
+  };
+  // Candidate pairs go through the residual a chunk at a time.
+  Chunk candidates = Chunk::WithTypes(output_types);
+  std::vector<std::pair<size_t, size_t>> pairs;
+  auto test_candidates = [&] {
+    if (candidates.empty()) return;
+    std::vector<uint8_t> keep(candidates.size(), 1);
+    if (node.residual) {
+      Column result = Evaluate(*node.residual, candidates);
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        keep[i] = !result.IsNull(i) && result.ints[i] != 0;
+      }
+    }
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!keep[i]) continue;
+      l.matched[pairs[i].first] = 1;
+      r.matched[pairs[i].second] = 1;
+      for (size_t c = 0; c < output_types.size(); ++c) {
+        current.columns[c].AppendFrom(candidates.columns[c], i);
+      }
+      current.ops.push_back(RowOp::kInsert);
+      flush(false);
+    }
+    candidates = Chunk::WithTypes(output_types);
+    pairs.clear();
+  };
+  auto add_candidate = [&](size_t li, size_t ri) {
+    std::vector<Value> row = l.rows[li];
+    row.insert(row.end(), r.rows[ri].begin(), r.rows[ri].end());
+    candidates.AppendRow(row, RowOp::kInsert);
+    pairs.emplace_back(li, ri);
+    if (candidates.size() >= kChunkRows) test_candidates();
+  };
+  bool keyed = !node.left_keys.empty();
+  for (size_t li = 0; li < l.rows.size(); ++li) {
+    if (keyed) {
+      if (l.null_key[li]) continue;
+      auto [begin, end] = table.equal_range(l.keys[li]);
+      for (auto it = begin; it != end; ++it) add_candidate(li, it->second);
+    } else {
+      for (size_t ri = 0; ri < r.rows.size(); ++ri) add_candidate(li, ri);
+    }
+  }
+  test_candidates();
+  std::vector<Value> padded(left_width + right_width);
+  if (node.PadsLeft()) {
+    for (size_t li = 0; li < l.rows.size(); ++li) {
+      if (l.matched[li]) continue;
+      std::fill(padded.begin(), padded.end(), Value());
+      std::copy(l.rows[li].begin(), l.rows[li].end(), padded.begin());
+      current.AppendRow(padded, RowOp::kInsert);
+      flush(false);
+    }
+  }
+  if (node.PadsRight()) {
+    for (size_t ri = 0; ri < r.rows.size(); ++ri) {
+      if (r.matched[ri]) continue;
+      std::fill(padded.begin(), padded.end(), Value());
+      std::copy(r.rows[ri].begin(), r.rows[ri].end(), padded.begin() + left_width);
+      current.AppendRow(padded, RowOp::kInsert);
+      flush(false);
+    }
+  }
+  flush(true);
+  return output;
+}
+
 std::vector<Chunk> Sort(const planner::SortNode& node, std::vector<Chunk> input) {
   std::vector<std::vector<Value>> rows;
   for (const Chunk& chunk : input) {
@@ -219,6 +333,10 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
       return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, snapshot));
     case planner::PlanNodeKind::kLimit:
       return Limit(static_cast<const planner::LimitNode&>(node), Run(*node.input, snapshot));
+    case planner::PlanNodeKind::kJoin: {
+      const auto& join = static_cast<const planner::JoinNode&>(node);
+      return Join(join, Run(*join.input, snapshot), Run(*join.right, snapshot));
+    }
   }
   throw SqlError(sqlstate::kInternalError, "unknown plan node");
 }

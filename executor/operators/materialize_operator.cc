@@ -20,12 +20,13 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
                                          std::vector<size_t> key_columns, storage::StateTable rows,
                                          storage::StateTable counters,
                                          std::shared_ptr<const std::atomic<bool>> log_changes,
-                                         std::atomic<uint64_t>* rows_written)
+                                         std::atomic<uint64_t>* rows_written, bool multiset)
     : view_id_(view_id),
       instance_(instance),
       visible_types_(std::move(visible_types)),
       log_changes_(std::move(log_changes)),
       keyed_(keyed),
+      multiset_(multiset && !keyed),
       key_columns_(std::move(key_columns)),
       rows_(std::move(rows)),
       counters_(std::move(counters)),
@@ -36,7 +37,7 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
 
 void MaterializeOperator::Start() {
   logging_ = log_changes_ && log_changes_->load(std::memory_order_acquire);
-  if (keyed_) return;
+  if (keyed_ || multiset_) return;
   std::optional<std::string> stored = counters_.Get(NextRowIdKey(instance_)).ValueOrThrow();
   if (stored && stored->size() == 8) next_row_id_ = storage::ReadBigEndian64(*stored);
 }
@@ -47,7 +48,27 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
   std::vector<Value> row(visible_types_.size());
   for (size_t r = 0; r < chunk.size(); ++r) {
     key.clear();
-    if (!keyed_) {
+    if (multiset_) {
+      // The row's encoding, its count, and the copy this change writes or removes.
+      for (size_t c = 0; c < visible_types_.size(); ++c) {
+        storage::EncodeKeyValue(chunk.columns[c].GetValue(r), visible_types_[c], &key);
+      }
+      std::optional<std::string> stored = counters_.Get(key).ValueOrThrow();
+      int64_t count = stored && stored->size() == 8
+                          ? static_cast<int64_t>(storage::ReadBigEndian64(*stored))
+                          : 0;
+      int64_t copy = RowSign(chunk.ops[r]) > 0 ? count : count - 1;
+      count += RowSign(chunk.ops[r]);
+      if (count == 0) {
+        counters_.Delete(key);
+      } else {
+        std::string bytes;
+        storage::AppendBigEndian64(static_cast<uint64_t>(count), &bytes);
+        counters_.Put(key, std::move(bytes));
+      }
+      if (copy < 0) continue;  // Cancels a retraction that came first.
+      storage::AppendBigEndian64(static_cast<uint64_t>(copy), &key);
+    } else if (!keyed_) {
       if (RowSign(chunk.ops[r]) < 0) {
         throw SqlError(sqlstate::kInternalError,
                        "a keyless materialized view received a retraction");

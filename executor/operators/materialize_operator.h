@@ -17,6 +17,14 @@ namespace stave::executor {
 /// group keys); a view without keys is append-only and numbers its rows with a counter per
 /// parallel instance, kept in its own state, so a replay after recovery numbers them the
 /// same way and instances never collide.
+///
+/// A `multiset` view (an unkeyed join that retracts: its rows have no identity of their
+/// own) keeps each distinct row as a count in `counters`, keyed by the row's memcomparable
+/// encoding, and its copies in the rows table under that encoding plus the copy's number
+/// (0, 1, ...): an insert adds copy `count`, a delete removes the last copy. Its input is
+/// routed by the whole row, so one instance owns each distinct row. Changes of one row may
+/// arrive out of order (from two upstream instances); the count then dips below zero for a
+/// moment and no copy is written until it is positive again, so the result is the same.
 class MaterializeOperator : public StreamOperator {
  public:
   /// `visible_types`: the view's columns, the first columns of each chunk.
@@ -30,7 +38,7 @@ class MaterializeOperator : public StreamOperator {
                       bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
                       storage::StateTable counters,
                       std::shared_ptr<const std::atomic<bool>> log_changes,
-                      std::atomic<uint64_t>* rows_written);
+                      std::atomic<uint64_t>* rows_written, bool multiset = false);
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
@@ -47,6 +55,7 @@ class MaterializeOperator : public StreamOperator {
   std::vector<RowChange> epoch_changes_;
   size_t logged_bytes_ = 0;
   bool keyed_;
+  bool multiset_;
   std::vector<size_t> key_columns_;
   storage::StateTable rows_;
   storage::StateTable counters_;

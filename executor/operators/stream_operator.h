@@ -24,6 +24,13 @@ class StreamOperator {
 
   virtual void OnChunk(Chunk chunk) = 0;
 
+  /// A chunk from input `side` of an operator with several inputs (a join: 0 left, 1
+  /// right). Only the first operator of a stage has several inputs.
+  virtual void OnInputChunk(size_t side, Chunk chunk) {
+    (void)side;
+    OnChunk(std::move(chunk));
+  }
+
   /// Bytes of state this operator holds for the current epoch (uncommitted buffers): what
   /// the engine's memory budget counts.
   virtual size_t BufferedBytes() const { return 0; }

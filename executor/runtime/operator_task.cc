@@ -17,8 +17,8 @@ OperatorTask::OperatorTask(JobContext* job, std::vector<std::unique_ptr<StreamOp
                            std::unique_ptr<Outbox> outbox)
     : JobTask(job), operators_(std::move(operators)), outbox_(std::move(outbox)) {}
 
-void OperatorTask::AddInput(std::shared_ptr<Channel> channel) {
-  inputs_.push_back(Input{std::move(channel)});
+void OperatorTask::AddInput(std::shared_ptr<Channel> channel, size_t side) {
+  inputs_.push_back(Input{std::move(channel), side});
 }
 
 Task::PollResult OperatorTask::PollSlice() {
@@ -54,7 +54,7 @@ void OperatorTask::Handle(size_t index, Message message) {
   Input& input = inputs_[index];
   switch (message.kind) {
     case Message::Kind::kChunk:
-      operators_.front()->OnChunk(std::move(message.chunk));
+      operators_.front()->OnInputChunk(input.side, std::move(message.chunk));
       break;
     case Message::Kind::kBarrier:
       if (inputs_at_barrier_ == 0) barrier_epoch_ = message.epoch;

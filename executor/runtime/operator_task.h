@@ -29,7 +29,9 @@ class OperatorTask : public JobTask {
   OperatorTask(JobContext* job, std::vector<std::unique_ptr<StreamOperator>> operators,
                std::unique_ptr<Outbox> outbox);
 
-  void AddInput(std::shared_ptr<Channel> channel);
+  /// Adds an input channel; `side` says which input of the first operator it feeds (a
+  /// join's left 0 or right 1). Barriers align over all channels of all sides.
+  void AddInput(std::shared_ptr<Channel> channel, size_t side = 0);
   Outbox* outbox() { return outbox_.get(); }
   const std::vector<std::unique_ptr<StreamOperator>>& operators() const { return operators_; }
 
@@ -42,6 +44,7 @@ class OperatorTask : public JobTask {
  private:
   struct Input {
     std::shared_ptr<Channel> channel;
+    size_t side = 0;
     bool at_barrier = false;  // Holds until every input reached the barrier.
     int64_t watermark = INT64_MIN;
   };

@@ -23,12 +23,13 @@ constexpr std::chrono::milliseconds kThrottlePause{5};
 
 SourceTask::SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader,
                        std::unique_ptr<Outbox> outbox, Counters counters,
-                       const std::atomic<bool>* throttle)
+                       const std::atomic<bool>* throttle, std::string position_name)
     : JobTask(job),
       reader_(std::move(reader)),
       outbox_(std::move(outbox)),
       counters_(counters),
-      throttle_(throttle) {}
+      throttle_(throttle),
+      position_name_(std::move(position_name)) {}
 
 void SourceTask::RequestBarrier(uint64_t epoch, SourceTargets targets) {
   {
@@ -49,7 +50,7 @@ void SourceTask::MaybeInjectBarrier() {
   report.job_id = job_->job_id();
   report.epoch = request->epoch;
   report.batch = std::make_unique<storage::EpochBatch>(request->epoch);
-  report.batch->PutSourcePosition(job_->job_id(), kPositionName, reader_->Position());
+  report.batch->PutSourcePosition(job_->job_id(), position_name_, reader_->Position());
   for (const DeadLetter& letter : dead_letters_) {
     report.batch->PutDeadLetter(letter.stream_id, letter.partition, letter.offset,
                                 EncodeDeadLetter(letter));

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "executor/connectors/source_reader.h"
@@ -27,11 +28,16 @@ class SourceTask : public JobTask {
   };
 
   /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
+  /// `position_name`: the name of its position in the checkpoint (a job with several
+  /// sources, a join's, names each).
   SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader, std::unique_ptr<Outbox> outbox,
-             Counters counters, const std::atomic<bool>* throttle);
+             Counters counters, const std::atomic<bool>* throttle,
+             std::string position_name = std::string(kPositionName));
 
-  /// The name of the source's position in the checkpoint (recovery seeks back to it).
+  /// The name of a job's (first) source's position in the checkpoint (recovery seeks back
+  /// to it).
   static constexpr std::string_view kPositionName = "source";
+  const std::string& position_name() const { return position_name_; }
 
   SourceReader* reader() { return reader_.get(); }
   Outbox* outbox() { return outbox_.get(); }
@@ -54,6 +60,7 @@ class SourceTask : public JobTask {
   std::unique_ptr<Outbox> outbox_;
   Counters counters_;
   const std::atomic<bool>* throttle_;
+  std::string position_name_;
   bool finished_ = false;
   // The reader's count of bad records when last looked at (counters_ gets the difference).
   std::optional<uint64_t> bad_records_seen_;

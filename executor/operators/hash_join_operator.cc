@@ -1,0 +1,177 @@
+#include "executor/operators/hash_join_operator.h"
+
+#include <algorithm>
+
+#include "common/sql_error.h"
+#include "executor/expression_evaluator.h"
+#include "storage/key_codec.h"
+
+namespace stave::executor {
+
+HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node,
+                                   storage::StateTable left_state, storage::StateTable right_state)
+    : node_(std::move(node)), states_{std::move(left_state), std::move(right_state)} {
+  for (const auto& column : node_->input->output) types_[0].push_back(column.type);
+  for (const auto& column : node_->right->output) types_[1].push_back(column.type);
+  for (const auto& column : node_->output) output_types_.push_back(column.type);
+  null_rows_[0].resize(types_[0].size());
+  null_rows_[1].resize(types_[1].size());
+  output_ = Chunk::WithTypes(output_types_);
+}
+
+std::string HashJoinOperator::EncodeEntries(const std::vector<Entry>& entries) {
+  std::string bytes;
+  for (const Entry& entry : entries) {
+    storage::AppendBigEndian32(static_cast<uint32_t>(entry.row.size()), &bytes);
+    bytes += entry.row;
+    storage::AppendBigEndian64(static_cast<uint64_t>(entry.count), &bytes);
+    storage::AppendBigEndian64(static_cast<uint64_t>(entry.matches), &bytes);
+  }
+  return bytes;
+}
+
+std::vector<HashJoinOperator::Entry> HashJoinOperator::DecodeEntries(std::string_view bytes) {
+  std::vector<Entry> entries;
+  while (!bytes.empty()) {
+    if (bytes.size() < 4) throw SqlError("XX001", "corrupt join state");
+    uint32_t size = storage::ReadBigEndian32(bytes);
+    bytes.remove_prefix(4);
+    if (bytes.size() < size + 16u) throw SqlError("XX001", "corrupt join state");
+    Entry entry;
+    entry.row = std::string(bytes.substr(0, size));
+    bytes.remove_prefix(size);
+    entry.count = static_cast<int64_t>(storage::ReadBigEndian64(bytes));
+    entry.matches = static_cast<int64_t>(storage::ReadBigEndian64(bytes.substr(8)));
+    bytes.remove_prefix(16);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::vector<HashJoinOperator::Entry> HashJoinOperator::Load(size_t side, const std::string& key) {
+  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
+  if (!stored) return {};
+  return DecodeEntries(*stored);
+}
+
+void HashJoinOperator::Store(size_t side, const std::string& key,
+                             const std::vector<Entry>& entries) {
+  if (entries.empty()) {
+    states_[side].Delete(key);
+  } else {
+    states_[side].Put(key, EncodeEntries(entries));
+  }
+}
+
+void HashJoinOperator::EmitRow(const std::vector<Value>& left, const std::vector<Value>& right,
+                               int64_t times) {
+  RowOp op = times > 0 ? RowOp::kInsert : RowOp::kDelete;
+  for (int64_t i = 0; i < (times > 0 ? times : -times); ++i) {
+    size_t c = 0;
+    for (const Value& value : left) output_.columns[c++].AppendValue(value);
+    for (const Value& value : right) output_.columns[c++].AppendValue(value);
+    output_.ops.push_back(op);
+  }
+}
+
+void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
+  const auto& keys = side == 0 ? node_->left_keys : node_->right_keys;
+  std::vector<Column> key_columns;
+  for (const auto& key : keys) key_columns.push_back(Evaluate(*key, chunk));
+  std::string key;
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    key.clear();
+    bool null_key = false;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (key_columns[k].IsNull(r)) null_key = true;
+      storage::EncodeKeyValue(key_columns[k].GetValue(r), keys[k]->type, &key);
+    }
+    ApplyRow(side, chunk.GetRow(r), RowSign(chunk.ops[r]), key, null_key);
+  }
+  if (!output_.empty()) {
+    Chunk out = std::move(output_);
+    output_ = Chunk::WithTypes(output_types_);
+    Emit(std::move(out));
+  }
+}
+
+void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int sign,
+                                const std::string& key, bool null_key) {
+  size_t other = 1 - side;
+  bool pads_self = side == 0 ? node_->PadsLeft() : node_->PadsRight();
+  bool pads_other = side == 0 ? node_->PadsRight() : node_->PadsLeft();
+  auto emit = [&](const std::vector<Value>& mine, const std::vector<Value>& theirs, int64_t times) {
+    if (side == 0) {
+      EmitRow(mine, theirs, times);
+    } else {
+      EmitRow(theirs, mine, times);
+    }
+  };
+  if (null_key) {
+    // NULL equals nothing: the row never matches and is not kept.
+    if (pads_self) emit(row, null_rows_[other], sign);
+    return;
+  }
+  std::vector<Entry> others = Load(other, key);
+  // The other side's rows under this key that meet the residual condition too.
+  std::vector<std::vector<Value>> other_rows;
+  std::vector<uint8_t> matching(others.size(), 1);
+  for (const Entry& entry : others) {
+    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[other]);
+    if (!decoded) throw SqlError("XX001", "corrupt join state");
+    other_rows.push_back(std::move(*decoded));
+  }
+  if (node_->residual && !others.empty()) {
+    Chunk candidates = Chunk::WithTypes(output_types_);
+    std::vector<Value> joined;
+    for (const auto& other_row : other_rows) {
+      joined.clear();
+      const auto& left = side == 0 ? row : other_row;
+      const auto& right = side == 0 ? other_row : row;
+      joined.insert(joined.end(), left.begin(), left.end());
+      joined.insert(joined.end(), right.begin(), right.end());
+      candidates.AppendRow(joined, RowOp::kInsert);
+    }
+    matching = EvaluatePredicate(*node_->residual, candidates);
+  }
+  int64_t matches = 0;
+  bool others_changed = false;
+  for (size_t i = 0; i < others.size(); ++i) {
+    if (!matching[i]) continue;
+    Entry& entry = others[i];
+    matches += entry.count;
+    if (pads_other) {
+      // The other row's padded form exists exactly while it has no match.
+      int64_t before = entry.matches;
+      entry.matches += sign;
+      others_changed = true;
+      if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_rows[i], -entry.count);
+      if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_rows[i], entry.count);
+    }
+    emit(row, other_rows[i], sign * entry.count);
+  }
+  if (others_changed) Store(other, key, others);
+
+  std::vector<Entry> mine = Load(side, key);
+  std::string encoded;
+  storage::EncodeRow(row, types_[side], &encoded);
+  auto it = std::find_if(mine.begin(), mine.end(),
+                         [&](const Entry& entry) { return entry.row == encoded; });
+  if (it == mine.end()) {
+    mine.push_back(Entry{std::move(encoded), 0, matches});
+    it = mine.end() - 1;
+  }
+  it->count += sign;
+  it->matches = matches;
+  if (it->count == 0) mine.erase(it);
+  Store(side, key, mine);
+  if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
+}
+
+void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
+  states_[0].FlushTo(batch);
+  states_[1].FlushTo(batch);
+  StreamOperator::OnBarrier(batch);
+}
+
+}  // namespace stave::executor

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "executor/operators/stream_operator.h"
+#include "planner/logical_plan.h"
+#include "storage/row_codec.h"
+#include "storage/state_table.h"
+
+namespace stave::executor {
+
+/// A symmetric hash join of two changelogs (inner, left, right or full outer), for
+/// streaming. Each side's rows live in a state table of their own, one entry per join key:
+/// the rows with that key, each with its multiplicity and, for a side an outer join
+/// preserves, its match count (how many rows of the other side it meets). A change on one
+/// side is applied to its own entry and probes the other side's entry of the same key:
+///
+/// - an insert emits one joined row per matching row (times its multiplicity); a delete
+///   emits the same rows as retractions;
+/// - for an outer join, a preserved row with no match is emitted padded with NULLs; the
+///   padded row is retracted when its match count goes from 0 to 1 and emitted again when
+///   it drops back to 0 (so the state must keep the count: it cannot be recomputed without
+///   reading the whole other side's entry for every change);
+/// - rows whose key holds a NULL never match: they are not stored, and an outer join
+///   passes them on padded (and their deletes as retractions) at once.
+///
+/// Both inputs arrive by hash exchanges on the join key, with the same encoding as the
+/// state keys, so each instance sees all rows of its keys' virtual nodes, from both sides.
+/// The task aligns barriers across both inputs; OnBarrier flushes both state tables into
+/// the epoch's batch, so recovery restarts from exactly the checkpointed state.
+///
+/// Keeping one entry per key makes a change cost a read and a write of the key's entry
+/// (StateTable serves point reads only); keys with very many rows pay for their size.
+class HashJoinOperator : public StreamOperator {
+ public:
+  /// `left_state` and `right_state`: each side's rows (separate slots of the view).
+  HashJoinOperator(std::shared_ptr<const planner::JoinNode> node, storage::StateTable left_state,
+                   storage::StateTable right_state);
+
+  void OnChunk(Chunk chunk) override { OnInputChunk(0, std::move(chunk)); }
+  void OnInputChunk(size_t side, Chunk chunk) override;
+  void OnBarrier(storage::EpochBatch* batch) override;
+  size_t BufferedBytes() const override {
+    return states_[0].buffered_bytes() + states_[1].buffered_bytes();
+  }
+
+  /// One stored row of a side: its encoded values, how many copies of it there are (may
+  /// go below zero for a moment when a retraction overtakes its insert through two
+  /// upstream instances), and how many rows of the other side match it.
+  struct Entry {
+    std::string row;
+    int64_t count = 0;
+    int64_t matches = 0;
+  };
+  static std::string EncodeEntries(const std::vector<Entry>& entries);
+  /// Throws XX001 on corrupt bytes.
+  static std::vector<Entry> DecodeEntries(std::string_view bytes);
+
+ private:
+  void ApplyRow(size_t side, const std::vector<Value>& row, int sign, const std::string& key,
+                bool null_key);
+  void EmitRow(const std::vector<Value>& left, const std::vector<Value>& right, int64_t times);
+  std::vector<Entry> Load(size_t side, const std::string& key);
+  void Store(size_t side, const std::string& key, const std::vector<Entry>& entries);
+
+  std::shared_ptr<const planner::JoinNode> node_;
+  storage::StateTable states_[2];
+  storage::RowTypes types_[2];
+  std::vector<DataType> output_types_;
+  Chunk output_;
+  std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
+};
+
+}  // namespace stave::executor

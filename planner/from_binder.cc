@@ -1,0 +1,480 @@
+#include "planner/from_binder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/sql_error.h"
+
+namespace stave::planner {
+
+std::string_view JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner:
+      return "INNER";
+    case JoinType::kLeft:
+      return "LEFT";
+    case JoinType::kRight:
+      return "RIGHT";
+    case JoinType::kFull:
+      return "FULL";
+  }
+  return "?";
+}
+
+std::optional<size_t> ResolveJoinedColumn(const BindScope& scope,
+                                          const parser::QualifiedName& names, int position) {
+  const std::string& column = names.back();
+  std::string qualifier;
+  if (names.size() > 1) {
+    qualifier = names[names.size() - 2];
+    if (names.size() > 4 || std::find(scope.relations.begin(), scope.relations.end(), qualifier) ==
+                                scope.relations.end()) {
+      throw SqlError(sqlstate::kUndefinedTable,
+                     fmt::format("missing FROM-clause entry for table \"{}\"", qualifier),
+                     position);
+    }
+  }
+  std::optional<size_t> found;
+  for (size_t i = 0; i < scope.columns.size(); ++i) {
+    const ScopeColumn& source = scope.sources[i];
+    if (source.hidden || scope.columns[i].name != column) continue;
+    if (names.size() > 1 ? source.qualifier != qualifier : !source.unqualified) continue;
+    if (found) {
+      throw SqlError(sqlstate::kAmbiguousColumn,
+                     fmt::format("column reference \"{}\" is ambiguous", column), position);
+    }
+    found = i;
+  }
+  return found;
+}
+
+namespace {
+
+struct PendingJoin {
+  std::shared_ptr<JoinNode> node;
+  size_t offset = 0;         // Of the join's output within the whole FROM clause's output.
+  size_t left_width = 0;     // Columns of the left input.
+  size_t right_width = 0;    // Columns of the right input.
+  bool takes_where = false;  // WHERE equalities may become its keys (inner, not nullable).
+  int position = 0;
+};
+
+struct FromContext {
+  const Catalog* catalog;
+  QueryPurpose purpose;
+  std::vector<PendingJoin> joins;  // Children before their parents.
+};
+
+BoundExprPtr Shift(const BoundExprPtr& expr, int64_t delta) {
+  if (expr->kind == BoundExpr::Kind::kColumn) {
+    return BoundExpr::MakeColumn(static_cast<size_t>(static_cast<int64_t>(expr->column) + delta),
+                                 expr->type);
+  }
+  if (expr->kind == BoundExpr::Kind::kConstant) return expr;
+  std::vector<BoundExprPtr> args;
+  for (const auto& arg : expr->args) args.push_back(Shift(arg, delta));
+  return BoundExpr::MakeFunction(expr->function, expr->type, std::move(args));
+}
+
+void CollectColumns(const BoundExpr& expr, std::set<size_t>* columns) {
+  if (expr.kind == BoundExpr::Kind::kColumn) columns->insert(expr.column);
+  for (const auto& arg : expr.args) CollectColumns(*arg, columns);
+}
+
+void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
+  if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
+    for (const auto& arg : expr->args) SplitConjuncts(arg, conjuncts);
+    return;
+  }
+  conjuncts->push_back(expr);
+}
+
+BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  BoundExprPtr result = conjuncts[0];
+  for (size_t i = 1; i < conjuncts.size(); ++i) {
+    result =
+        BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {result, conjuncts[i]});
+  }
+  return result;
+}
+
+bool Within(const std::set<size_t>& columns, size_t begin, size_t end) {
+  return !columns.empty() && *columns.begin() >= begin && *columns.rbegin() < end;
+}
+
+/// Makes `left` and `right` comparable as hash keys (one type, so that equal values encode
+/// equally); false if they are of different kinds.
+bool UnifyKeyTypes(BoundExprPtr* left, BoundExprPtr* right, int position) {
+  DataType a = (*left)->type;
+  DataType b = (*right)->type;
+  if (a.id == b.id) return true;
+  DataType target;
+  if (a.IsInteger() && b.IsInteger()) {
+    target = DataType(TypeId::kInt64);
+  } else if (a.IsNumeric() && b.IsNumeric()) {
+    target = DataType(TypeId::kFloat64);
+  } else if (a.IsString() && b.IsString()) {
+    target = DataType(TypeId::kVarchar);
+  } else {
+    return false;
+  }
+  *left = ExpressionBinder::Coerce(*left, target, position);
+  *right = ExpressionBinder::Coerce(*right, target, position);
+  return true;
+}
+
+/// Tries to make `conjunct` (over the columns from `offset` on) a key pair of `join`.
+bool TakeEquality(const BoundExprPtr& conjunct, size_t offset, PendingJoin* join) {
+  if (conjunct->kind != BoundExpr::Kind::kFunction ||
+      conjunct->function != ScalarFunction::kEqual || conjunct->args.size() != 2) {
+    return false;
+  }
+  std::set<size_t> first;
+  std::set<size_t> second;
+  CollectColumns(*conjunct->args[0], &first);
+  CollectColumns(*conjunct->args[1], &second);
+  size_t left_begin = join->offset - offset;
+  size_t right_begin = left_begin + join->left_width;
+  size_t right_end = right_begin + join->right_width;
+  BoundExprPtr left;
+  BoundExprPtr right;
+  if (Within(first, left_begin, right_begin) && Within(second, right_begin, right_end)) {
+    left = conjunct->args[0];
+    right = conjunct->args[1];
+  } else if (Within(second, left_begin, right_begin) && Within(first, right_begin, right_end)) {
+    left = conjunct->args[1];
+    right = conjunct->args[0];
+  } else {
+    return false;
+  }
+  left = Shift(left, -static_cast<int64_t>(left_begin));
+  right = Shift(right, -static_cast<int64_t>(right_begin));
+  if (!UnifyKeyTypes(&left, &right, join->position)) return false;
+  join->node->left_keys.push_back(left);
+  join->node->right_keys.push_back(right);
+  return true;
+}
+
+BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
+                   FromContext* context);
+
+BoundFrom BindTable(const parser::TableRef& from, FromContext* context) {
+  const Catalog& catalog = *context->catalog;
+  BoundFrom bound;
+  if (from.name.size() == 2 && from.name[0] == kSystemSchema) {
+    const SystemTable* table = catalog.FindSystemTable(from.name[1]);
+    if (!table) {
+      throw SqlError(sqlstate::kUndefinedTable,
+                     fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, from.name[1]),
+                     from.position);
+    }
+    if (context->purpose == QueryPurpose::kMaterializedView) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a materialized view cannot read a system table", from.position);
+    }
+    auto object = std::make_shared<CatalogObject>();
+    object->type = ObjectType::kSystemTable;
+    object->name = table->name;
+    object->columns = table->columns;
+    auto scan = std::make_shared<ScanNode>();
+    scan->object = object;
+    scan->output = object->columns;
+    scan->system_rows = std::make_shared<const std::vector<std::vector<Value>>>(table->rows());
+    bound.plan = scan;
+    bound.scope.table_name = object->name;
+    bound.scope.alias = from.alias;
+    bound.scope.columns = object->columns;
+    for (size_t i = 0; i < object->columns.size(); ++i) bound.star.push_back(i);
+    return bound;
+  }
+  std::string name = ResolveObjectName(from.name, from.position);
+  CatalogObjectPtr object = catalog.Find(name);
+  if (!object) {
+    throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", name),
+                   from.position);
+  }
+  if (!object->Readable()) {
+    throw SqlError(sqlstate::kWrongObjectType,
+                   fmt::format("\"{}\" is a sink; a sink holds no rows to read", name),
+                   from.position)
+        .WithHint("Query the sink's input, or its target, instead.");
+  }
+  if (context->purpose == QueryPurpose::kBatch && object->type == ObjectType::kStream) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot read stream \"{}\" directly", name), from.position)
+        .WithHint(
+            "A stream has no stored rows. Create a materialized view over it and query "
+            "the view.");
+  }
+  auto scan = std::make_shared<ScanNode>();
+  scan->object = object;
+  scan->output = object->ChangelogColumns();
+  // A non-grouped view over a table or a view keeps its input's row identity: the
+  // table's key or hidden row id, or the view's row key.
+  if (object->type == ObjectType::kTable) {
+    if (object->HasRowId()) {
+      bound.input_key.push_back(object->columns.size());
+    } else {
+      bound.input_key = object->primary_key;
+    }
+  } else if (object->type == ObjectType::kMaterializedView) {
+    bound.input_key.push_back(object->columns.size());
+  }
+  bound.retracting = object->Retracting();
+  bound.plan = scan;
+  bound.inputs.push_back(object);
+  bound.scope.table_name = object->name;
+  bound.scope.alias = from.alias;
+  bound.scope.columns = object->columns;
+  for (size_t i = 0; i < object->columns.size(); ++i) bound.star.push_back(i);
+  return bound;
+}
+
+/// Turns a single relation's scope into the general form: every plan column, qualified by
+/// the relation's name, hidden columns marked.
+void Generalize(BoundFrom* bound, const std::string& qualifier, size_t visible) {
+  BindScope& scope = bound->scope;
+  if (!scope.sources.empty()) return;
+  scope.columns = bound->plan->output;
+  for (size_t i = 0; i < scope.columns.size(); ++i) {
+    scope.sources.push_back(ScopeColumn{qualifier, true, i >= visible});
+  }
+  scope.relations = {qualifier};
+}
+
+BoundFrom BindSubquery(const parser::TableRef& ref, FromContext* context) {
+  BoundQuery query = BindNestedQuery(*ref.subquery, *context->catalog, context->purpose);
+  BoundFrom bound;
+  bound.plan = query.root;
+  bound.retracting = !query.append_only;
+  bound.has_join = query.has_join;
+  bound.inputs = query.inputs;
+  if (query.keyed && !query.has_join) bound.input_key = query.key_columns;
+  bound.scope.table_name = ref.alias;
+  for (size_t i = 0; i < query.visible_columns; ++i) bound.star.push_back(i);
+  Generalize(&bound, ref.alias, query.visible_columns);
+  return bound;
+}
+
+BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
+                   FromContext* context) {
+  JoinType type = JoinType::kInner;
+  switch (ref.join_kind) {
+    case parser::JoinKind::kLeft:
+      type = JoinType::kLeft;
+      break;
+    case parser::JoinKind::kRight:
+      type = JoinType::kRight;
+      break;
+    case parser::JoinKind::kFull:
+      type = JoinType::kFull;
+      break;
+    default:
+      break;
+  }
+  bool inner = type == JoinType::kInner;
+  BoundFrom left =
+      BindItem(*ref.left, offset, takes_where && (inner || type == JoinType::kLeft), context);
+  size_t left_width = left.plan->output.size();
+  BoundFrom right = BindItem(*ref.right, offset + left_width,
+                             takes_where && (inner || type == JoinType::kRight), context);
+  for (const std::string& name : right.scope.relations) {
+    if (std::find(left.scope.relations.begin(), left.scope.relations.end(), name) !=
+        left.scope.relations.end()) {
+      throw SqlError("42712", fmt::format("table name \"{}\" specified more than once", name),
+                     ref.right->position);
+    }
+  }
+  auto join = std::make_shared<JoinNode>();
+  join->join_type = type;
+  join->input = left.plan;
+  join->right = right.plan;
+  for (Column column : left.plan->output) {
+    if (join->PadsRight()) column.not_null = false;
+    join->output.push_back(column);
+  }
+  for (Column column : right.plan->output) {
+    if (join->PadsLeft()) column.not_null = false;
+    join->output.push_back(column);
+  }
+  BoundFrom bound;
+  bound.retracting = left.retracting || right.retracting;
+  bound.has_join = true;
+  bound.inputs = left.inputs;
+  bound.inputs.insert(bound.inputs.end(), right.inputs.begin(), right.inputs.end());
+  BindScope& scope = bound.scope;
+  scope.columns = join->output;
+  scope.sources = left.scope.sources;
+  scope.sources.insert(scope.sources.end(), right.scope.sources.begin(), right.scope.sources.end());
+  scope.relations = left.scope.relations;
+  scope.relations.insert(scope.relations.end(), right.scope.relations.begin(),
+                         right.scope.relations.end());
+
+  PendingJoin pending{
+      join, offset, left_width, right.plan->output.size(), takes_where && inner, ref.position};
+  std::vector<BoundExprPtr> residual;
+  std::vector<BoundExprPtr> merged;  // Full join USING columns: coalesce(left, right).
+  std::vector<size_t> using_left;
+  std::vector<size_t> using_right;
+  if (ref.condition) {
+    ExpressionBinder binder(&scope);
+    BoundExprPtr condition = binder.BindPredicate(*ref.condition, "JOIN/ON");
+    std::vector<BoundExprPtr> conjuncts;
+    SplitConjuncts(condition, &conjuncts);
+    for (const BoundExprPtr& conjunct : conjuncts) {
+      if (!TakeEquality(conjunct, offset, &pending)) residual.push_back(conjunct);
+    }
+  } else if (!ref.using_columns.empty()) {
+    BindScope left_scope = left.scope;
+    BindScope right_scope = right.scope;
+    for (const std::string& name : ref.using_columns) {
+      auto find = [&](const BindScope& side, const char* which) {
+        std::optional<size_t> found;
+        try {
+          found = ResolveJoinedColumn(side, {name}, ref.using_position);
+        } catch (const SqlError&) {
+          throw SqlError(sqlstate::kAmbiguousColumn,
+                         fmt::format("common column name \"{}\" appears more than once in {} table",
+                                     name, which),
+                         ref.using_position);
+        }
+        if (!found) {
+          throw SqlError(sqlstate::kUndefinedColumn,
+                         fmt::format("column \"{}\" specified in USING clause does not exist in "
+                                     "{} table",
+                                     name, which),
+                         ref.using_position);
+        }
+        return *found;
+      };
+      size_t l = find(left_scope, "left");
+      size_t r = find(right_scope, "right");
+      BoundExprPtr left_key = BoundExpr::MakeColumn(l, left.plan->output[l].type);
+      BoundExprPtr right_key = BoundExpr::MakeColumn(r, right.plan->output[r].type);
+      if (!UnifyKeyTypes(&left_key, &right_key, ref.using_position)) {
+        throw SqlError(
+            sqlstate::kDatatypeMismatch,
+            fmt::format("JOIN/USING types {} and {} cannot be matched",
+                        left.plan->output[l].type.Name(), right.plan->output[r].type.Name()),
+            ref.using_position);
+      }
+      join->left_keys.push_back(left_key);
+      join->right_keys.push_back(right_key);
+      using_left.push_back(l);
+      using_right.push_back(left_width + r);
+      scope.sources[l].unqualified = false;
+      scope.sources[left_width + r].unqualified = false;
+    }
+  }
+  join->residual = AndOf(residual);
+  context->joins.push_back(pending);
+  bound.plan = join;
+
+  // `*` lists USING columns first, then the other columns of each side.
+  std::vector<size_t> right_star;
+  for (size_t column : right.star) right_star.push_back(left_width + column);
+  if (!using_left.empty()) {
+    PlanNodePtr plan = join;
+    if (type == JoinType::kFull) {
+      // The merged column is whichever side is there: a column of its own.
+      auto project = std::make_shared<ProjectNode>();
+      project->input = join;
+      project->output = join->output;
+      for (size_t i = 0; i < join->output.size(); ++i) {
+        project->expressions.push_back(BoundExpr::MakeColumn(i, join->output[i].type));
+      }
+      for (size_t u = 0; u < using_left.size(); ++u) {
+        BoundExprPtr l = join->left_keys[u];
+        BoundExprPtr r = Shift(join->right_keys[u], static_cast<int64_t>(left_width));
+        project->expressions.push_back(
+            BoundExpr::MakeFunction(ScalarFunction::kCoalesce, l->type, {l, r}));
+        project->output.push_back({ref.using_columns[u], l->type, false});
+        scope.columns.push_back(project->output.back());
+        scope.sources.push_back(ScopeColumn{"", true, false});
+        bound.star.push_back(project->output.size() - 1);
+      }
+      bound.plan = project;
+    } else {
+      const std::vector<size_t>& kept = type == JoinType::kRight ? using_right : using_left;
+      for (size_t column : kept) {
+        scope.sources[column].unqualified = true;
+        bound.star.push_back(column);
+      }
+    }
+    for (size_t column : left.star) {
+      if (std::find(using_left.begin(), using_left.end(), column) == using_left.end()) {
+        bound.star.push_back(column);
+      }
+    }
+    for (size_t column : right_star) {
+      if (std::find(using_right.begin(), using_right.end(), column) == using_right.end()) {
+        bound.star.push_back(column);
+      }
+    }
+  } else {
+    bound.star = left.star;
+    bound.star.insert(bound.star.end(), right_star.begin(), right_star.end());
+  }
+  return bound;
+}
+
+BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
+                   FromContext* context) {
+  switch (ref.from_kind) {
+    case parser::FromKind::kTable: {
+      BoundFrom bound = BindTable(ref, context);
+      const std::string& qualifier = ref.alias.empty() ? bound.scope.table_name : ref.alias;
+      Generalize(&bound, qualifier, bound.scope.columns.size());
+      return bound;
+    }
+    case parser::FromKind::kSubquery:
+      return BindSubquery(ref, context);
+    case parser::FromKind::kJoin:
+      return BindJoin(ref, offset, takes_where, context);
+  }
+  throw SqlError(sqlstate::kInternalError, "unknown FROM item");
+}
+
+}  // namespace
+
+BoundFrom BindFrom(const parser::TableRef& from, const parser::Expr* where, const Catalog& catalog,
+                   QueryPurpose purpose) {
+  FromContext context{&catalog, purpose, {}};
+  BoundFrom bound = from.from_kind == parser::FromKind::kTable ? BindTable(from, &context)
+                                                               : BindItem(from, 0, true, &context);
+  if (where) {
+    ExpressionBinder binder(&bound.scope);
+    BoundExprPtr predicate = binder.BindPredicate(*where, "WHERE");
+    std::vector<BoundExprPtr> conjuncts;
+    SplitConjuncts(predicate, &conjuncts);
+    std::vector<BoundExprPtr> remaining;
+    for (const BoundExprPtr& conjunct : conjuncts) {
+      bool taken = false;
+      for (PendingJoin& join : context.joins) {
+        if (join.takes_where && TakeEquality(conjunct, 0, &join)) {
+          taken = true;
+          break;
+        }
+      }
+      if (!taken) remaining.push_back(conjunct);
+    }
+    bound.where = AndOf(remaining);
+  }
+  if (purpose == QueryPurpose::kMaterializedView) {
+    for (const PendingJoin& join : context.joins) {
+      if (join.node->left_keys.empty()) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "a streaming join needs an equality between its two sides", join.position)
+            .WithHint(
+                "Join ON (or, for an inner join, WHERE) a column of one side = a column of the "
+                "other. Cross joins and joins on inequalities alone run in SELECT only.");
+      }
+    }
+  }
+  return bound;
+}
+
+}  // namespace stave::planner

@@ -1,0 +1,173 @@
+#include "executor/operators/hash_join_operator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tests/test_directory.h"
+
+namespace stave::executor {
+namespace {
+
+using planner::BoundExpr;
+using Row = std::vector<Value>;
+
+// Keeps what an operator emits as a multiset of rows (count per row).
+class MultisetOperator : public StreamOperator {
+ public:
+  void OnChunk(Chunk chunk) override {
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      std::string key;
+      Row row = chunk.GetRow(r);
+      for (size_t c = 0; c < row.size(); ++c) {
+        // Columns alternate: k BIGINT, v VARCHAR.
+        if (row[c].is_null()) {
+          key += "NULL|";
+        } else {
+          key += (c % 2 == 0 ? std::to_string(row[c].int_value()) : row[c].string_value()) + "|";
+        }
+      }
+      counts[key] += RowSign(chunk.ops[r]);
+      if (counts[key] == 0) counts.erase(key);
+    }
+  }
+  std::map<std::string, int64_t> counts;
+};
+
+// Sides of (k BIGINT, v VARCHAR), joined on k.
+std::shared_ptr<planner::JoinNode> JoinOnK(planner::JoinType type) {
+  auto side = std::make_shared<planner::ValuesNode>();
+  side->output = {{"k", TypeId::kInt64}, {"v", TypeId::kVarchar}};
+  auto node = std::make_shared<planner::JoinNode>();
+  node->join_type = type;
+  node->input = side;
+  node->right = side;
+  node->left_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
+  node->right_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
+  node->output = {{"k", TypeId::kInt64},
+                  {"v", TypeId::kVarchar},
+                  {"k", TypeId::kInt64},
+                  {"v", TypeId::kVarchar}};
+  return node;
+}
+
+Chunk Rows(const std::vector<std::tuple<RowOp, std::optional<int64_t>, std::string>>& rows) {
+  Chunk chunk = Chunk::WithTypes({TypeId::kInt64, TypeId::kVarchar});
+  for (const auto& [op, key, value] : rows) {
+    chunk.AppendRow({key ? Value::Int(*key) : Value(), Value::String(value)}, op);
+  }
+  return chunk;
+}
+
+std::string Key(std::optional<int64_t> lk, std::string lv, std::optional<int64_t> rk,
+                std::string rv) {
+  auto number = [](std::optional<int64_t> k) { return k ? std::to_string(*k) : "NULL"; };
+  auto text = [](const std::string& v) { return v.empty() ? std::string("NULL") : v; };
+  return number(lk) + "|" + text(lv) + "|" + number(rk) + "|" + text(rv) + "|";
+}
+
+class HashJoinOperatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = storage::Store::Open(directory_.path()).ValueOrThrow(); }
+  std::unique_ptr<HashJoinOperator> Make(planner::JoinType type) {
+    auto join = std::make_unique<HashJoinOperator>(
+        JoinOnK(type), storage::StateTable(store_.get(), 1), storage::StateTable(store_.get(), 2));
+    join->set_downstream(&out_);
+    join->Start();
+    return join;
+  }
+
+  testing::TestDirectory directory_;
+  std::unique_ptr<storage::Store> store_;
+  MultisetOperator out_;
+};
+
+TEST_F(HashJoinOperatorTest, InnerJoinInsertsAndDeletesOnBothSides) {
+  auto join = Make(planner::JoinType::kInner);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 2, "b"}}));
+  EXPECT_TRUE(out_.counts.empty());
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}, {RowOp::kInsert, 1, "y"}}));
+  EXPECT_EQ(out_.counts.size(), 2u);
+  EXPECT_EQ(out_.counts[Key(1, "a", 1, "x")], 1);
+  join->OnInputChunk(0, Rows({{RowOp::kDelete, 1, "a"}}));
+  EXPECT_TRUE(out_.counts.empty());
+  join->OnInputChunk(0, Rows({{RowOp::kUpdateDelete, 2, "b"}, {RowOp::kUpdateInsert, 1, "b"}}));
+  EXPECT_EQ(out_.counts.size(), 2u);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+  EXPECT_EQ(out_.counts[Key(1, "b", 1, "y")], 1);
+}
+
+TEST_F(HashJoinOperatorTest, DuplicatesAreCounted) {
+  auto join = Make(planner::JoinType::kInner);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 1, "a"}}));
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}, {RowOp::kInsert, 1, "x"}}));
+  EXPECT_EQ(out_.counts[Key(1, "a", 1, "x")], 4);
+  join->OnInputChunk(0, Rows({{RowOp::kDelete, 1, "a"}}));
+  EXPECT_EQ(out_.counts[Key(1, "a", 1, "x")], 2);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}}));
+  EXPECT_EQ(out_.counts[Key(1, "a", 1, "x")], 1);
+}
+
+TEST_F(HashJoinOperatorTest, NullKeysNeverMatch) {
+  auto join = Make(planner::JoinType::kInner);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, std::nullopt, "a"}}));
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, std::nullopt, "x"}}));
+  EXPECT_TRUE(out_.counts.empty());
+  auto left = Make(planner::JoinType::kLeft);
+  left->OnInputChunk(0, Rows({{RowOp::kInsert, std::nullopt, "a"}}));
+  left->OnInputChunk(1, Rows({{RowOp::kInsert, std::nullopt, "x"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+  EXPECT_EQ(out_.counts[Key(std::nullopt, "a", std::nullopt, "")], 1);
+  left->OnInputChunk(0, Rows({{RowOp::kDelete, std::nullopt, "a"}}));
+  EXPECT_TRUE(out_.counts.empty());
+}
+
+TEST_F(HashJoinOperatorTest, OuterJoinPadsAndRetractsThePadding) {
+  auto join = Make(planner::JoinType::kFull);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}}));
+  EXPECT_EQ(out_.counts[Key(1, "a", std::nullopt, "")], 1);
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}, {RowOp::kInsert, 2, "y"}}));
+  EXPECT_EQ(out_.counts.size(), 2u);  // The padded left row went at the first match.
+  EXPECT_EQ(out_.counts[Key(1, "a", 1, "x")], 1);
+  EXPECT_EQ(out_.counts[Key(std::nullopt, "", 2, "y")], 1);
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "z"}}));
+  EXPECT_EQ(out_.counts.size(), 3u);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}, {RowOp::kDelete, 1, "z"}}));
+  // The last match left: the padded row is back.
+  EXPECT_EQ(out_.counts.size(), 2u);
+  EXPECT_EQ(out_.counts[Key(1, "a", std::nullopt, "")], 1);
+  join->OnInputChunk(0, Rows({{RowOp::kDelete, 1, "a"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+}
+
+TEST_F(HashJoinOperatorTest, StateSurvivesACheckpoint) {
+  auto join = Make(planner::JoinType::kLeft);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 2, "b"}}));
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}}));
+  storage::EpochBatch batch(1);
+  join->OnBarrier(&batch);
+  ASSERT_TRUE(store_->Commit(&batch).ok());
+  // Changes after the checkpoint are lost with the operator.
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 2, "y"}}));
+  out_.counts.clear();
+  auto recovered = Make(planner::JoinType::kLeft);
+  recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 2, "y"}}));
+  EXPECT_EQ(out_.counts[Key(2, "b", 2, "y")], 1);
+  EXPECT_EQ(out_.counts[Key(2, "b", std::nullopt, "")], -1);  // Retracts the padding.
+  recovered->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}}));
+  EXPECT_EQ(out_.counts[Key(1, "a", std::nullopt, "")], 1);
+}
+
+TEST(HashJoinEntriesTest, RoundTrip) {
+  std::vector<HashJoinOperator::Entry> entries = {{"abc", 2, 0}, {"", -1, 5}};
+  auto decoded = HashJoinOperator::DecodeEntries(HashJoinOperator::EncodeEntries(entries));
+  ASSERT_EQ(decoded.size(), 2u);
+  EXPECT_EQ(decoded[0].row, "abc");
+  EXPECT_EQ(decoded[1].count, -1);
+  EXPECT_EQ(decoded[1].matches, 5);
+}
+
+}  // namespace
+}  // namespace stave::executor

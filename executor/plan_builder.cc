@@ -15,6 +15,7 @@
 #include "executor/operators/materialize_operator.h"
 #include "executor/operators/project_operator.h"
 #include "executor/operators/sink_operator.h"
+#include "executor/operators/time_window_operator.h"
 #include "executor/runtime/partitioner.h"
 
 namespace stave::executor {
@@ -245,6 +246,11 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
           case planner::PlanNodeKind::kProject:
             operators.push_back(std::make_unique<ProjectOperator>(
                 static_cast<const planner::ProjectNode*>(node)->expressions));
+            break;
+          case planner::PlanNodeKind::kTimeWindow:
+            operators.push_back(std::make_unique<TimeWindowOperator>(
+                std::static_pointer_cast<const planner::TimeWindowNode>(
+                    FindNode(query.root, node))));
             break;
           case planner::PlanNodeKind::kAggregate: {
             operators.push_back(std::make_unique<HashAggregateOperator>(

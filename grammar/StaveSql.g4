@@ -123,6 +123,10 @@ fromItem
 fromPrimary
     : tableReference                                                       #fromTable
     | LPAREN query RPAREN AS? alias=identifier                             #fromSubquery
+    // Window table functions, as in RisingWave: TUMBLE(relation, time_column, size) and
+    // HOP(relation, time_column, slide, size). The AST builder checks the function's name.
+    | function=identifier LPAREN relation=qualifiedName COMMA timeColumn=identifier
+        (COMMA expression)+ RPAREN (AS? alias=identifier)?                  #fromWindow
     | LPAREN fromItem RPAREN                                               #fromParenthesized
     ;
 

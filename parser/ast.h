@@ -218,13 +218,17 @@ struct OrderItem {
 
 struct SelectStatement;
 
-enum class FromKind { kTable, kSubquery, kJoin };
+enum class FromKind { kTable, kSubquery, kJoin, kWindow };
+
+/// The window table functions of a FROM clause.
+enum class WindowFunction { kTumble, kHop };
 
 /// `[INNER] JOIN`, `LEFT|RIGHT|FULL [OUTER] JOIN`, `CROSS JOIN` (and the comma of a FROM list).
 enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
 
 /// One item of a FROM clause: a named relation (`name [AS] alias`), a subquery
-/// (`(SELECT ...) [AS] alias`), or a join of two items. A FROM list `a, b, c` is the
+/// (`(SELECT ...) [AS] alias`), a window table function over a named relation, or a join of
+/// two items. A FROM list `a, b, c` is the
 /// left-deep tree of cross joins ((a × b) × c).
 struct TableRef {
   QualifiedName name;  ///< kTable.
@@ -238,6 +242,11 @@ struct TableRef {
   std::shared_ptr<const Expr> condition;            ///< kJoin with ON; null otherwise.
   std::vector<std::string> using_columns;           ///< kJoin with USING (names lower-cased).
   int using_position = 0;                           ///< Where the USING list starts.
+  /// kWindow: `TUMBLE(name, time_column, size)` or `HOP(name, time_column, slide, size)`.
+  WindowFunction window_function = WindowFunction::kTumble;
+  std::string time_column;
+  int time_column_position = 0;
+  std::vector<std::shared_ptr<const Expr>> window_arguments;  ///< size, or slide and size.
 };
 
 /// `SELECT [DISTINCT] items [FROM t] [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET]`.

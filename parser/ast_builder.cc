@@ -838,6 +838,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     if (auto* parenthesized = dynamic_cast<P::FromParenthesizedContext*>(ctx)) {
       return BuildFromItem(parenthesized->fromItem());
     }
+    if (auto* window = dynamic_cast<P::FromWindowContext*>(ctx)) return BuildWindow(window);
     auto* subquery = dynamic_cast<P::FromSubqueryContext*>(ctx);
     if (subquery == nullptr) {
       throw SqlError(sqlstate::kInternalError, "parser: unknown FROM item syntax", PositionOf(ctx));
@@ -847,6 +848,35 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ref.position = PositionOf(ctx);
     ref.alias = BuildIdentifier(subquery->alias);
     ref.subquery = BuildQuery(subquery->query());
+    return ref;
+  }
+
+  TableRef BuildWindow(P::FromWindowContext* ctx) {
+    TableRef ref;
+    ref.from_kind = FromKind::kWindow;
+    ref.position = PositionOf(ctx);
+    std::string function = BuildIdentifier(ctx->function);
+    size_t arguments = ctx->expression().size();
+    if (function == "tumble" && arguments == 1) {
+      ref.window_function = WindowFunction::kTumble;
+    } else if (function == "hop" && arguments == 2) {
+      ref.window_function = WindowFunction::kHop;
+    } else {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     "table function " + function + " with " + std::to_string(arguments + 2) +
+                         " arguments does not exist",
+                     PositionOf(ctx->function))
+          .WithHint(
+              "Stave's window table functions are TUMBLE(relation, time_column, size) and "
+              "HOP(relation, time_column, slide, size).");
+    }
+    ref.name = BuildQualifiedName(ctx->relation);
+    ref.time_column = BuildIdentifier(ctx->timeColumn);
+    ref.time_column_position = PositionOf(ctx->timeColumn);
+    for (P::ExpressionContext* argument : ctx->expression()) {
+      ref.window_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
+    }
+    if (ctx->alias != nullptr) ref.alias = BuildIdentifier(ctx->alias);
     return ref;
   }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/sql_error.h"
+#include "planner/stream_watermark.h"
 
 namespace stave::planner {
 
@@ -245,6 +246,95 @@ void Generalize(BoundFrom* bound, const std::string& qualifier, size_t visible) 
   scope.relations = {qualifier};
 }
 
+/// The size or slide of a window: a positive constant, in the time column's physical units.
+int64_t WindowLength(const parser::Expr& expr, DataType time_type, std::string_view what) {
+  BindScope no_columns;
+  BoundExprPtr length = ExpressionBinder(&no_columns).Bind(expr);
+  if (length->kind != BoundExpr::Kind::kConstant || length->constant.is_null()) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("a window's {} must be a constant", what), expr.position);
+  }
+  std::optional<int64_t> units;
+  if (time_type.IsInteger() && length->type.IsInteger()) units = length->constant.int_value();
+  if (!units) {
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("a window's {} over a {} column must be {}", what, time_type.Name(),
+                               time_type.IsInteger() ? "an integer" : "an interval"),
+                   expr.position);
+  }
+  if (*units <= 0) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("a window's {} must be positive", what), expr.position);
+  }
+  return *units;
+}
+
+/// TUMBLE(relation, time_column, size) or HOP(relation, time_column, slide, size).
+BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
+  parser::TableRef relation;
+  relation.name = ref.name;
+  relation.position = ref.position;
+  BoundFrom input = BindTable(relation, context);
+  const std::vector<Column>& visible = input.scope.columns;
+  std::optional<size_t> time_column;
+  for (size_t i = 0; i < visible.size(); ++i) {
+    if (visible[i].name == ref.time_column) time_column = i;
+  }
+  if (!time_column) {
+    throw SqlError(sqlstate::kUndefinedColumn,
+                   fmt::format("column \"{}\" does not exist in \"{}\"", ref.time_column,
+                               input.scope.table_name),
+                   ref.time_column_position);
+  }
+  DataType time_type = visible[*time_column].type;
+  if (!IsEventTimeType(time_type)) {
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("a window's time column must be a timestamp; \"{}\" is {}",
+                               ref.time_column, time_type.Name()),
+                   ref.time_column_position);
+  }
+  auto node = std::make_shared<TimeWindowNode>();
+  node->input = input.plan;
+  node->time_column = *time_column;
+  node->visible_columns = visible.size();
+  node->size = WindowLength(*ref.window_arguments.back(), time_type, "size");
+  node->slide = ref.window_function == parser::WindowFunction::kHop
+                    ? WindowLength(*ref.window_arguments.front(), time_type, "slide")
+                    : node->size;
+  if (node->size % node->slide != 0) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   "a HOP window's size must be a multiple of its slide",
+                   ref.window_arguments.front()->position);
+  }
+  const std::vector<Column>& inputs = input.plan->output;
+  node->output.assign(inputs.begin(), inputs.begin() + static_cast<ptrdiff_t>(visible.size()));
+  node->output.push_back({"window_start", time_type});
+  node->output.push_back({"window_end", time_type});
+  node->output.insert(node->output.end(), inputs.begin() + static_cast<ptrdiff_t>(visible.size()),
+                      inputs.end());
+
+  BoundFrom bound;
+  bound.plan = node;
+  bound.retracting = input.retracting;
+  bound.inputs = input.inputs;
+  // A row's identity: its input row's (hidden columns moved past the window's two), and for
+  // HOP, whose rows land in several windows, the window too.
+  for (size_t key : input.input_key)
+    bound.input_key.push_back(key < visible.size() ? key : key + 2);
+  if (!bound.input_key.empty() && node->slide != node->size) {
+    bound.input_key.push_back(visible.size());
+  }
+  const CatalogObject& object = *input.inputs.front();
+  if (object.watermark_column == time_column) {
+    bound.window_close_offsets = {{visible.size(), node->size}, {visible.size() + 1, 0}};
+  }
+  bound.scope.table_name = input.scope.table_name;
+  for (size_t i = 0; i < visible.size() + 2; ++i) bound.star.push_back(i);
+  const std::string& qualifier = ref.alias.empty() ? input.scope.table_name : ref.alias;
+  Generalize(&bound, qualifier, visible.size() + 2);
+  return bound;
+}
+
 BoundFrom BindSubquery(const parser::TableRef& ref, FromContext* context) {
   BoundQuery query = BindNestedQuery(*ref.subquery, *context->catalog, context->purpose);
   BoundFrom bound;
@@ -432,6 +522,8 @@ BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
     }
     case parser::FromKind::kSubquery:
       return BindSubquery(ref, context);
+    case parser::FromKind::kWindow:
+      return BindTimeWindow(ref, context);
     case parser::FromKind::kJoin:
       return BindJoin(ref, offset, takes_where, context);
   }

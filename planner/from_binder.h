@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "parser/ast.h"
@@ -24,6 +25,11 @@ struct BoundFrom {
   bool retracting = false;  ///< The rows may be updated or deleted.
   bool has_join = false;
   std::vector<CatalogObjectPtr> inputs;
+  /// Plan columns that bound event-time windows (window_start, window_end of TUMBLE or HOP
+  /// over a stream's watermark column) → how far past a column's value the watermark must be
+  /// for no row of that window to come any more (the window's size for window_start, 0 for
+  /// window_end).
+  std::map<size_t, int64_t> window_close_offsets;
   /// The WHERE clause's predicate bound over the plan's output, less the equalities moved
   /// into inner joins as their keys; null if nothing remains.
   BoundExprPtr where;

@@ -11,7 +11,17 @@
 
 namespace stave::planner {
 
-enum class PlanNodeKind { kScan, kValues, kFilter, kProject, kAggregate, kSort, kLimit, kJoin };
+enum class PlanNodeKind {
+  kScan,
+  kValues,
+  kFilter,
+  kProject,
+  kTimeWindow,
+  kAggregate,
+  kSort,
+  kLimit,
+  kJoin
+};
 
 struct PlanNode;
 using PlanNodePtr = std::shared_ptr<const PlanNode>;
@@ -50,6 +60,18 @@ struct FilterNode : PlanNode {
 struct ProjectNode : PlanNode {
   ProjectNode() : PlanNode(PlanNodeKind::kProject) {}
   std::vector<BoundExprPtr> expressions;
+};
+
+/// Assigns rows to the event-time windows their time falls in (TUMBLE, HOP): one output row
+/// per window — the input's first `visible_columns` columns, window_start, window_end, then
+/// the input's remaining (hidden) columns. Windows are [start, start + size), starting at
+/// multiples of `slide` (TUMBLE: slide = size). A row whose time is NULL is in no window.
+struct TimeWindowNode : PlanNode {
+  TimeWindowNode() : PlanNode(PlanNodeKind::kTimeWindow) {}
+  size_t time_column = 0;
+  size_t visible_columns = 0;
+  int64_t slide = 0;  ///< In the time column's physical units (microseconds for timestamps).
+  int64_t size = 0;
 };
 
 /// Groups by `group_keys` and computes `aggregates`; output = keys, then aggregates. With

@@ -188,12 +188,6 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
 
 BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
                      QueryPurpose purpose) {
-  if (select.emit_on_window_close) {
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound (window_start or "
-                   "window_end of TUMBLE or HOP over a stream with a WATERMARK)",
-                   select.position);
-  }
   return Bind(select, catalog, purpose, false);
 }
 
@@ -375,6 +369,21 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     output_binder = std::make_unique<ExpressionBinder>(&scope);
   }
 
+  if (select.emit_on_window_close) {
+    // Checked before the aggregate is built, with the same rule.
+    bool windowed = false;
+    for (const BoundExprPtr& key : group_keys) {
+      windowed |=
+          key->kind == BoundExpr::Kind::kColumn && from.window_close_offsets.count(key->column) > 0;
+    }
+    if (!windowed) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound: window_start or "
+                     "window_end of TUMBLE or HOP over a stream's WATERMARK column",
+                     select.position);
+    }
+  }
+
   // The projection: visible columns, then hidden group keys, then hidden sort keys.
   std::vector<BoundExprPtr> projection = select_exprs;
   std::vector<std::string> projection_names = names;
@@ -383,6 +392,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
   // A join of append-only inputs only grows if it is inner: an outer join retracts a
   // NULL-padded row when its first match arrives.
   query.append_only = !grouped && !select.distinct && !retracting && !HasOuterJoin(plan);
+  // Each window's rows are inserted once, final, and never change.
+  if (select.emit_on_window_close && !select.distinct && !retracting) query.append_only = true;
   if (grouped && !select.distinct) {
     for (size_t i = 0; i < group_keys.size(); ++i) {
       query.key_columns.push_back(projection.size());
@@ -477,6 +488,16 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     for (const AggregateCall& call : aggregates) {
       aggregate->output.push_back({std::string(AggregateKindName(call.kind)), call.result_type});
     }
+    // Grouped by an event-time window's bound, a group is complete once the watermark
+    // passes its window: its state can go, and EMIT ON WINDOW CLOSE emits it then.
+    for (size_t k = 0; k < group_keys.size() && !aggregate->window_close; ++k) {
+      if (group_keys[k]->kind != BoundExpr::Kind::kColumn) continue;
+      auto bound = from.window_close_offsets.find(group_keys[k]->column);
+      if (bound != from.window_close_offsets.end()) {
+        aggregate->window_close = AggregateNode::WindowClose{k, bound->second};
+      }
+    }
+    aggregate->emit_on_window_close = select.emit_on_window_close;
     plan = aggregate;
     if (having) {
       auto filter = std::make_shared<FilterNode>();

@@ -9,6 +9,7 @@
 #include "executor/expression_evaluator.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/project_operator.h"
+#include "executor/operators/time_window_operator.h"
 #include "executor/plan_builder.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
@@ -323,6 +324,15 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
       std::vector<Chunk> output;
       for (Chunk& chunk : Run(*node.input, snapshot)) {
         output.push_back(ProjectOperator::Apply(project.expressions, std::move(chunk)));
+      }
+      return output;
+    }
+    case planner::PlanNodeKind::kTimeWindow: {
+      const auto& window = static_cast<const planner::TimeWindowNode&>(node);
+      std::vector<Chunk> output;
+      for (Chunk& chunk : Run(*node.input, snapshot)) {
+        Chunk windowed = TimeWindowOperator::Apply(window, chunk);
+        if (!windowed.empty()) output.push_back(std::move(windowed));
       }
       return output;
     }

@@ -5,6 +5,7 @@
 #include "executor/connectors/datagen/datagen_source.h"
 #include "executor/connectors/kafka/kafka_sink.h"
 #include "executor/connectors/kafka/kafka_source.h"
+#include "executor/connectors/nexmark/nexmark_source.h"
 #include "executor/connectors/postgres/postgres_sink.h"
 #include "executor/connectors/socket/socket_source.h"
 #include "executor/connectors/watermark_reader.h"
@@ -14,6 +15,7 @@ namespace stave::executor {
 
 void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry) {
   registry->Register(DatagenConnectorSpec());
+  registry->Register(NexmarkConnectorSpec());
   registry->Register(PostgresConnectorSpec());
   registry->Register(BlackholeConnectorSpec());
   registry->Register(SocketConnectorSpec());
@@ -25,6 +27,9 @@ namespace {
 std::unique_ptr<SourceReader> OpenConnectorReader(const planner::CatalogObject& stream) {
   if (stream.connector == "datagen") {
     return std::make_unique<DatagenSource>(DatagenOptions::Parse(stream.options, stream.columns));
+  }
+  if (stream.connector == "nexmark") {
+    return std::make_unique<NexmarkSource>(NexmarkOptions::Parse(stream.options, stream.columns));
   }
   if (stream.connector == "socket") {
     return std::make_unique<SocketSource>(SocketOptions::Parse(stream.options, stream.columns));
@@ -65,6 +70,8 @@ SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& strea
     }
   } else if (stream.connector == "datagen" && position.size() == 8) {
     summary.position = "row " + std::to_string(storage::ReadBigEndian64(position));
+  } else if (stream.connector == "nexmark" && position.size() == 8) {
+    summary.position = "event " + std::to_string(storage::ReadBigEndian64(position));
   }
   return summary;
 }

@@ -15,12 +15,23 @@
 #include "executor/runtime/source_task.h"
 #include "parser/parser.h"
 #include "planner/expression_binder.h"
+#include "planner/plan_printer.h"
 #include "planner/query_binder.h"
 #include "planner/stream_watermark.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
 namespace {
+
+// EXPLAIN's result: one text row per line, in a column named as PostgreSQL names it.
+QueryResult ExplainLines(const std::vector<std::string>& lines) {
+  QueryResult result;
+  result.returns_rows = true;
+  result.columns.push_back({"QUERY PLAN", TypeId::kVarchar});
+  for (const std::string& line : lines) result.rows.push_back({Value::String(line)});
+  result.command_tag = "EXPLAIN";
+  return result;
+}
 
 std::string KindWord(parser::ObjectKind kind) {
   switch (kind) {
@@ -383,7 +394,7 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
     case parser::StatementKind::kCreateSink:
       return CreateSink(static_cast<const parser::CreateSinkStatement&>(statement), session);
     case parser::StatementKind::kExplain:
-      return Explain(static_cast<const parser::ExplainStatement&>(statement));
+      return Explain(static_cast<const parser::ExplainStatement&>(statement), session);
     case parser::StatementKind::kAlterSink:
       return AlterSink(static_cast<const parser::AlterSinkStatement&>(statement));
     default:
@@ -625,7 +636,8 @@ planner::CatalogObjectPtr Database::FindSink(const parser::QualifiedName& name,
   return object;
 }
 
-QueryResult Database::Explain(const parser::ExplainStatement& explain) {
+QueryResult Database::Explain(const parser::ExplainStatement& explain,
+                              const SessionContext& session) {
   SinkRuntime runtime;
   std::string name;
   if (explain.sink) {
@@ -642,10 +654,33 @@ QueryResult Database::Explain(const parser::ExplainStatement& explain) {
     PlannedSink planned = PlanSink(create, 0, 0, SinkPlanning::kExplain);
     name = planned.object->name;
     runtime = std::move(planned.runtime);
+  } else if (explain.statement && explain.statement->kind == parser::StatementKind::kSelect) {
+    const auto& select = static_cast<const parser::SelectStatement&>(*explain.statement);
+    planner::BoundQuery query = planner::BindQuery(select, catalog_, planner::QueryPurpose::kBatch);
+    return ExplainLines(planner::ExplainPlan(*query.root));
+  } else if (explain.statement &&
+             explain.statement->kind == parser::StatementKind::kCreateMaterializedView) {
+    const auto& create =
+        static_cast<const parser::CreateMaterializedViewStatement&>(*explain.statement);
+    planner::BoundQuery query =
+        planner::BindQuery(*create.query, catalog_, planner::QueryPurpose::kMaterializedView);
+    std::vector<std::string> lines = {"Logical plan:"};
+    for (const std::string& line : planner::ExplainPlan(*query.root)) lines.push_back("  " + line);
+    size_t parallelism =
+        session.streaming_parallelism > 0 ? session.streaming_parallelism : default_parallelism();
+    lines.push_back("Streaming plan:");
+    std::string sink = fmt::format("Materialize into {} [state: {}]",
+                                   planner::ResolveObjectName(create.name, create.position),
+                                   query.keyed ? "rows by key" : "rows");
+    for (const std::string& line : ExplainDataflow(query, parallelism, sink)) {
+      lines.push_back("  " + line);
+    }
+    return ExplainLines(lines);
   } else {
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   "EXPLAIN shows the delivery chain of sinks: EXPLAIN SINK name, or EXPLAIN "
-                   "CREATE SINK ...",
+                   "EXPLAIN shows queries, materialized views and sinks: EXPLAIN SELECT ..., "
+                   "EXPLAIN CREATE MATERIALIZED VIEW ..., EXPLAIN CREATE SINK ..., or EXPLAIN "
+                   "SINK name",
                    explain.position);
   }
   QueryResult result;

@@ -125,7 +125,7 @@ class Database {
   PlannedSink PlanSink(const parser::CreateSinkStatement& create, uint32_t id, uint32_t parallelism,
                        SinkPlanning planning);
   QueryResult CreateSink(const parser::CreateSinkStatement& create, const SessionContext& session);
-  QueryResult Explain(const parser::ExplainStatement& explain);
+  QueryResult Explain(const parser::ExplainStatement& explain, const SessionContext& session);
   QueryResult AlterSink(const parser::AlterSinkStatement& alter);
   /// The sink named `name`, or a 42704 error.
   planner::CatalogObjectPtr FindSink(const parser::QualifiedName& name, int position) const;

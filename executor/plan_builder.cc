@@ -17,6 +17,7 @@
 #include "executor/operators/sink_operator.h"
 #include "executor/operators/time_window_operator.h"
 #include "executor/runtime/partitioner.h"
+#include "planner/plan_printer.h"
 
 namespace stave::executor {
 namespace {
@@ -361,6 +362,53 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
                                    std::make_shared<std::atomic<bool>>(false), options.throttle);
   job->set_on_commit([writer](uint64_t epoch) { writer->OnEpochCommitted(epoch); });
   return job;
+}
+
+std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_t parallelism,
+                                         const std::string& sink) {
+  StagePlanner planner;
+  size_t last = planner.Plan(query.root.get());
+  // What each stage outputs: the columns its last operator produces.
+  auto stage_output = [&](size_t stage) -> std::vector<planner::Column> {
+    const StagePlan& plan = planner.stages[stage];
+    return plan.nodes.empty() ? std::vector<planner::Column>() : plan.nodes.back()->output;
+  };
+  auto routing = [](const StageInput& input, const std::vector<planner::Column>& columns) {
+    if (input.round_robin) return std::string("round-robin");
+    std::string keys;
+    for (const planner::BoundExprPtr& key : input.keys) {
+      if (!keys.empty()) keys += ", ";
+      keys += planner::ExplainExpression(*key, columns);
+    }
+    return "hash(" + keys + ")";
+  };
+  std::vector<std::string> lines;
+  for (size_t s = 0; s < planner.stages.size(); ++s) {
+    const StagePlan& stage = planner.stages[s];
+    lines.push_back(
+        fmt::format("Stage {}: {} instance{}", s, parallelism, parallelism == 1 ? "" : "s"));
+    for (const SourcePlan& source : planner.sources) {
+      if (source.stage != s) continue;
+      const planner::CatalogObject& object = *source.scan->object;
+      lines.push_back(fmt::format("  <- {} {}{} by {}", planner::ObjectTypeName(object.type),
+                                  object.name, object.watermark ? " (with a watermark)" : "",
+                                  routing(stage.inputs[source.side], source.scan->output)));
+    }
+    for (size_t from = 0; from < s; ++from) {
+      if (planner.stages[from].output_stage != static_cast<int>(s)) continue;
+      size_t side = planner.stages[from].output_side;
+      lines.push_back(fmt::format("  <- stage {} by {}", from,
+                                  routing(stage.inputs[side], stage_output(from))));
+    }
+    for (const planner::PlanNode* node : stage.nodes) {
+      std::string state;
+      if (node->kind == planner::PlanNodeKind::kAggregate) state = " [state: groups]";
+      if (node->kind == planner::PlanNodeKind::kJoin) state = " [state: rows of each side]";
+      lines.push_back("  " + planner::ExplainNode(*node) + state);
+    }
+    if (s == last) lines.push_back("  " + sink);
+  }
+  return lines;
 }
 
 }  // namespace stave::executor

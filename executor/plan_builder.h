@@ -54,4 +54,11 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
                                   const JobOptions& options, std::shared_ptr<SinkWriter> writer,
                                   std::vector<size_t> key_columns);
 
+/// EXPLAIN's streaming plan of a materialized view's query: the dataflow's stages in the
+/// order rows flow, each with its parallel instances, what feeds it (a source, or an
+/// exchange from an earlier stage, by hash of keys or round-robin) and its operators with
+/// the state they keep, ending in `sink` (e.g. "Materialize into v").
+std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_t parallelism,
+                                         const std::string& sink);
+
 }  // namespace stave::executor

@@ -1,0 +1,154 @@
+#include "planner/plan_printer.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace stave::planner {
+namespace {
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += parts[i];
+  }
+  return text;
+}
+
+std::string Expressions(const std::vector<BoundExprPtr>& exprs,
+                        const std::vector<Column>& columns) {
+  std::vector<std::string> parts;
+  for (const BoundExprPtr& expr : exprs) parts.push_back(ExplainExpression(*expr, columns));
+  return Join(parts);
+}
+
+std::string DescribeNode(const PlanNode& node) {
+  const std::vector<Column> none;
+  const std::vector<Column>& input = node.input ? node.input->output : none;
+  switch (node.kind) {
+    case PlanNodeKind::kScan: {
+      const auto& scan = static_cast<const ScanNode&>(node);
+      return fmt::format("Scan {} {}", ObjectTypeName(scan.object->type), scan.object->name);
+    }
+    case PlanNodeKind::kValues:
+      return "Values: one empty row";
+    case PlanNodeKind::kFilter:
+      return "Filter: " + ExplainExpression(*static_cast<const FilterNode&>(node).predicate, input);
+    case PlanNodeKind::kProject: {
+      const auto& project = static_cast<const ProjectNode&>(node);
+      std::vector<std::string> parts;
+      for (size_t i = 0; i < project.expressions.size(); ++i) {
+        std::string text = ExplainExpression(*project.expressions[i], input);
+        if (text != project.output[i].name) text += " AS " + project.output[i].name;
+        parts.push_back(std::move(text));
+      }
+      return "Project: " + Join(parts);
+    }
+    case PlanNodeKind::kTimeWindow: {
+      const auto& window = static_cast<const TimeWindowNode&>(node);
+      std::string time = input[window.time_column].name;
+      if (window.slide == window.size) {
+        return fmt::format("TimeWindow: TUMBLE({}, size {})", time, window.size);
+      }
+      return fmt::format("TimeWindow: HOP({}, slide {}, size {})", time, window.slide, window.size);
+    }
+    case PlanNodeKind::kAggregate: {
+      const auto& aggregate = static_cast<const AggregateNode&>(node);
+      std::vector<std::string> calls;
+      for (const AggregateCall& call : aggregate.aggregates) {
+        calls.push_back(fmt::format("{}({})", AggregateKindName(call.kind),
+                                    call.arg ? ExplainExpression(*call.arg, input) : "*"));
+      }
+      std::string text = "HashAggregate: ";
+      if (!aggregate.group_keys.empty()) {
+        text += "group by " + Expressions(aggregate.group_keys, input) + "; ";
+      }
+      text += Join(calls);
+      if (aggregate.window_close) {
+        text += fmt::format(
+            "; a group closes when the watermark reaches {} + {}",
+            ExplainExpression(*aggregate.group_keys[aggregate.window_close->key], input),
+            aggregate.window_close->offset);
+      }
+      if (aggregate.emit_on_window_close) text += "; emit on window close";
+      return text;
+    }
+    case PlanNodeKind::kSort: {
+      const auto& sort = static_cast<const SortNode&>(node);
+      std::vector<std::string> keys;
+      for (const SortKey& key : sort.keys) {
+        keys.push_back(input[key.column].name + (key.descending ? " DESC" : "") +
+                       (key.nulls_first != key.descending ? " NULLS FIRST" : ""));
+      }
+      return "Sort: " + Join(keys);
+    }
+    case PlanNodeKind::kLimit: {
+      const auto& limit = static_cast<const LimitNode&>(node);
+      std::string text = limit.limit >= 0 ? fmt::format("Limit: {}", limit.limit) : "Limit: all";
+      if (limit.offset > 0) text += fmt::format(" offset {}", limit.offset);
+      return text;
+    }
+    case PlanNodeKind::kJoin: {
+      const auto& join = static_cast<const JoinNode&>(node);
+      std::vector<std::string> keys;
+      for (size_t i = 0; i < join.left_keys.size(); ++i) {
+        keys.push_back(ExplainExpression(*join.left_keys[i], input) + " = " +
+                       ExplainExpression(*join.right_keys[i], join.right->output));
+      }
+      std::string text = fmt::format("{} ({})", keys.empty() ? "NestedLoopJoin" : "HashJoin",
+                                     JoinTypeName(join.join_type));
+      if (!keys.empty()) text += ": " + Join(keys);
+      if (join.residual) {
+        text += "; condition: " + ExplainExpression(*join.residual, join.output);
+      }
+      return text;
+    }
+  }
+  return "?";
+}
+
+void Print(const PlanNode& node, size_t depth, std::vector<std::string>* lines) {
+  std::string indent = depth == 0 ? "" : std::string(depth * 2 - 2, ' ') + "-> ";
+  lines->push_back(indent + DescribeNode(node));
+  if (node.input) Print(*node.input, depth + 1, lines);
+  if (node.kind == PlanNodeKind::kJoin) {
+    Print(*static_cast<const JoinNode&>(node).right, depth + 1, lines);
+  }
+}
+
+}  // namespace
+
+std::string ExplainExpression(const BoundExpr& expr, const std::vector<Column>& columns) {
+  switch (expr.kind) {
+    case BoundExpr::Kind::kColumn:
+      return expr.column < columns.size() ? columns[expr.column].name
+                                          : fmt::format("${}", expr.column);
+    case BoundExpr::Kind::kConstant:
+      return expr.ToString();
+    case BoundExpr::Kind::kFunction: {
+      std::vector<std::string> args;
+      for (const BoundExprPtr& arg : expr.args) args.push_back(ExplainExpression(*arg, columns));
+      std::string_view name = ScalarFunctionName(expr.function);
+      // Operators (named by their symbol) infix, as they were written.
+      bool symbol = !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
+      if (args.size() == 2 && (symbol || name == "AND" || name == "OR")) {
+        return fmt::format("({} {} {})", args[0], name, args[1]);
+      }
+      std::string text = fmt::format("{}({})", name, Join(args));
+      if (expr.function == ScalarFunction::kCast) text += "::" + expr.type.Name();
+      return text;
+    }
+  }
+  return "?";
+}
+
+std::string ExplainNode(const PlanNode& node) { return DescribeNode(node); }
+
+std::vector<std::string> ExplainPlan(const PlanNode& root) {
+  std::vector<std::string> lines;
+  Print(root, 0, &lines);
+  return lines;
+}
+
+}  // namespace stave::planner

@@ -8,6 +8,7 @@
 
 #include "common/sql_error.h"
 #include "planner/expression_binder.h"
+#include "planner/temporal_binding.h"
 
 namespace stave::planner {
 namespace {
@@ -182,6 +183,7 @@ std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
 
 BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
                      QueryPurpose purpose) {
+  ScopedTemporalContext temporal_context(purpose == QueryPurpose::kMaterializedView);
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;

@@ -210,9 +210,10 @@ bool IsTemporalFunction(std::string_view name) {
 BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExprPtr> args,
                                   const parser::FunctionCallExpr& call) {
   int position = call.position;
-  if (call.star || call.distinct) ThrowNoFunction(name, args, position);
+  const std::vector<BoundExprPtr> written = args;  // For errors: the types as written.
+  if (call.star || call.distinct) ThrowNoFunction(name, written, position);
   auto arity = [&](size_t low, size_t high) {
-    if (args.size() < low || args.size() > high) ThrowNoFunction(name, args, position);
+    if (args.size() < low || args.size() > high) ThrowNoFunction(name, written, position);
   };
   if (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") {
     arity(0, 0);
@@ -221,7 +222,7 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
   if (name == "date_trunc" || name == "date_part" || name == "extract") {
     arity(2, 2);
     args[0] = Coerce(args[0], TypeId::kVarchar, position);
-    if (!args[0]->type.IsString()) ThrowNoFunction(name, args, position);
+    if (!args[0]->type.IsString()) ThrowNoFunction(name, written, position);
     // An untyped literal is a timestamptz: PostgreSQL's preferred type of the date/time
     // category. A date is one too for date_trunc and date_part (there is no date version of
     // either); extract has its own for date.
@@ -233,26 +234,24 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
     }
     if (name == "date_trunc") {
       if (!type.IsTimestamp() && type.id != TypeId::kInterval)
-        ThrowNoFunction(name, args, position);
+        ThrowNoFunction(name, written, position);
       return BoundExpr::MakeFunction(ScalarFunction::kDateTrunc, type, std::move(args));
     }
-    if (!type.IsTemporal()) ThrowNoFunction(name, args, position);
+    if (!type.IsTemporal()) ThrowNoFunction(name, written, position);
     // PostgreSQL 14+ returns numeric from extract; Stave has no numeric type yet.
     return BoundExpr::MakeFunction(
         name == "extract" ? ScalarFunction::kExtract : ScalarFunction::kDatePart, TypeId::kFloat64,
         std::move(args));
   }
   if (name == "to_timestamp") {
+    if (args.size() == 2) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "to_timestamp(text, format) is not supported yet", position)
+          .WithHint("Cast the text instead: '2024-01-02 03:04:05'::timestamptz.");
+    }
     arity(1, 1);
     BoundExprPtr seconds = Coerce(args[0], TypeId::kFloat64, position);
-    if (!seconds->type.IsNumeric()) {
-      if (args[0]->type.IsString()) {
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       "to_timestamp(text, format) is not supported yet", position)
-            .WithHint("Cast the text instead: '2024-01-02 03:04:05'::timestamptz.");
-      }
-      ThrowNoFunction(name, args, position);
-    }
+    if (!seconds->type.IsNumeric()) ThrowNoFunction(name, written, position);
     return BoundExpr::MakeFunction(ScalarFunction::kToTimestamp, TypeId::kTimestampTz,
                                    {Coerce(seconds, TypeId::kFloat64, position)});
   }
@@ -264,7 +263,7 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
       bool seconds = last_is_seconds && i + 1 == count;
       BoundExprPtr arg = Coerce(args[i], seconds ? TypeId::kFloat64 : TypeId::kInt64, position);
       if (seconds ? !arg->type.IsNumeric() : !arg->type.IsInteger()) {
-        ThrowNoFunction(name, args, position);
+        ThrowNoFunction(name, written, position);
       }
       args[i] = Coerce(arg, seconds ? TypeId::kFloat64 : TypeId::kInt64, position);
     }

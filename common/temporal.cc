@@ -941,7 +941,7 @@ void CheckDate(int64_t days) {
 }
 
 int64_t DateToTimestamp(int64_t days) {
-  if (days < kMinDate || days * kMicrosPerDay > kMaxTimestamp) {
+  if (days < kMinDate || days > kMaxTimestamp / kMicrosPerDay) {
     throw SqlError(kDatetimeFieldOverflow, "date out of range for timestamp");
   }
   return days * kMicrosPerDay;
@@ -966,8 +966,11 @@ int64_t AddInterval(int64_t timestamp, const Interval& interval) {
     timestamp = DaysFromCivil(year, month, day) * kMicrosPerDay + time;
   }
   if (interval.days != 0) {
-    timestamp += static_cast<int64_t>(interval.days) * kMicrosPerDay;
-    CheckTimestamp(timestamp);
+    // |days| < 2^31 and |timestamp| < 2^54: the sum fits 128 bits, not always 64.
+    Int128 moved =
+        static_cast<Int128>(timestamp) + static_cast<Int128>(interval.days) * kMicrosPerDay;
+    if (moved < kMinTimestamp || moved > kMaxTimestamp) ThrowTimestampOutOfRange();
+    timestamp = static_cast<int64_t>(moved);
   }
   if (__builtin_add_overflow(timestamp, interval.micros, &timestamp)) ThrowTimestampOutOfRange();
   CheckTimestamp(timestamp);
@@ -1039,11 +1042,13 @@ Interval ScaleInterval(double months, double days, double micros) {
   double second_remainder = RoundToMicros(
       (days - result.days + month_remainder_days - static_cast<int32_t>(month_remainder_days)) *
       86400.0);
+  Int128 whole_days = result.days;
   if (std::fabs(second_remainder) >= 86400.0) {
-    result.days += static_cast<int32_t>(second_remainder / 86400.0);
+    whole_days += static_cast<int32_t>(second_remainder / 86400.0);
     second_remainder -= static_cast<int32_t>(second_remainder / 86400.0) * 86400.0;
   }
-  result.days += static_cast<int32_t>(month_remainder_days);
+  whole_days += static_cast<int32_t>(month_remainder_days);
+  result.days = CheckedInt32(whole_days);
   double time = std::rint(micros + second_remainder * 1e6);
   if (!FitsInt64(time)) ThrowIntervalOutOfRange();
   result.micros = static_cast<int64_t>(time);
@@ -1274,6 +1279,7 @@ int64_t MakeTime(int64_t hour, int64_t minute, double second) {
 int64_t MakeTimestamp(int64_t year, int64_t month, int64_t day, int64_t hour, int64_t minute,
                       double second) {
   int64_t days = MakeDate(year, month, day);
+  if (days > kMaxTimestamp / kMicrosPerDay) ThrowTimestampOutOfRange();
   int64_t micros = days * kMicrosPerDay + MakeTime(hour, minute, second);
   CheckTimestamp(micros);
   return micros;

@@ -167,6 +167,13 @@ TEST(TemporalTest, MonthArithmeticClampsTheDay) {
   EXPECT_EQ(plus("2000-01-01", "-1 microsecond"), "1999-12-31 23:59:59.999999");
   EXPECT_EQ(SqlStateOf([&] { plus("294276-12-31", "1 day"); }), "22008");
   EXPECT_EQ(SqlStateOf([&] { plus("0001-01-01", "-1 day"); }), "22008");
+  // Fields large enough to overflow 64-bit microseconds are refused, not wrapped.
+  EXPECT_EQ(SqlStateOf([] { AddInterval(0, {0, 2000000000, 0}); }), "22008");
+  EXPECT_EQ(SqlStateOf([] { AddInterval(0, {2000000000, 0, 0}); }), "22008");
+  EXPECT_EQ(SqlStateOf([] { DateToTimestamp(ParseDate("5874897-12-31")); }), "22008");
+  EXPECT_EQ(SqlStateOf([] { MakeTimestamp(5000000, 1, 1, 0, 0, 0); }), "22008");
+  EXPECT_EQ(SqlStateOf([] { AddDays(ParseDate("5874897-12-31"), 1); }), "22008");
+  EXPECT_EQ(SqlStateOf([] { MultiplyInterval({0, 2000000000, 0}, 1.5); }), "22008");
 }
 
 TEST(TemporalTest, TimestampDifferenceJustifiesHours) {

@@ -349,9 +349,16 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
             if (timestamp.type == RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE) {
               target.AppendNull();
             } else if (target.type.IsTimestamp()) {
-              // Kafka's milliseconds since 1970 as Stave's microseconds since 2000.
-              target.AppendInt(timestamp.timestamp * 1000 +
-                               temporal::kUnixEpochDays * temporal::kMicrosPerDay);
+              // Kafka's milliseconds since 1970 as Stave's microseconds since 2000; an
+              // instant out of range (a broken producer's clock) is NULL, not garbage.
+              int64_t micros = 0;
+              if (__builtin_mul_overflow(timestamp.timestamp, int64_t{1000}, &micros) ||
+                  __builtin_add_overflow(micros, temporal::kUnixEpochDays * temporal::kMicrosPerDay,
+                                         &micros)) {
+                target.AppendNull();
+              } else {
+                target.AppendInt(micros);
+              }
             } else {
               target.AppendInt(timestamp.timestamp);
             }

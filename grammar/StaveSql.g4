@@ -502,6 +502,7 @@ WITHOUT: W I T H O U T;
 WORK: W O R K;
 WRITE: W R I T E;
 ZONE: Z O N E;
+SYSTEM: S Y S T E M;
 
 // The temporal keywords (see temporalKeyword).
 DAY: D A Y;
@@ -511,7 +512,6 @@ MINUTE: M I N U T E;
 MONTH: M O N T H;
 SECOND: S E C O N D;
 YEAR: Y E A R;
-SYSTEM: S Y S T E M;
 
 // Operators and punctuation.
 EQ: '=';

@@ -12,6 +12,7 @@ PhysicalType DataType::physical() const {
       return PhysicalType::kFloat64;
     case TypeId::kVarchar:
     case TypeId::kUnknown:
+    case TypeId::kInterval:
       return PhysicalType::kString;
     default:
       return PhysicalType::kInt64;
@@ -40,6 +41,16 @@ int32_t DataType::Oid() const {
       return 701;
     case TypeId::kVarchar:
       return 1043;
+    case TypeId::kDate:
+      return 1082;
+    case TypeId::kTime:
+      return 1083;
+    case TypeId::kTimestamp:
+      return 1114;
+    case TypeId::kTimestampTz:
+      return 1184;
+    case TypeId::kInterval:
+      return 1186;
     case TypeId::kUnknown:
       return 25;  // An untyped literal is reported as text, as PostgreSQL does for SELECT 'x'.
   }
@@ -54,10 +65,16 @@ int16_t DataType::TypeLength() const {
       return 2;
     case TypeId::kInt32:
     case TypeId::kFloat32:
+    case TypeId::kDate:
       return 4;
     case TypeId::kInt64:
     case TypeId::kFloat64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return 8;
+    case TypeId::kInterval:
+      return 16;
     default:
       return -1;
   }
@@ -79,6 +96,16 @@ std::string DataType::Name() const {
       return "double precision";
     case TypeId::kVarchar:
       return "character varying";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+      return "timestamp without time zone";
+    case TypeId::kTimestampTz:
+      return "timestamp with time zone";
+    case TypeId::kInterval:
+      return "interval";
     case TypeId::kUnknown:
       return "unknown";
   }
@@ -86,7 +113,7 @@ std::string DataType::Name() const {
 }
 
 std::optional<DataType> DataTypeFromName(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, TypeId>, 18> kNames = {{
+  static constexpr std::array<std::pair<std::string_view, TypeId>, 26> kNames = {{
       {"boolean", TypeId::kBoolean},
       {"bool", TypeId::kBoolean},
       {"smallint", TypeId::kInt16},
@@ -105,6 +132,14 @@ std::optional<DataType> DataTypeFromName(std::string_view name) {
       {"character varying", TypeId::kVarchar},
       {"text", TypeId::kVarchar},
       {"string", TypeId::kVarchar},
+      {"date", TypeId::kDate},
+      {"time", TypeId::kTime},
+      {"time without time zone", TypeId::kTime},
+      {"timestamp", TypeId::kTimestamp},
+      {"timestamp without time zone", TypeId::kTimestamp},
+      {"timestamptz", TypeId::kTimestampTz},
+      {"timestamp with time zone", TypeId::kTimestampTz},
+      {"interval", TypeId::kInterval},
   }};
   for (const auto& [type_name, type_id] : kNames) {
     if (type_name == name) return DataType(type_id);

@@ -9,7 +9,13 @@ namespace stave {
 
 /// The logical SQL types Stave knows. Each maps to one physical representation in `Value`
 /// and in chunk columns: integers, booleans and temporal types as int64, floating point as
-/// double, character data as std::string.
+/// double, character data as std::string. The temporal types follow PostgreSQL's own
+/// representation (common/temporal.h): date as days and time, timestamp and timestamptz as
+/// microseconds, counted from 2000-01-01 (midnight for time), so that the pgwire binary
+/// format and PostgreSQL's arithmetic carry over unchanged. An interval has three fields
+/// (months, days, microseconds) and is held as a fixed-size binary string whose byte order
+/// is PostgreSQL's interval order (see temporal::EncodeInterval), so that comparison,
+/// hashing, the row and key codecs and grouping need no interval-specific code.
 enum class TypeId : uint8_t {
   kUnknown = 0,  ///< Untyped NULL or string literal before coercion.
   kBoolean,
@@ -19,6 +25,11 @@ enum class TypeId : uint8_t {
   kFloat32,
   kFloat64,
   kVarchar,
+  kDate,         ///< Days since 2000-01-01.
+  kTime,         ///< Microseconds since midnight (time without time zone).
+  kTimestamp,    ///< Microseconds since 2000-01-01 00:00:00 (timestamp without time zone).
+  kTimestampTz,  ///< Microseconds since 2000-01-01 00:00:00 UTC (timestamp with time zone).
+  kInterval,     ///< temporal::EncodeInterval bytes (months, days, microseconds).
 };
 
 /// How values of a type are held in memory.
@@ -39,6 +50,10 @@ struct DataType {
   bool IsFloat() const;
   bool IsNumeric() const { return IsInteger() || IsFloat(); }
   bool IsString() const { return id == TypeId::kVarchar; }
+  /// date, time, timestamp, timestamptz or interval.
+  bool IsTemporal() const { return id >= TypeId::kDate && id <= TypeId::kInterval; }
+  /// timestamp or timestamptz.
+  bool IsTimestamp() const { return id == TypeId::kTimestamp || id == TypeId::kTimestampTz; }
 
   /// The PostgreSQL type OID clients see in RowDescription.
   int32_t Oid() const;

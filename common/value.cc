@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "common/temporal.h"
+
 namespace stave {
 namespace {
 
@@ -88,6 +90,16 @@ std::string Value::ToText(DataType type) const {
     case TypeId::kVarchar:
     case TypeId::kUnknown:
       return string_value();
+    case TypeId::kDate:
+      return temporal::FormatDate(int_value());
+    case TypeId::kTime:
+      return temporal::FormatTime(int_value());
+    case TypeId::kTimestamp:
+      return temporal::FormatTimestamp(int_value(), false);
+    case TypeId::kTimestampTz:
+      return temporal::FormatTimestamp(int_value(), true);
+    case TypeId::kInterval:
+      return temporal::FormatInterval(temporal::DecodeInterval(string_value()));
   }
   return string_value();
 }

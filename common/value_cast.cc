@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
 
 namespace stave {
 namespace {
@@ -96,6 +98,16 @@ Value ParseText(const std::string& original, DataType to) {
     case TypeId::kVarchar:
     case TypeId::kUnknown:
       return Value::String(original);
+    case TypeId::kDate:
+      return Value::Int(temporal::ParseDate(original));
+    case TypeId::kTime:
+      return Value::Int(temporal::ParseTime(original));
+    case TypeId::kTimestamp:
+      return Value::Int(temporal::ParseTimestamp(original, false));
+    case TypeId::kTimestampTz:
+      return Value::Int(temporal::ParseTimestamp(original, true));
+    case TypeId::kInterval:
+      return Value::String(temporal::EncodeInterval(temporal::ParseInterval(original)));
   }
   ThrowBadText(original, to);
 }
@@ -121,8 +133,58 @@ void CheckIntegerRange(int64_t value, DataType type) {
   }
 }
 
+namespace {
+
+// The casts PostgreSQL has between temporal types. The session time zone is UTC, so
+// timestamp and timestamptz convert without an offset.
+std::optional<Value> CastTemporal(const Value& value, DataType from, DataType to) {
+  int64_t v = from.physical() == PhysicalType::kInt64 ? value.int_value() : 0;
+  switch (from.id) {
+    case TypeId::kDate:
+      if (to.IsTimestamp()) return Value::Int(temporal::DateToTimestamp(v));
+      break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      if (to.IsTimestamp()) return Value::Int(v);
+      if (to.id == TypeId::kDate) return Value::Int(temporal::TimestampToDate(v));
+      if (to.id == TypeId::kTime) return Value::Int(temporal::TimestampToTime(v));
+      break;
+    case TypeId::kTime:
+      // time → interval is PostgreSQL's too: the time of day as a span.
+      if (to.id == TypeId::kInterval) {
+        return Value::String(temporal::EncodeInterval({0, 0, v}));
+      }
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool IsImplicitTemporalCast(DataType from, DataType to) {
+  switch (from.id) {
+    case TypeId::kDate:
+      return to.IsTimestamp();
+    case TypeId::kTimestamp:
+      return to.id == TypeId::kTimestampTz;
+    case TypeId::kTime:
+      return to.id == TypeId::kInterval;
+    default:
+      return false;
+  }
+}
+
+bool IsAssignmentTemporalCast(DataType from, DataType to) {
+  if (IsImplicitTemporalCast(from, to)) return true;
+  return from.IsTimestamp() &&
+         (to.IsTimestamp() || to.id == TypeId::kDate || to.id == TypeId::kTime);
+}
+
 bool CanCast(DataType from, DataType to) {
   if (from == to || from.id == TypeId::kUnknown || from.IsString() || to.IsString()) return true;
+  if (IsAssignmentTemporalCast(from, to)) return true;
   if (from.IsNumeric() && to.IsNumeric()) return true;
   // PostgreSQL casts between boolean and integer (int4) only.
   if (from.id == TypeId::kBoolean && to.id == TypeId::kInt32) return true;
@@ -134,6 +196,9 @@ Value CastValue(const Value& value, DataType from, DataType to) {
   if (value.is_null() || from == to) return value;
   if (from.IsString() || from.id == TypeId::kUnknown) return ParseText(value.string_value(), to);
   if (to.IsString()) return Value::String(value.ToText(from));
+  if (from.IsTemporal()) {
+    if (std::optional<Value> cast = CastTemporal(value, from, to)) return *cast;
+  }
   if (from.IsInteger() && to.IsInteger()) {
     CheckIntegerRange(value.int_value(), to);
     return value;

@@ -16,6 +16,13 @@ Value CastValue(const Value& value, DataType from, DataType to);
 /// Whether CastValue can convert between the types (explicit CAST).
 bool CanCast(DataType from, DataType to);
 
+/// Whether PostgreSQL converts `from` to `to` implicitly (in expressions): date → timestamp
+/// and timestamptz, timestamp → timestamptz, time → interval.
+bool IsImplicitTemporalCast(DataType from, DataType to);
+/// Whether it does so on assignment (INSERT into a column): the implicit casts, plus
+/// timestamp(tz) → date, time and the other timestamp type.
+bool IsAssignmentTemporalCast(DataType from, DataType to);
+
 /// Throws 22003 unless `value` fits the integer type `type`.
 void CheckIntegerRange(int64_t value, DataType type);
 

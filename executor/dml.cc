@@ -27,7 +27,7 @@ bool AssignmentAllowed(DataType from, DataType to) {
   if (from == to || from.id == TypeId::kUnknown) return true;
   if (from.IsNumeric() && to.IsNumeric()) return true;
   if (to.IsString()) return true;
-  return false;
+  return IsAssignmentTemporalCast(from, to);
 }
 
 [[noreturn]] void ThrowAssignmentMismatch(const planner::Column& column, DataType from,

@@ -6,6 +6,7 @@
 #include "common/sql_error.h"
 #include "common/value_cast.h"
 #include "executor/scalar_functions.h"
+#include "executor/temporal_functions.h"
 
 namespace stave::executor {
 namespace {
@@ -340,6 +341,9 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
     case ScalarFunction::kMultiply:
     case ScalarFunction::kDivide:
     case ScalarFunction::kModulo:
+      if (args[0].type.IsTemporal() || args[1].type.IsTemporal()) {
+        return TemporalArithmetic(expr.function, expr.type, args[0], args[1]);
+      }
       if (expr.type.IsInteger()) return IntArithmetic(expr.function, expr.type, args[0], args[1]);
       return FloatArithmetic(expr.function, expr.type, args[0], args[1]);
     case ScalarFunction::kEqual:
@@ -364,6 +368,7 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       return out;
     }
     case ScalarFunction::kNegate: {
+      if (expr.type.id == TypeId::kInterval) return NegateIntervals(std::move(args[0]));
       Column out = std::move(args[0]);
       for (size_t i = 0; i < rows; ++i) {
         if (out.nulls[i]) continue;
@@ -463,6 +468,7 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
     default: {
       Column out;
       if (EvaluateScalarFunction(expr, &args, rows, &out)) return out;
+      if (EvaluateTemporalFunction(expr, &args, rows, &out)) return out;
       break;
     }
   }

@@ -330,8 +330,10 @@ primaryExpression
     | booleanValue                                                        #booleanLiteral
     | number                                                              #numericLiteral
     | stringValue                                                         #stringLiteral
-    // A typed literal such as DATE '2024-01-31': a cast of the string.
-    | dataTypeName stringValue                                            #typeConstructor
+    // A typed literal such as DATE '2024-01-31': a cast of the string. INTERVAL '5' SECOND
+    // names the unit of a bare number (and the last field kept), as the SQL standard does.
+    | dataTypeName stringValue intervalField?                             #typeConstructor
+    | EXTRACT LPAREN (field=identifier | fieldText=stringValue) FROM valueExpression RPAREN  #extract
     | functionName LPAREN ASTERISK RPAREN                                 #functionCall
     | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN  #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
@@ -366,6 +368,10 @@ dataTypeName
     : identifier (DOT identifier)*
     ;
 
+intervalField
+    : YEAR | MONTH | DAY | HOUR | MINUTE | SECOND
+    ;
+
 typeModifiers
     : LPAREN INTEGER_VALUE (COMMA INTEGER_VALUE)* RPAREN
     ;
@@ -389,6 +395,13 @@ identifier
     : IDENTIFIER
     | QUOTED_IDENTIFIER
     | nonReserved
+    | temporalKeyword
+    ;
+
+// The keywords of interval qualifiers and EXTRACT; unreserved in PostgreSQL (a column may be
+// named "day"), so they stay usable as identifiers.
+temporalKeyword
+    : DAY | EXTRACT | HOUR | MINUTE | MONTH | SECOND | YEAR
     ;
 
 // Any word at all, for places where PostgreSQL accepts reserved keywords too: aliases after
@@ -558,6 +571,15 @@ WORK: W O R K;
 WRITE: W R I T E;
 ZONE: Z O N E;
 SYSTEM: S Y S T E M;
+
+// The temporal keywords (see temporalKeyword).
+DAY: D A Y;
+EXTRACT: E X T R A C T;
+HOUR: H O U R;
+MINUTE: M I N U T E;
+MONTH: M O N T H;
+SECOND: S E C O N D;
+YEAR: Y E A R;
 
 // Operators and punctuation.
 EQ: '=';

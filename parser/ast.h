@@ -23,6 +23,8 @@ struct TypeName {
   std::string name;
   std::vector<int64_t> modifiers;
   int position = 0;
+  /// The qualifier of `INTERVAL '5' SECOND` ("year" ... "second"), "" if none.
+  std::string interval_field;
 };
 
 // ---------------------------------------------------------------------------------------

@@ -532,7 +532,24 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
                                 PositionOf(ctx->stringValue()));
     cast->type.name = BuildTypeName(ctx->dataTypeName());
     cast->type.position = PositionOf(ctx);
+    if (P::IntervalFieldContext* field = ctx->intervalField()) {
+      cast->type.interval_field = AsciiLower(field->getText());
+    }
     expr_ = std::move(cast);
+    return {};
+  }
+
+  // EXTRACT(field FROM x) is the function extract('field', x), as in PostgreSQL 14+.
+  antlrcpp::Any visitExtract(P::ExtractContext* ctx) override {
+    auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    call->name = {"extract"};
+    std::string field =
+        ctx->field != nullptr ? BuildIdentifier(ctx->field) : StringContents(ctx->fieldText);
+    int field_position =
+        ctx->field != nullptr ? PositionOf(ctx->field) : PositionOf(ctx->fieldText);
+    call->args.push_back(MakeLiteral(LiteralKind::kString, std::move(field), field_position));
+    call->args.push_back(BuildExpr(ctx->valueExpression()));
+    expr_ = std::move(call);
     return {};
   }
 

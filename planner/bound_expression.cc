@@ -112,6 +112,22 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "log";
     case ScalarFunction::kSign:
       return "sign";
+    case ScalarFunction::kDateTrunc:
+      return "date_trunc";
+    case ScalarFunction::kDatePart:
+      return "date_part";
+    case ScalarFunction::kExtract:
+      return "extract";
+    case ScalarFunction::kToTimestamp:
+      return "to_timestamp";
+    case ScalarFunction::kMakeDate:
+      return "make_date";
+    case ScalarFunction::kMakeTime:
+      return "make_time";
+    case ScalarFunction::kMakeTimestamp:
+      return "make_timestamp";
+    case ScalarFunction::kMakeInterval:
+      return "make_interval";
     case ScalarFunction::kLower:
       return "lower";
     case ScalarFunction::kUpper:
@@ -154,6 +170,7 @@ std::string BoundExpr::ToString() const {
       if (constant.is_null()) return "NULL";
       if (type.IsString() || type.id == TypeId::kUnknown)
         return "'" + constant.string_value() + "'";
+      if (type.IsTemporal()) return "'" + constant.ToText(type) + "'::" + type.Name();
       return constant.ToText(type);
     case Kind::kColumn:
       return fmt::format("${}", column);

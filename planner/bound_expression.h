@@ -74,6 +74,16 @@ enum class ScalarFunction {
   kLn,
   kLog10,
   kSign,
+  // Temporal (executor/temporal_functions.cc). The arithmetic operators above also take
+  // temporal operands; the binder has checked which combinations exist.
+  kDateTrunc,      ///< date_trunc(unit, timestamp | timestamptz | interval).
+  kDatePart,       ///< date_part(field, x): a date is taken as a timestamp.
+  kExtract,        ///< extract(field FROM x): a date refuses time-of-day fields.
+  kToTimestamp,    ///< to_timestamp(double precision seconds since 1970).
+  kMakeDate,       ///< make_date(year, month, day).
+  kMakeTime,       ///< make_time(hour, min, sec).
+  kMakeTimestamp,  ///< make_timestamp(year, month, day, hour, min, sec).
+  kMakeInterval,   ///< make_interval(years, months, weeks, days, hours, mins, secs).
 };
 
 std::string_view ScalarFunctionName(ScalarFunction function);

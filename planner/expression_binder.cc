@@ -8,8 +8,10 @@
 #include <map>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
 #include "common/value_cast.h"
 #include "common/version.h"
+#include "planner/temporal_binding.h"
 
 namespace stave::planner {
 namespace {
@@ -118,6 +120,10 @@ DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what
       type = arg_type;
     } else if (type.IsNumeric() && arg_type.IsNumeric()) {
       type = CommonNumericType(type, arg_type);
+    } else if (IsImplicitTemporalCast(type, arg_type)) {
+      type = arg_type;  // date and timestamp meet at timestamp, as PostgreSQL's.
+    } else if (IsImplicitTemporalCast(arg_type, type)) {
+      // Already the wider type.
     } else if (!(type.IsString() && arg_type.IsString()) && type != arg_type) {
       std::string upper(what);
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -243,6 +249,16 @@ std::string DefaultColumnName(const Expr& expr) {
           return "float8";
         case TypeId::kVarchar:
           return cast.type.name == "text" ? "text" : "varchar";
+        case TypeId::kDate:
+          return "date";
+        case TypeId::kTime:
+          return "time";
+        case TypeId::kTimestamp:
+          return "timestamp";
+        case TypeId::kTimestampTz:
+          return "timestamptz";
+        case TypeId::kInterval:
+          return "interval";
         default:
           return "?column?";
       }
@@ -293,8 +309,15 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
   switch (expr.kind) {
     case ExprKind::kLiteral:
       return BindLiteral(static_cast<const parser::LiteralExpr&>(expr));
-    case ExprKind::kColumnRef:
-      return BindColumnRef(static_cast<const parser::ColumnRefExpr&>(expr));
+    case ExprKind::kColumnRef: {
+      const auto& column = static_cast<const parser::ColumnRefExpr&>(expr);
+      // current_timestamp, current_date, ... are keywords in PostgreSQL, never columns.
+      if (column.names.size() == 1) {
+        if (std::optional<BoundExprPtr> now = BindCurrentTimeName(column.names[0], expr.position))
+          return *now;
+      }
+      return BindColumnRef(column);
+    }
     case ExprKind::kStar:
       throw SqlError(sqlstate::kSyntaxError, "\"*\" is not allowed here", expr.position);
     case ExprKind::kUnary:
@@ -392,7 +415,8 @@ BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int po
     }
   }
   bool allowed = (expr->type.IsNumeric() && target.IsNumeric()) ||
-                 (expr->type.IsString() && target.IsString());
+                 (expr->type.IsString() && target.IsString()) ||
+                 IsImplicitTemporalCast(expr->type, target);
   if (!allowed) return expr;  // The caller reports the mismatch in its own words.
   if (expr->kind == BoundExpr::Kind::kConstant) {
     try {
@@ -452,6 +476,20 @@ BoundExprPtr ExpressionBinder::BindUnary(const parser::UnaryExpr& expr) {
     case parser::UnaryOp::kPlus:
     case parser::UnaryOp::kNegate: {
       if (IsUntypedLiteral(operand)) operand = Coerce(operand, TypeId::kFloat64, expr.position);
+      if (operand->type.id == TypeId::kInterval) {
+        if (expr.op == parser::UnaryOp::kPlus) return operand;
+        if (operand->kind == BoundExpr::Kind::kConstant && !operand->constant.is_null()) {
+          try {
+            return BoundExpr::MakeConstant(
+                Value::String(temporal::EncodeInterval(temporal::NegateInterval(
+                    temporal::DecodeInterval(operand->constant.string_value())))),
+                operand->type);
+          } catch (SqlError& error) {
+            throw error.WithPositionIfUnset(expr.position);
+          }
+        }
+        return BoundExpr::MakeFunction(ScalarFunction::kNegate, operand->type, {operand});
+      }
       if (!operand->type.IsNumeric()) {
         throw SqlError(
             sqlstate::kUndefinedFunction,
@@ -494,6 +532,10 @@ BoundExprPtr ExpressionBinder::BindComparison(ScalarFunction function, BoundExpr
     right = Coerce(right, common, position);
   } else if (left->type.IsString() && right->type.IsString()) {
     // varchar and text compare alike.
+  } else if (IsImplicitTemporalCast(left->type, right->type)) {
+    left = Coerce(left, right->type, position);  // date < timestamp compares as timestamps.
+  } else if (IsImplicitTemporalCast(right->type, left->type)) {
+    right = Coerce(right, left->type, position);
   } else if (left->type != right->type) {
     ThrowNoOperator(op, left->type, right->type, position);
   }
@@ -505,6 +547,10 @@ BoundExprPtr ExpressionBinder::BindArithmetic(const parser::BinaryExpr& expr, Bo
   static constexpr std::string_view kSymbols[] = {"+", "-", "*", "/", "%"};
   std::string_view symbol =
       kSymbols[static_cast<int>(expr.op) - static_cast<int>(parser::BinaryOp::kAdd)];
+  if ((left->type.IsTemporal() || right->type.IsTemporal()) &&
+      expr.op != parser::BinaryOp::kModulo) {
+    return BindTemporalArithmetic(symbol, left, right, expr.position);
+  }
   // An untyped literal takes the other operand's type, as PostgreSQL resolves 'unknown'.
   if (IsUntypedLiteral(left) && !IsUntypedLiteral(right))
     left = Coerce(left, right->type, expr.position);
@@ -724,6 +770,11 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     for (auto& arg : args) arg = Coerce(arg, TypeId::kFloat64, expr.position);
     return BoundExpr::MakeFunction(math->function, TypeId::kFloat64, std::move(args));
   }
+  if (IsTemporalFunction(name) && expr.name.size() <= 2) {
+    std::vector<BoundExprPtr> args;
+    for (const auto& arg : expr.args) args.push_back(Bind(*arg));
+    return BindTemporalFunction(name, std::move(args), expr);
+  }
   throw SqlError(sqlstate::kUndefinedFunction,
                  fmt::format("function {} does not exist", JoinName(expr.name)), expr.position)
       .WithHint("No function matches the given name and argument types.");
@@ -757,6 +808,10 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
       type = branch;
     } else if (type.IsNumeric() && branch.IsNumeric()) {
       type = CommonNumericType(type, branch);
+    } else if (IsImplicitTemporalCast(type, branch)) {
+      type = branch;
+    } else if (IsImplicitTemporalCast(branch, type)) {
+      // Already the wider type.
     } else if (!(type.IsString() && branch.IsString()) && type != branch) {
       throw SqlError(
           sqlstate::kDatatypeMismatch,
@@ -777,6 +832,25 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
 BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
   BoundExprPtr operand = Bind(*expr.operand);
   DataType target = ResolveType(expr.type);
+  if (!expr.type.interval_field.empty()) {
+    if (target.id != TypeId::kInterval) {
+      throw SqlError(sqlstate::kSyntaxError,
+                     fmt::format("syntax error at or near \"{}\"", expr.type.interval_field),
+                     expr.position);
+    }
+    static const std::map<std::string, temporal::IntervalField, std::less<>> kFields = {
+        {"year", temporal::IntervalField::kYear},     {"month", temporal::IntervalField::kMonth},
+        {"day", temporal::IntervalField::kDay},       {"hour", temporal::IntervalField::kHour},
+        {"minute", temporal::IntervalField::kMinute}, {"second", temporal::IntervalField::kSecond}};
+    try {
+      return BoundExpr::MakeConstant(
+          Value::String(temporal::EncodeInterval(temporal::ParseInterval(
+              operand->constant.string_value(), kFields.at(expr.type.interval_field)))),
+          target);
+    } catch (SqlError& error) {
+      throw error.WithPositionIfUnset(expr.operand->position);
+    }
+  }
   if (operand->type == target) return operand;
   if (!CanCast(operand->type, target)) {
     throw SqlError("42846",

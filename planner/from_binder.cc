@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
 #include "planner/stream_watermark.h"
 
 namespace stave::planner {
@@ -256,6 +257,17 @@ int64_t WindowLength(const parser::Expr& expr, DataType time_type, std::string_v
   }
   std::optional<int64_t> units;
   if (time_type.IsInteger() && length->type.IsInteger()) units = length->constant.int_value();
+  if (time_type.IsTimestamp() && length->type.id == TypeId::kInterval) {
+    temporal::Interval interval = temporal::DecodeInterval(length->constant.string_value());
+    // A month has no fixed length, so windows could not be cut at fixed offsets.
+    if (interval.months != 0) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("a window's {} cannot be in months or years", what),
+                     expr.position)
+          .WithHint("Use days, hours, minutes or seconds.");
+    }
+    units = interval.days * temporal::kMicrosPerDay + interval.micros;
+  }
   if (!units) {
     throw SqlError(sqlstate::kDatatypeMismatch,
                    fmt::format("a window's {} over a {} column must be {}", what, time_type.Name(),
@@ -289,7 +301,8 @@ BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
   DataType time_type = visible[*time_column].type;
   if (!IsEventTimeType(time_type)) {
     throw SqlError(sqlstate::kDatatypeMismatch,
-                   fmt::format("a window's time column must be a timestamp; \"{}\" is {}",
+                   fmt::format("a window's time column must be a timestamp, a timestamp with "
+                               "time zone or a bigint; \"{}\" is {}",
                                ref.time_column, time_type.Name()),
                    ref.time_column_position);
   }

@@ -9,6 +9,7 @@
 #include "common/sql_error.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
+#include "planner/temporal_binding.h"
 
 namespace stave::planner {
 namespace {
@@ -210,6 +211,7 @@ namespace {
 
 BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, QueryPurpose purpose,
                 bool nested) {
+  ScopedTemporalContext temporal_context(purpose == QueryPurpose::kMaterializedView);
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;

@@ -26,7 +26,7 @@ void BindStreamWatermark(const parser::WatermarkDef& definition, CatalogObject* 
   if (!IsEventTimeType(type)) {
     throw SqlError(sqlstate::kDatatypeMismatch,
                    fmt::format("the watermark column \"{}\" is {}; event time must be a "
-                               "timestamp or timestamp with time zone",
+                               "timestamp, a timestamp with time zone or a bigint",
                                definition.column, type.Name()),
                    definition.position);
   }

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
+#include "common/value_cast.h"
 #include "executor/connectors/format/json_decoder.h"
 #include "executor/connectors/format/json_encoder.h"
 #include "executor/connectors/format/record_decoder.h"
@@ -753,6 +755,77 @@ TEST(FormatJsonEncoderTest, EscapesStringsAndNames) {
 
 // Encoded rows parse as JSON (with another parser) and decode back to the same values.
 // Doubles cover zeros, subnormals, extremes, NaN and infinities, then random bit patterns.
+// ---------------------------------------------------------------------------------------
+// Temporal columns
+
+std::vector<PayloadColumn> TemporalColumns() {
+  return {{1, "d", TypeId::kDate},
+          {2, "t", TypeId::kTime},
+          {3, "ts", TypeId::kTimestamp},
+          {4, "tz", TypeId::kTimestampTz},
+          {5, "iv", TypeId::kInterval}};
+}
+
+Value Parsed(std::string_view text, DataType type) {
+  return CastValue(Value::String(std::string(text)), TypeId::kVarchar, type);
+}
+
+TEST(FormatTemporalTest, JsonTakesIsoTextAndEpochMilliseconds) {
+  Decoding json("json", TemporalColumns());
+  auto row = json.RowOf(R"({"d":"2024-02-29","t":"10:11:12.5","ts":"2024-01-02T03:04:05.123456",)"
+                        R"("tz":"2024-01-02 03:04:05+02","iv":"1 day 2 hours"})");
+  EXPECT_EQ(row, (std::vector<Value>{Parsed("2024-02-29", TypeId::kDate),
+                                     Parsed("10:11:12.5", TypeId::kTime),
+                                     Parsed("2024-01-02 03:04:05.123456", TypeId::kTimestamp),
+                                     Parsed("2024-01-02 01:04:05Z", TypeId::kTimestampTz),
+                                     Parsed("1 day 02:00", TypeId::kInterval)}));
+  EXPECT_EQ(row[4].ToText(TypeId::kInterval), "1 day 02:00:00");
+  // Numbers in timestamp columns are milliseconds since 1970.
+  row = json.RowOf(R"({"ts":1704164645123,"tz":0,"d":null})");
+  EXPECT_EQ(row[2].ToText(TypeId::kTimestamp), "2024-01-02 03:04:05.123");
+  EXPECT_EQ(row[3].ToText(TypeId::kTimestampTz), "1970-01-01 00:00:00+00");
+  EXPECT_TRUE(row[0].is_null());
+  EXPECT_TRUE(
+      Contains(json.ErrorOf(R"({"d":"2024-02-30"})"), R"(field "d": invalid date "2024-02-30")"));
+  EXPECT_TRUE(Contains(json.ErrorOf(R"({"iv":"soon"})"), "invalid interval"));
+  EXPECT_TRUE(Contains(json.ErrorOf(R"({"d":20240101})"), "expected a date"));
+  EXPECT_TRUE(Contains(json.ErrorOf(R"({"ts":9223372036854775807})"), "out of range"));
+  EXPECT_TRUE(Contains(json.ErrorOf(R"({"t":true})"), "expected a time"));
+}
+
+TEST(FormatTemporalTest, CsvTakesIsoText) {
+  Decoding csv("csv", TemporalColumns());
+  auto row = csv.RowOf("2024-02-29,10:11:12,2024-01-02 03:04:05,2024-01-02T03:04:05Z,-1 mon");
+  EXPECT_EQ(row[0].ToText(TypeId::kDate), "2024-02-29");
+  EXPECT_EQ(row[1].ToText(TypeId::kTime), "10:11:12");
+  EXPECT_EQ(row[2].ToText(TypeId::kTimestamp), "2024-01-02 03:04:05");
+  EXPECT_EQ(row[3].ToText(TypeId::kTimestampTz), "2024-01-02 03:04:05+00");
+  EXPECT_EQ(row[4].ToText(TypeId::kInterval), "-1 mons");
+  EXPECT_EQ(csv.RowOf(",,,,"), NullRow(5));
+  EXPECT_TRUE(Contains(csv.ErrorOf("2024-13-01,,,,"), R"(field "d": invalid date)"));
+  EXPECT_TRUE(Contains(csv.ErrorOf(",25:00,,,"), "SQLSTATE 22008"));
+}
+
+TEST(FormatTemporalTest, JsonEncoderWritesIsoTextThatDecodesBack) {
+  std::vector<DataType> types = {TypeId::kDate, TypeId::kTime, TypeId::kTimestamp,
+                                 TypeId::kTimestampTz, TypeId::kInterval};
+  Chunk chunk = Chunk::WithTypes(types);
+  std::vector<Value> values = {Parsed("2024-02-29", TypeId::kDate),
+                               Parsed("23:59:59.999999", TypeId::kTime),
+                               Parsed("1999-12-31 23:59:59.5", TypeId::kTimestamp),
+                               Parsed("2024-01-02 03:04:05Z", TypeId::kTimestampTz),
+                               Parsed("-1 year 2 days -00:00:01", TypeId::kInterval)};
+  chunk.AppendRow(values, RowOp::kInsert);
+  std::string json = Encode(chunk, 0, {"d", "t", "ts", "tz", "iv"});
+  EXPECT_EQ(json, R"({"d":"2024-02-29","t":"23:59:59.999999","ts":"1999-12-31 23:59:59.5",)"
+                  R"("tz":"2024-01-02 03:04:05+00","iv":"-1 years +2 days -00:00:01"})");
+  std::string from_values;
+  AppendJsonValue(values[4], TypeId::kInterval, &from_values);
+  EXPECT_EQ(from_values, R"("-1 years +2 days -00:00:01")");
+  Decoding decoding("json", TemporalColumns());
+  EXPECT_EQ(decoding.RowOf(json), values);
+}
+
 TEST(FormatRoundTripTest, EncoderOutputDecodesToTheSameValues) {
   std::vector<PayloadColumn> columns = TestColumns();
   for (PayloadColumn& column : columns) column.index -= 1;

@@ -75,6 +75,8 @@ TEST(KafkaSourceOptionsTest, RefusesWhatItCannotDo) {
   EXPECT_NE(SourceError(with("properties.enable.auto.commit", "true")).find("checkpoints"),
             std::string::npos);
   EXPECT_EQ(SourceError(Base(), {{"_offset", TypeId::kVarchar}}).substr(0, 5), "42P16");
+  EXPECT_EQ(SourceError(Base(), {{"_timestamp", TypeId::kTimestampTz}}), "ok");
+  EXPECT_EQ(SourceError(Base(), {{"_timestamp", TypeId::kDate}}).substr(0, 5), "42P16");
   EXPECT_EQ(SourceError(Base(), Columns(), "avro").substr(0, 5), "22023");
   EXPECT_EQ(SourceError(with("csv.delimiter", ";"), Columns(), "csv"), "ok");
 }

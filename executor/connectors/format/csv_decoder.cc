@@ -197,6 +197,12 @@ class CsvDecoder final : public RecordDecoder {
       case TypeId::kVarchar:
         out->AppendString(std::string(text));
         return true;
+      case TypeId::kDate:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kInterval:
+        return DecodeTemporalText(column.name, column.type, text, out, error);
       case TypeId::kUnknown:
         break;
     }

@@ -2,6 +2,9 @@
 
 #include <limits>
 
+#include "common/sql_error.h"
+#include "common/temporal.h"
+#include "common/value_cast.h"
 #include "executor/connectors/format/utf8.h"
 
 namespace stave::executor {
@@ -79,6 +82,45 @@ std::string TypeWithArticle(DataType type) {
   std::string name = type.Name();
   bool vowel = !name.empty() && std::string_view("aeiou").find(name[0]) != std::string_view::npos;
   return (vowel ? "an " : "a ") + name;
+}
+
+bool DecodeTemporalText(std::string_view name, DataType type, std::string_view text, Column* out,
+                        std::string* error) {
+  try {
+    out->AppendValue(CastValue(Value::String(std::string(text)), TypeId::kVarchar, type));
+    return true;
+  } catch (const SqlError& bad) {
+    // The message quotes the whole text; cut it as every other field error is.
+    StartFieldError(name, error);
+    error->append("invalid ").append(type.Name()).append(" ");
+    AppendQuotedForError(text, error);
+    error->append(" (SQLSTATE ").append(bad.sqlstate()).append(")");
+    return false;
+  }
+}
+
+bool DecodeEpochMillis(std::string_view name, DataType type, int64_t millis, Column* out,
+                       std::string* error) {
+  constexpr int64_t kEpochMillis = temporal::kUnixEpochDays * temporal::kMicrosPerDay / 1000;
+  int64_t micros = 0;
+  bool overflow = __builtin_add_overflow(millis, kEpochMillis, &micros) ||
+                  __builtin_mul_overflow(micros, int64_t{1000}, &micros);
+  if (!overflow) {
+    try {
+      temporal::CheckTimestamp(micros);
+    } catch (const SqlError&) {
+      overflow = true;
+    }
+  }
+  if (overflow) {
+    StartFieldError(name, error);
+    error->append(std::to_string(millis))
+        .append(" milliseconds since 1970 is out of range for type ")
+        .append(type.Name());
+    return false;
+  }
+  out->AppendInt(micros);
+  return true;
 }
 
 void StartFieldError(std::string_view name, std::string* error) {

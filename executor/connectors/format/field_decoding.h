@@ -33,6 +33,17 @@ void AppendQuotedForError(std::string_view text, std::string* out);
 /// The type's name with its article, as errors say "expected a bigint", "an integer".
 std::string TypeWithArticle(DataType type);
 
+/// Appends the value of ISO text `text` (PostgreSQL's input forms) to a temporal column, as
+/// a cast from text would; on a bad text sets `*error` (`field "name": invalid input syntax
+/// for type date: "x"`) and returns false with `out` untouched.
+bool DecodeTemporalText(std::string_view name, DataType type, std::string_view text, Column* out,
+                        std::string* error);
+
+/// Appends milliseconds since 1970-01-01 UTC to a timestamp or timestamptz column; false
+/// with `*error` set if out of range.
+bool DecodeEpochMillis(std::string_view name, DataType type, int64_t millis, Column* out,
+                       std::string* error);
+
 /// Replaces `*error` with the start of an error about one field: `field "name": `.
 void StartFieldError(std::string_view name, std::string* error);
 

@@ -282,6 +282,23 @@ class JsonDecoder final : public RecordDecoder {
       }
       case TypeId::kVarchar:
         return DecodeText(column, value, out, error);
+      case TypeId::kDate:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kInterval: {
+        std::string_view text;
+        if (value.get_string().get(text) == simdjson::SUCCESS) {
+          return DecodeTemporalText(column.name, column.type, text, out, error);
+        }
+        // A number in a timestamp column is milliseconds since 1970-01-01 UTC, as Kafka
+        // record timestamps and most JSON producers write instants.
+        int64_t millis;
+        if (column.type.IsTimestamp() && value.get_int64().get(millis) == simdjson::SUCCESS) {
+          return DecodeEpochMillis(column.name, column.type, millis, out, error);
+        }
+        break;
+      }
       case TypeId::kUnknown:
         break;
     }

@@ -48,6 +48,10 @@ void AppendColumnValue(const Column& column, size_t row, std::string* out) {
     out->append("null");
     return;
   }
+  if (column.type.IsTemporal()) {  // ISO text, as PostgreSQL's to_json writes them too.
+    AppendJsonString(column.GetValue(row).ToText(column.type), out);
+    return;
+  }
   switch (column.type.physical()) {
     case PhysicalType::kInt64:
       AppendJsonInteger(column.ints[row], column.type, out);
@@ -126,6 +130,10 @@ void AppendJsonString(std::string_view text, std::string* out) {
 void AppendJsonValue(const Value& value, DataType type, std::string* out) {
   if (value.is_null()) {
     out->append("null");
+    return;
+  }
+  if (type.IsTemporal()) {
+    AppendJsonString(value.ToText(type), out);
     return;
   }
   switch (type.physical()) {

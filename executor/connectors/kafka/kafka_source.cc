@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
 #include "executor/connectors/kafka/kafka_sink.h"
 
 namespace stave::executor {
@@ -157,7 +158,8 @@ KafkaSourceOptions KafkaSourceOptions::Parse(const std::map<std::string, std::st
       kMetadataColumns = {
           {"_partition", {Metadata::kPartition, {TypeId::kInt32, TypeId::kInt64}}},
           {"_offset", {Metadata::kOffset, {TypeId::kInt64}}},
-          {"_timestamp", {Metadata::kTimestamp, {TypeId::kInt64}}},
+          {"_timestamp",
+           {Metadata::kTimestamp, {TypeId::kInt64, TypeId::kTimestampTz, TypeId::kTimestamp}}},
           {"_key", {Metadata::kKey, {TypeId::kVarchar}}},
       };
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -346,6 +348,17 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
             RdKafka::MessageTimestamp timestamp = message.timestamp();
             if (timestamp.type == RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE) {
               target.AppendNull();
+            } else if (target.type.IsTimestamp()) {
+              // Kafka's milliseconds since 1970 as Stave's microseconds since 2000; an
+              // instant out of range (a broken producer's clock) is NULL, not garbage.
+              int64_t micros = 0;
+              if (__builtin_mul_overflow(timestamp.timestamp, int64_t{1000}, &micros) ||
+                  __builtin_add_overflow(micros, temporal::kUnixEpochDays * temporal::kMicrosPerDay,
+                                         &micros)) {
+                target.AppendNull();
+              } else {
+                target.AppendInt(micros);
+              }
             } else {
               target.AppendInt(timestamp.timestamp);
             }

@@ -30,7 +30,8 @@ enum class OnBadRecord {
 ///   scan.startup.mode = earliest | latest | timestamp, scan.startup.timestamp_millis,
 ///   scan.topic-partition-discovery.interval (milliseconds),
 ///   on_error = skip | fail | dead_letter, and the format's own (e.g. csv.delimiter).
-/// Columns named `_partition`, `_offset`, `_timestamp` (milliseconds since 1970) and `_key`
+/// Columns named `_partition`, `_offset`, `_timestamp` (milliseconds since 1970 as a bigint,
+/// or the instant as a timestamptz or timestamp in UTC) and `_key`
 /// are filled from the record's metadata; the others from its value, by FORMAT (json, csv).
 struct KafkaSourceOptions {
   enum class StartupMode { kEarliest, kLatest, kTimestamp };

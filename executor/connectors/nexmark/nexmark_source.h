@@ -15,10 +15,9 @@
 namespace stave::executor {
 
 /// What a TIMESTAMP column's int64 counts from, relative to the Unix epoch: the generator's
-/// times are µs since 1970-01-01 UTC and are written minus this offset. 0 while TIMESTAMP
-/// counts from the Unix epoch; if it counts from 2000-01-01 (as PostgreSQL's does), this
-/// becomes 946'684'800'000'000. BIGINT time columns always hold µs since the Unix epoch.
-inline constexpr int64_t kTimestampEpochOffsetMicros = 0;
+/// times are µs since 1970-01-01 UTC and are written minus this offset, as TIMESTAMP counts
+/// from 2000-01-01 (as PostgreSQL's does). BIGINT time columns hold µs since the Unix epoch.
+inline constexpr int64_t kTimestampEpochOffsetMicros = 946'684'800'000'000;
 
 /// A `nexmark` stream's options: 'nexmark.table.type' = person | auction | bid (required),
 /// 'nexmark.event.num' (events in all, of every type; unset: endless),

@@ -81,6 +81,14 @@ bool AcceptsType(const std::string& target, DataType type) {
     case TypeId::kVarchar:
     case TypeId::kUnknown:
       return target == "text" || starts("character varying") || starts("character(");
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kInterval:
+      // Values go as text in PostgreSQL's own output format (timestamptz with its +00), so
+      // only the same type takes them without loss.
+      return target == type.Name();
   }
   return false;
 }

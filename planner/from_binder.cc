@@ -262,8 +262,7 @@ int64_t WindowLength(const parser::Expr& expr, DataType time_type, std::string_v
     // A month has no fixed length, so windows could not be cut at fixed offsets.
     if (interval.months != 0) {
       throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("a window's {} cannot be in months or years", what),
-                     expr.position)
+                     fmt::format("a window's {} cannot be in months or years", what), expr.position)
           .WithHint("Use days, hours, minutes or seconds.");
     }
     units = interval.days * temporal::kMicrosPerDay + interval.micros;
@@ -314,6 +313,7 @@ BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
   node->slide = ref.window_function == parser::WindowFunction::kHop
                     ? WindowLength(*ref.window_arguments.front(), time_type, "slide")
                     : node->size;
+  if (time_type.IsTimestamp()) node->origin = temporal::kUnixEpochDays * temporal::kMicrosPerDay;
   if (node->size % node->slide != 0) {
     throw SqlError(sqlstate::kInvalidParameterValue,
                    "a HOP window's size must be a multiple of its slide",

@@ -65,13 +65,17 @@ struct ProjectNode : PlanNode {
 /// Assigns rows to the event-time windows their time falls in (TUMBLE, HOP): one output row
 /// per window — the input's first `visible_columns` columns, window_start, window_end, then
 /// the input's remaining (hidden) columns. Windows are [start, start + size), starting at
-/// multiples of `slide` (TUMBLE: slide = size). A row whose time is NULL is in no window.
+/// `origin` plus multiples of `slide` (TUMBLE: slide = size). A row whose time is NULL is in
+/// no window.
 struct TimeWindowNode : PlanNode {
   TimeWindowNode() : PlanNode(PlanNodeKind::kTimeWindow) {}
   size_t time_column = 0;
   size_t visible_columns = 0;
   int64_t slide = 0;  ///< In the time column's physical units (microseconds for timestamps).
   int64_t size = 0;
+  /// Windows start at `origin` plus multiples of the slide: 1970-01-01 for timestamps (as in
+  /// Flink and RisingWave; weekly windows start on Thursdays), 0 for bigint times.
+  int64_t origin = 0;
 };
 
 /// Groups by `group_keys` and computes `aggregates`; output = keys, then aggregates. With

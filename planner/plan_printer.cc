@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "common/temporal.h"
+
 namespace stave::planner {
 namespace {
 
@@ -47,11 +49,21 @@ std::string DescribeNode(const PlanNode& node) {
     }
     case PlanNodeKind::kTimeWindow: {
       const auto& window = static_cast<const TimeWindowNode&>(node);
-      std::string time = input[window.time_column].name;
+      const Column& time = input[window.time_column];
+      // Lengths as the user wrote them: intervals over timestamps, numbers over bigints.
+      auto length = [&](int64_t units) {
+        if (!time.type.IsTimestamp()) return std::to_string(units);
+        return "'" +
+               temporal::FormatInterval(
+                   temporal::Interval{0, static_cast<int32_t>(units / temporal::kMicrosPerDay),
+                                      units % temporal::kMicrosPerDay}) +
+               "'";
+      };
       if (window.slide == window.size) {
-        return fmt::format("TimeWindow: TUMBLE({}, size {})", time, window.size);
+        return fmt::format("TimeWindow: TUMBLE({}, size {})", time.name, length(window.size));
       }
-      return fmt::format("TimeWindow: HOP({}, slide {}, size {})", time, window.slide, window.size);
+      return fmt::format("TimeWindow: HOP({}, slide {}, size {})", time.name, length(window.slide),
+                         length(window.size));
     }
     case PlanNodeKind::kAggregate: {
       const auto& aggregate = static_cast<const AggregateNode&>(node);

@@ -7,7 +7,7 @@
 
 namespace stave::planner {
 
-bool IsEventTimeType(DataType type) { return type.id == TypeId::kInt64; }
+bool IsEventTimeType(DataType type) { return type.IsTimestamp() || type.id == TypeId::kInt64; }
 
 void BindStreamWatermark(const parser::WatermarkDef& definition, CatalogObject* stream) {
   BindScope scope;

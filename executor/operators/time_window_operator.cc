@@ -4,9 +4,9 @@ namespace stave::executor {
 namespace {
 
 // The start of the last window (the one starting latest) that contains `time`: `time`
-// rounded down to a multiple of `slide`, towards minus infinity.
-int64_t LastWindowStart(int64_t time, int64_t slide) {
-  int64_t remainder = time % slide;
+// rounded down to `origin` plus a multiple of `slide`, towards minus infinity.
+int64_t LastWindowStart(int64_t time, int64_t slide, int64_t origin) {
+  int64_t remainder = (time - origin) % slide;
   return remainder < 0 ? time - remainder - slide : time - remainder;
 }
 
@@ -22,7 +22,7 @@ Chunk TimeWindowOperator::Apply(const planner::TimeWindowNode& node, const Chunk
   for (size_t row = 0; row < chunk.size(); ++row) {
     if (time.IsNull(row)) continue;
     RowOp op = RowSign(chunk.ops[row]) > 0 ? RowOp::kInsert : RowOp::kDelete;
-    int64_t last = LastWindowStart(time.ints[row], node.slide);
+    int64_t last = LastWindowStart(time.ints[row], node.slide, node.origin);
     // Every window [start, start + size) holding the time, earliest first. The earliest
     // start is past time - size; computed without overflow near the ends of the range.
     int64_t count = (node.size - 1 - (time.ints[row] - last)) / node.slide + 1;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/sql_error.h"
+#include "common/temporal.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
@@ -43,6 +44,37 @@ uint64_t Mix(uint64_t seed, uint64_t column, uint64_t row) {
   return z ^ (z >> 31);
 }
 
+// A sequence's start or end: an integer, or a timestamp for a timestamp column.
+int64_t ParseFieldValue(DataType type, const std::string& key, const std::string& value) {
+  if (!type.IsTimestamp()) return ParseInteger(key, value);
+  try {
+    return temporal::ParseTimestamp(value, type.id == TypeId::kTimestampTz);
+  } catch (const SqlError& error) {
+    ThrowOption(fmt::format("datagen option '{}': {}", key, error.what()));
+  }
+}
+
+// A sequence's step: a positive integer, or a positive interval (without months) for a
+// timestamp column, in microseconds.
+int64_t ParseStep(DataType type, const std::string& key, const std::string& value) {
+  int64_t step = 0;
+  if (type.IsTimestamp()) {
+    temporal::Interval interval;
+    try {
+      interval = temporal::ParseInterval(value);
+    } catch (const SqlError& error) {
+      ThrowOption(fmt::format("datagen option '{}': {}", key, error.what()));
+    }
+    if (interval.months != 0)
+      ThrowOption(fmt::format("datagen option '{}' cannot be in months", key));
+    step = interval.days * temporal::kMicrosPerDay + interval.micros;
+  } else {
+    step = ParseInteger(key, value);
+  }
+  if (step <= 0) ThrowOption(fmt::format("datagen option '{}' must be positive", key));
+  return step;
+}
+
 std::pair<double, double> DefaultRange(DataType type) {
   switch (type.id) {
     case TypeId::kInt16:
@@ -64,12 +96,17 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
   std::map<std::string, size_t> column_index;
   for (size_t i = 0; i < columns.size(); ++i) {
     column_index[columns[i].name] = i;
-    if (columns[i].type.IsTemporal()) {
+    if (columns[i].type.IsTemporal() && !columns[i].type.IsTimestamp()) {
       ThrowOption(fmt::format("datagen cannot generate column '{}' of type {} yet", columns[i].name,
                               columns[i].type.Name()));
     }
     DatagenField field;
     field.type = columns[i].type;
+    if (field.type.IsTimestamp()) {  // Time moves on: a sequence, a second apart by default.
+      field.kind = DatagenField::Kind::kSequence;
+      field.start = 0;
+      field.step = temporal::kMicrosPerSecond;
+    }
     std::tie(field.min, field.max) = DefaultRange(field.type);
     parsed.fields.push_back(field);
   }
@@ -95,8 +132,12 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
       }
       DatagenField& field = parsed.fields[it->second];
       if (property == "kind") {
+        if (field.type.IsTimestamp() && value != "sequence") {
+          ThrowOption(fmt::format("datagen column '{}' of type {} can only be a sequence", column,
+                                  field.type.Name()));
+        }
         if (value == "sequence") {
-          if (!field.type.IsInteger() && !field.type.IsString()) {
+          if (!field.type.IsInteger() && !field.type.IsString() && !field.type.IsTimestamp()) {
             ThrowOption(fmt::format("datagen column '{}' of type {} cannot be a sequence", column,
                                     field.type.Name()));
           }
@@ -108,10 +149,12 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
                                   key, value));
         }
       } else if (property == "start") {
-        field.start = ParseInteger(key, value);
+        field.start = ParseFieldValue(field.type, key, value);
       } else if (property == "end") {
-        field.end = ParseInteger(key, value);
+        field.end = ParseFieldValue(field.type, key, value);
         has_end.insert(it->second);
+      } else if (property == "step") {
+        field.step = ParseStep(field.type, key, value);
       } else if (property == "min") {
         field.min = ParseNumber(key, value);
       } else if (property == "max") {
@@ -123,14 +166,14 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
         }
       } else {
         ThrowOption(
-            fmt::format("unknown datagen option '{}' (a field takes kind, start, end, min, "
-                        "max or length)",
+            fmt::format("unknown datagen option '{}' (a field takes kind, start, end, step, "
+                        "min, max or length)",
                         key));
       }
     } else {
       ThrowOption(
           fmt::format("unknown datagen option '{}' (known: rows-per-second, number-of-rows, "
-                      "seed, fields.<column>.<kind|start|end|min|max|length>)",
+                      "seed, fields.<column>.<kind|start|end|step|min|max|length>)",
                       key));
     }
   }
@@ -160,7 +203,7 @@ DatagenSource::DatagenSource(DatagenOptions options) : options_(std::move(option
   total_rows_ = options_.number_of_rows;
   for (const DatagenField& field : options_.fields) {
     if (field.kind == DatagenField::Kind::kSequence && field.end) {
-      uint64_t rows = static_cast<uint64_t>(*field.end - field.start) + 1;
+      uint64_t rows = static_cast<uint64_t>((*field.end - field.start) / field.step) + 1;
       total_rows_ = total_rows_ ? std::min(*total_rows_, rows) : rows;
     }
   }
@@ -170,7 +213,7 @@ DatagenSource::DatagenSource(DatagenOptions options) : options_(std::move(option
 void DatagenSource::AppendValue(size_t index, uint64_t row, Column* column) const {
   const DatagenField& field = options_.fields[index];
   if (field.kind == DatagenField::Kind::kSequence) {
-    int64_t value = field.start + static_cast<int64_t>(row);
+    int64_t value = field.start + static_cast<int64_t>(row) * field.step;
     if (field.type.IsString()) {
       column->AppendString(std::to_string(value));
     } else {

@@ -21,6 +21,7 @@ struct DatagenField {
   DataType type;
   int64_t start = 1;           ///< Sequence: the first value.
   std::optional<int64_t> end;  ///< Sequence: the last value (inclusive); bounds the stream.
+  int64_t step = 1;            ///< Sequence: the difference between neighbours.
   double min = 0;              ///< Random numbers: the range, inclusive.
   double max = 0;
   int64_t length = 10;  ///< Random strings: their length.
@@ -29,7 +30,8 @@ struct DatagenField {
 /// A `datagen` stream's options (Flink's names): 'rows-per-second' (unset: as fast as it
 /// can), 'number-of-rows', 'seed', 'fields.<col>.kind' = sequence|random,
 /// 'fields.<col>.start'/'end' (sequence), 'fields.<col>.min'/'max' (random numbers),
-/// 'fields.<col>.length' (random strings).
+/// 'fields.<col>.length' (random strings). Timestamp columns are sequences: 'start' and 'end'
+/// are timestamps (default start 2000-01-01 00:00:00), 'step' an interval (default 1 second).
 struct DatagenOptions {
   std::optional<double> rows_per_second;
   std::optional<uint64_t> number_of_rows;  ///< Rows in all; also bounded by sequence ends.

@@ -113,6 +113,33 @@ int TakeWithOptions(const std::vector<parser::Option>& options, planner::Catalog
   return position;
 }
 
+// Takes 'scan.watermark.idle-timeout' (milliseconds) out of a stream's options: a property
+// of its watermark, whatever the connector.
+void TakeIdleTimeout(const parser::CreateStreamStatement& create, planner::CatalogObject* stream) {
+  constexpr std::string_view kKey = "scan.watermark.idle-timeout";
+  auto it = stream->options.find(std::string(kKey));
+  if (it == stream->options.end()) return;
+  int position = create.position;
+  for (const parser::Option& option : create.options) {
+    if (option.key == kKey) position = option.position;
+  }
+  if (!stream->watermark) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("option '{}' needs a WATERMARK FOR in the stream's columns", kKey),
+                   position);
+  }
+  char* end = nullptr;
+  long long millis = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0' || millis <= 0) {
+    throw SqlError(sqlstate::kInvalidParameterValue,
+                   fmt::format("option '{}' must be a positive number of milliseconds, not '{}'",
+                               kKey, it->second),
+                   position);
+  }
+  stream->watermark_idle_timeout = std::chrono::milliseconds(millis);
+  stream->options.erase(it);
+}
+
 // The names of the connectors `accept` takes, comma separated (for error messages).
 std::string ConnectorNames(const planner::ConnectorRegistry& connectors,
                            const std::function<bool(const planner::ConnectorSpec&)>& accept) {
@@ -421,6 +448,7 @@ planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStateme
   object->columns = ResolveColumns(create.columns, "stream", create.position);
   if (create.watermark) planner::BindStreamWatermark(*create.watermark, object.get());
   int connector_position = TakeWithOptions(create.options, object.get(), create.position);
+  TakeIdleTimeout(create, object.get());
   if (object->connector.empty()) {
     throw SqlError(sqlstate::kInvalidParameterValue, "a stream needs WITH (connector = '...')",
                    create.position);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,6 +56,9 @@ struct CatalogObject {
   /// rows whose column is below it as late, and tells the dataflow how far event time got.
   std::optional<size_t> watermark_column;
   BoundExprPtr watermark;
+  /// 'scan.watermark.idle-timeout': a split (Kafka partition) without rows for this long
+  /// stops holding the watermark back. Unset: splits never count as idle.
+  std::optional<std::chrono::milliseconds> watermark_idle_timeout;
 
   // Tables.
   std::vector<size_t> primary_key;  ///< Column positions; empty: rows get a hidden row id.

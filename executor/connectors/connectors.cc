@@ -49,7 +49,7 @@ std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& str
   std::unique_ptr<SourceReader> reader = OpenConnectorReader(stream);
   if (!stream.watermark) return reader;
   return std::make_unique<WatermarkReader>(std::move(reader), *stream.watermark_column,
-                                           stream.watermark);
+                                           stream.watermark, stream.watermark_idle_timeout);
 }
 
 SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& stream,

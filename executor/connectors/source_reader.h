@@ -58,6 +58,15 @@ class SourceReader {
   /// Records this reader could not decode so far, as its position counts them.
   virtual uint64_t bad_records() const { return 0; }
 
+  /// For a reader of several splits (a Kafka topic's partitions): the splits it reads now.
+  /// Empty for a reader of one.
+  virtual std::vector<int32_t> Splits() const { return {}; }
+  /// With Splits(): the split each row of the chunk of the last Poll came from, in order.
+  virtual const std::vector<int32_t>& RowSplits() const {
+    static const std::vector<int32_t> kNone;
+    return kNone;
+  }
+
   /// For a stream with a watermark: the watermark (event time, in the event-time column's
   /// physical units) if it rose since the last call, after a Poll. Rows the reader returns
   /// later are never below it.

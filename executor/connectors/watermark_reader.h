@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,18 +13,26 @@
 
 namespace stave::executor {
 
-/// Wraps the reader of a stream declared with `WATERMARK FOR column AS expression`: the
-/// stream's watermark is the highest value of the expression over the rows read so far, and
-/// a row whose event-time column is below the watermark when it arrives is late — dropped
-/// and counted. Rows are judged one at a time, in the order the source gives them.
+/// Wraps the reader of a stream declared with `WATERMARK FOR column AS expression`.
 ///
-/// The watermark and the count of late rows are part of the position a checkpoint records,
-/// so a replay after a crash drops exactly the rows the first run dropped: what is late
-/// depends on what came before it, and that must not change because the process died.
+/// Each split of the stream (a Kafka partition; a reader of one split has one) has its own
+/// watermark: the highest value of the expression over the rows of that split so far. A row
+/// whose event-time column is below its split's watermark when it arrives is late: dropped
+/// and counted. The stream's watermark, told downstream, is the minimum over the splits —
+/// so no row that passes is ever below it — except that a split with no row for the idle
+/// timeout (if one is set) is left out until it has rows again, so an idle partition does
+/// not hold event time back; its rows below the stream's watermark are then late too.
+///
+/// Judged per split, what is late depends only on the order of that split's own rows, which
+/// a replay repeats: the split watermarks, the stream's watermark and the count of late rows
+/// are part of the position a checkpoint records, so a replay after a crash drops exactly
+/// the rows the first run dropped. (Idleness is wall-clock time, which no replay repeats: a
+/// split that comes back from idleness may lose different rows in a replay.)
 class WatermarkReader : public SourceReader {
  public:
   WatermarkReader(std::unique_ptr<SourceReader> inner, size_t event_time_column,
-                  planner::BoundExprPtr watermark);
+                  planner::BoundExprPtr watermark,
+                  std::optional<std::chrono::milliseconds> idle_timeout = std::nullopt);
 
   PollStatus Poll(size_t max_rows, Chunk* chunk,
                   std::chrono::steady_clock::time_point* wake_at) override;
@@ -39,14 +49,29 @@ class WatermarkReader : public SourceReader {
   struct DecodedPosition {
     int64_t watermark = INT64_MIN;
     uint64_t late_rows = 0;
-    std::string_view inner;  ///< The wrapped reader's own position.
+    std::map<int32_t, int64_t> splits;  ///< Split → its watermark.
+    std::string_view inner;             ///< The wrapped reader's own position.
   };
   static std::optional<DecodedPosition> DecodePosition(std::string_view position);
 
  private:
+  using Clock = std::chrono::steady_clock;
+  struct Split {
+    int64_t watermark = INT64_MIN;
+    Clock::time_point last_row;
+  };
+
+  /// Follows the inner reader's list of splits (a new one starts active, with no watermark).
+  void UpdateSplits(Clock::time_point now);
+  /// Raises the stream's watermark to the minimum over the active splits; returns when the
+  /// next active split would fall idle (max() if never).
+  Clock::time_point Advance(Clock::time_point now);
+
   std::unique_ptr<SourceReader> inner_;
   size_t event_time_column_;
   planner::BoundExprPtr expression_;
+  std::optional<std::chrono::milliseconds> idle_timeout_;
+  std::map<int32_t, Split> splits_;
   int64_t watermark_ = INT64_MIN;
   int64_t watermark_told_ = INT64_MIN;  // The last watermark TakeWatermark returned.
   uint64_t late_rows_ = 0;

@@ -80,6 +80,10 @@ Task::PollResult SourceTask::PollSlice() {
     CountGrowth(counters_.late_rows, reader_->late_rows(), &late_rows_seen_);
     switch (status) {
       case SourceReader::PollStatus::kIdle:
+        // Event time may move without rows: an idle split stops holding it back.
+        if (std::optional<int64_t> watermark = reader_->TakeWatermark()) {
+          outbox_->Broadcast(Message::Watermark(*watermark));
+        }
         if (wake_at != std::chrono::steady_clock::time_point::max()) WakeAt(wake_at);
         return PollResult::kWait;
       case SourceReader::PollStatus::kFinished:

@@ -224,6 +224,34 @@ def main():
               "expected a bigint" in stopped.stderr, "strict_v: " + stopped.stderr)
         server.psql("DROP MATERIALIZED VIEW strict_v")
 
+        # Event time over partitions: each partition's rows are judged against that
+        # partition's own watermark, so a partition read after another ran ahead loses
+        # nothing; the stream's watermark is the slowest active partition's, and a partition
+        # idle for 'scan.watermark.idle-timeout' stops holding it back (here the empty one).
+        cluster.create_topic("clicks_in", 3)
+        cluster.produce("clicks_in", [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30)],
+                        partition=0)
+        cluster.produce("clicks_in", [json.dumps({"id": 100 + i, "ts": 500 * i}) for i in range(20)]
+                        + [json.dumps({"id": 999, "ts": 100})], partition=1)  # The last is late.
+        server.psql("CREATE STREAM clicks (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - 1000) "
+                    "WITH (connector='kafka', topic='clicks_in', properties.bootstrap.server='%s', "
+                    "'scan.watermark.idle-timeout'='300') FORMAT JSON" % bootstrap)
+        server.psql("CREATE MATERIALIZED VIEW clicks_10s AS SELECT window_start, count(*) AS n "
+                    "FROM TUMBLE(clicks, ts, 10000) GROUP BY window_start EMIT ON WINDOW CLOSE")
+        server.wait_for("SELECT late_rows FROM stave_catalog.sources WHERE stream = 'clicks'",
+                        ["1"], timeout=CATCH_UP_SECONDS)
+        time.sleep(1)  # Partitions 1 and 2 fall idle; partition 0 moves on alone.
+        cluster.produce("clicks_in", [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30, 50)],
+                        partition=0)
+        server.wait_for("SELECT window_start, n FROM clicks_10s ORDER BY window_start",
+                        ["0|30", "10000|10", "20000|10", "30000|10"], timeout=CATCH_UP_SECONDS)
+        server.wait_for("SELECT watermark FROM stave_catalog.sources WHERE stream = 'clicks'",
+                        ["48000"], timeout=CATCH_UP_SECONDS)
+        bad = server.psql("CREATE STREAM nope (id BIGINT) WITH (connector='kafka', topic='events', "
+                          "properties.bootstrap.server='%s', 'scan.watermark.idle-timeout'='300')"
+                          % bootstrap, check=False)
+        check(bad.returncode != 0 and "needs a WATERMARK" in bad.stderr, "idle: " + bad.stderr)
+
         server.psql("CREATE STREAM events (id BIGINT, k BIGINT, v BIGINT, _partition INT, "
                     "_offset BIGINT) WITH (connector='kafka', topic='events', "
                     "properties.bootstrap.server='%s', on_error='dead_letter') FORMAT JSON"

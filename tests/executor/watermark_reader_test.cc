@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <map>
+#include <thread>
 
 namespace stave::executor {
 namespace {
@@ -86,6 +88,7 @@ TEST(WatermarkReaderTest, APositionRestoresTheWatermarkSoAReplayDropsTheSameRows
   EXPECT_EQ(decoded->watermark, 110);
   EXPECT_EQ(decoded->late_rows, 2u);
   EXPECT_EQ(decoded->inner, "2");
+  EXPECT_EQ(decoded->splits, (std::map<int32_t, int64_t>{{0, 110}}));
   EXPECT_FALSE(second.Seek("short").ok());
 }
 
@@ -113,6 +116,82 @@ TEST(WatermarkReaderTest, NullEventTimesAreNeitherLateNorMoveTheWatermark) {
   EXPECT_EQ(chunk.size(), 2u);  // 50 and the NULL; 20 is below 40.
   EXPECT_TRUE(chunk.columns[0].IsNull(1));
   EXPECT_EQ(reader.TakeWatermark(), 40);
+}
+
+// Two splits (partitions) whose rows come in chunks of one split each, as a Kafka reader
+// gives them: (split, event time) pairs per chunk.
+class SplitReader : public SourceReader {
+ public:
+  explicit SplitReader(std::vector<std::vector<std::pair<int32_t, int64_t>>> chunks)
+      : chunks_(std::move(chunks)) {}
+
+  PollStatus Poll(size_t, Chunk* chunk, std::chrono::steady_clock::time_point*) override {
+    row_splits_.clear();
+    if (next_ == chunks_.size()) return PollStatus::kIdle;
+    *chunk = Chunk::WithTypes({TypeId::kInt64});
+    for (auto [split, time] : chunks_[next_]) {
+      chunk->AppendRow({Value::Int(time)}, RowOp::kInsert);
+      row_splits_.push_back(split);
+    }
+    ++next_;
+    return PollStatus::kData;
+  }
+  std::string Position() const override { return std::to_string(next_); }
+  Status Seek(std::string_view position) override {
+    next_ = std::stoul(std::string(position));
+    return Status::Ok();
+  }
+  std::vector<int32_t> Splits() const override { return {0, 1}; }
+  const std::vector<int32_t>& RowSplits() const override { return row_splits_; }
+
+ private:
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> chunks_;
+  std::vector<int32_t> row_splits_;
+  size_t next_ = 0;
+};
+
+using SplitChunks = std::vector<std::vector<std::pair<int32_t, int64_t>>>;
+
+TEST(WatermarkReaderTest, EachSplitJudgesItsOwnRowsAndTheStreamTakesTheSlowest) {
+  // Split 0 runs far ahead before split 1's first rows, which are judged against split 1's
+  // own watermark: not late. The stream's watermark waits for split 1.
+  WatermarkReader reader(
+      std::make_unique<SplitReader>(
+          SplitChunks{{{0, 100}, {0, 200}, {0, 300}}, {{1, 50}, {1, 39}, {1, 65}}, {{0, 250}}}),
+      0, TenBehind());
+  Chunk chunk;
+  auto wake = std::chrono::steady_clock::time_point::max();
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(chunk.size(), 3u);
+  EXPECT_EQ(reader.TakeWatermark(), std::nullopt);  // Split 1 has no rows yet.
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{50, 65}));  // 39 is below split 1's 40.
+  EXPECT_EQ(reader.late_rows(), 1u);
+  EXPECT_EQ(reader.TakeWatermark(), 55);  // The slower split's: min(290, 55).
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_TRUE(chunk.empty());  // 250 is below split 0's 290.
+  EXPECT_EQ(reader.late_rows(), 2u);
+  std::optional<WatermarkReader::DecodedPosition> decoded =
+      WatermarkReader::DecodePosition(reader.Position());
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->splits, (std::map<int32_t, int64_t>{{0, 290}, {1, 55}}));
+}
+
+TEST(WatermarkReaderTest, AnIdleSplitStopsHoldingTheWatermarkBack) {
+  WatermarkReader reader(std::make_unique<SplitReader>(
+                             SplitChunks{{{0, 100}, {0, 200}}, {{0, 210}}, {{1, 150}, {1, 205}}}),
+                         0, TenBehind(), std::chrono::milliseconds(50));
+  Chunk chunk;
+  auto wake = std::chrono::steady_clock::time_point::max();
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(reader.TakeWatermark(), std::nullopt);  // Split 1 is not idle yet.
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(reader.TakeWatermark(), 200);  // Split 1 is idle: split 0 alone decides.
+  // Back from idleness, split 1's rows below the stream's watermark are late.
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{205}));
+  EXPECT_EQ(reader.late_rows(), 1u);
 }
 
 }  // namespace

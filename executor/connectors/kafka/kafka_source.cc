@@ -290,6 +290,12 @@ void KafkaSource::DiscoverPartitions() {
   if (added) Assign();
 }
 
+std::vector<int32_t> KafkaSource::Splits() const {
+  std::vector<int32_t> partitions;
+  for (const auto& [partition, offset] : offsets_) partitions.push_back(partition);
+  return partitions;
+}
+
 SourceReader::PollStatus KafkaSource::Poll(size_t max_rows, Chunk* chunk,
                                            Clock::time_point* wake_at) {
   auto now = Clock::now();
@@ -306,6 +312,7 @@ SourceReader::PollStatus KafkaSource::Poll(size_t max_rows, Chunk* chunk,
   }
   if (now >= next_discovery_) DiscoverPartitions();
   *chunk = Chunk::WithTypes(options_.column_types);
+  row_partitions_.clear();
   while (chunk->size() < max_rows) {
     std::unique_ptr<RdKafka::Message> message(consumer_->consume(0));
     if (message->err() == RdKafka::ERR__TIMED_OUT) break;
@@ -375,6 +382,7 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
         }
       }
       chunk->ops.push_back(RowOp::kInsert);
+      row_partitions_.push_back(partition);
       known->second = offset + 1;
       return;
     }

@@ -73,6 +73,8 @@ class KafkaSource : public SourceReader {
   Status Seek(std::string_view position) override;
   std::vector<DeadLetter> TakeDeadLetters() override;
   uint64_t bad_records() const override { return bad_records_; }
+  std::vector<int32_t> Splits() const override;
+  const std::vector<int32_t>& RowSplits() const override { return row_partitions_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -101,6 +103,8 @@ class KafkaSource : public SourceReader {
   // until the first record of a partition that starts at its beginning).
   std::map<int32_t, int64_t> offsets_;
   uint64_t bad_records_ = 0;
+  // The partition of each row of the chunk of the last Poll.
+  std::vector<int32_t> row_partitions_;
   std::vector<DeadLetter> dead_letters_;
   Clock::time_point next_discovery_;
   Clock::time_point next_connect_;

@@ -33,10 +33,18 @@ class Staved:
         self.process = None
         self.log_path = os.path.join(self.data_dir + ".log")
 
-    def start(self, timeout=30):
+    def start(self, timeout=30, attempts=3):
+        # A port free_port() found may be taken before staved binds it (Kafka clients and
+        # brokers on loopback take ephemeral ports all the time): then try other ports.
+        for attempt in range(attempts):
+            if self._start(timeout, last=attempt == attempts - 1):
+                return
+
+    def _start(self, timeout, last):
         self.pg_port = free_port()
         self.http_port = free_port()
         self.log = open(self.log_path, "ab")
+        log_start = os.path.getsize(self.log_path)
         self.process = subprocess.Popen(
             [self.binary, "--data-dir", self.data_dir, "--pg-port", str(self.pg_port),
              "--http-port", str(self.http_port), "--checkpoint-interval", self.checkpoint_interval]
@@ -45,10 +53,15 @@ class Staved:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:
+                self.log.close()
+                with open(self.log_path, "rb") as f:
+                    f.seek(log_start)
+                    if b"Address already in use" in f.read() and not last:
+                        return False
                 raise RuntimeError("staved exited with %d; log:\n%s" % (self.process.returncode, self.read_log()))
             result = self.psql("SELECT 1", check=False)
             if result.returncode == 0:
-                return
+                return True
             time.sleep(0.1)
         raise RuntimeError("staved did not accept connections in time; log:\n" + self.read_log())
 

@@ -82,8 +82,9 @@ TEST(WatermarkReaderTest, APositionRestoresTheWatermarkSoAReplayDropsTheSameRows
   EXPECT_EQ(Times(chunk), (std::vector<int64_t>{111}));
   EXPECT_EQ(second.late_rows(), 2u);
 
+  std::string recorded = second.Position();  // The decoded view points into it.
   std::optional<WatermarkReader::DecodedPosition> decoded =
-      WatermarkReader::DecodePosition(second.Position());
+      WatermarkReader::DecodePosition(recorded);
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->watermark, 110);
   EXPECT_EQ(decoded->late_rows, 2u);
@@ -171,8 +172,9 @@ TEST(WatermarkReaderTest, EachSplitJudgesItsOwnRowsAndTheStreamTakesTheSlowest) 
   ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
   EXPECT_TRUE(chunk.empty());  // 250 is below split 0's 290.
   EXPECT_EQ(reader.late_rows(), 2u);
+  std::string recorded = reader.Position();
   std::optional<WatermarkReader::DecodedPosition> decoded =
-      WatermarkReader::DecodePosition(reader.Position());
+      WatermarkReader::DecodePosition(recorded);
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->splits, (std::map<int32_t, int64_t>{{0, 290}, {1, 55}}));
 }

@@ -16,6 +16,7 @@
 #include "executor/operators/project_operator.h"
 #include "executor/operators/sink_operator.h"
 #include "executor/operators/time_window_operator.h"
+#include "executor/operators/union_operator.h"
 #include "executor/runtime/partitioner.h"
 #include "planner/plan_printer.h"
 
@@ -59,6 +60,15 @@ struct Dataflow {
   std::vector<JobSource> sources;
   std::vector<Stage> stages;
 };
+
+/// A reference to each of `columns`: routing by the whole row.
+std::vector<planner::BoundExprPtr> EveryColumn(const std::vector<planner::Column>& columns) {
+  std::vector<planner::BoundExprPtr> keys;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    keys.push_back(planner::BoundExpr::MakeColumn(i, columns[i].type));
+  }
+  return keys;
+}
 
 /// Cuts a plan into stages, in an order where producers precede consumers.
 class StagePlanner {
@@ -136,6 +146,15 @@ class StagePlanner {
         stages[stage].nodes.push_back(node);
         return Fragment{-1, static_cast<int>(stage)};
       }
+      case planner::PlanNodeKind::kUnion: {
+        Fragment left = Build(node->input.get());
+        Fragment right = Build(static_cast<const planner::UnionNode*>(node)->right.get());
+        size_t stage = NewStage();
+        Connect(left, stage, 0, EveryColumn(node->input->output));
+        Connect(right, stage, 1, EveryColumn(node->output));
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
       default: {
         size_t stage = Open(Build(node->input.get()));
         stages[stage].nodes.push_back(node);
@@ -148,10 +167,8 @@ class StagePlanner {
 /// The shared pointer of `node`, a node of the plan under `root`.
 planner::PlanNodePtr FindNode(const planner::PlanNodePtr& root, const planner::PlanNode* node) {
   if (!root || root.get() == node) return root;
-  if (root->kind == planner::PlanNodeKind::kJoin) {
-    if (auto found = FindNode(static_cast<const planner::JoinNode&>(*root).right, node)) {
-      return found;
-    }
+  if (const planner::PlanNodePtr* second = planner::SecondInput(*root)) {
+    if (auto found = FindNode(*second, node)) return found;
   }
   return FindNode(root->input, node);
 }
@@ -260,6 +277,9 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                 instance == global_owner, cached_groups, instance, parallelism));
             break;
           }
+          case planner::PlanNodeKind::kUnion:
+            operators.push_back(std::make_unique<UnionOperator>());
+            break;
           case planner::PlanNodeKind::kJoin: {
             // Two slots: the left side's rows, then the right side's.
             uint32_t left_slot = slot++;
@@ -293,6 +313,9 @@ bool HasStatefulNode(const planner::PlanNode* node) {
   if (!node) return false;
   if (node->kind == planner::PlanNodeKind::kAggregate) return true;
   if (node->kind == planner::PlanNodeKind::kJoin) return true;
+  if (const planner::PlanNodePtr* second = planner::SecondInput(*node)) {
+    if (HasStatefulNode(second->get())) return true;
+  }
   return HasStatefulNode(node->input.get());
 }
 

@@ -79,9 +79,27 @@ explainableStatement
 // ---------------------------------------------------------------------------------------
 // SELECT
 
-// A query may be wrapped in parentheses as a whole ("(SELECT 1)"); set operations are not
-// part of the dialect, and subqueries appear only in FROM.
+// A query: SELECTs combined by set operations (INTERSECT binds tighter than UNION and
+// EXCEPT, which associate to the left), each maybe in parentheses, then ORDER BY, LIMIT and
+// OFFSET, which apply to the whole (as in PostgreSQL; a SELECT in parentheses has its own).
 query
+    : queryExpression
+      (ORDER BY sortItem (COMMA sortItem)*)?
+      // PostgreSQL accepts LIMIT and OFFSET in either order.
+      (limitClause offsetClause? | offsetClause limitClause?)?
+    ;
+
+queryExpression
+    : queryTerm
+    | left=queryExpression op=(UNION | EXCEPT) setQuantifier? right=queryTerm
+    ;
+
+queryTerm
+    : queryPrimary
+    | left=queryTerm op=INTERSECT setQuantifier? right=queryPrimary
+    ;
+
+queryPrimary
     : querySpecification
     | LPAREN query RPAREN
     ;
@@ -92,9 +110,6 @@ querySpecification
       (WHERE where=expression)?
       (GROUP BY groupBy+=expression (COMMA groupBy+=expression)*)?
       (HAVING having=expression)?
-      (ORDER BY sortItem (COMMA sortItem)*)?
-      // PostgreSQL accepts LIMIT and OFFSET in either order.
-      (limitClause offsetClause? | offsetClause limitClause?)?
     ;
 
 setQuantifier
@@ -433,10 +448,10 @@ booleanValue
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
     : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT | DEFERRABLE
-    | DESC | DISTINCT | ELSE | END | FALSE_ | FOR | FROM | FULL | GROUP | HAVING | ILIKE | IN
-    | INNER | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL | NOT | NULL_ | OFFSET | ON | ONLY
-    | OR | ORDER | OUTER | PRIMARY | RIGHT | SELECT | TABLE | THEN | TO | TRUE_ | USING | WHEN
-    | WHERE | WINDOW | WITH
+    | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP | HAVING
+    | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL | NOT
+    | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RIGHT | SELECT | TABLE | THEN
+    | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
@@ -488,6 +503,7 @@ DROP: D R O P;
 ELSE: E L S E;
 EMIT: E M I T;
 END: E N D;
+EXCEPT: E X C E P T;
 EXISTS: E X I S T S;
 EXPLAIN: E X P L A I N;
 FALSE_: F A L S E;
@@ -503,6 +519,7 @@ ILIKE: I L I K E;
 IN: I N;
 INNER: I N N E R;
 INSERT: I N S E R T;
+INTERSECT: I N T E R S E C T;
 INTO: I N T O;
 IS: I S;
 JOIN: J O I N;
@@ -555,6 +572,7 @@ TO: T O;
 TRANSACTION: T R A N S A C T I O N;
 TRUE_: T R U E;
 UNCOMMITTED: U N C O M M I T T E D;
+UNION: U N I O N;
 UPDATE: U P D A T E;
 USING: U S I N G;
 VALUES: V A L U E S;

@@ -251,7 +251,12 @@ struct TableRef {
   std::vector<std::shared_ptr<const Expr>> window_arguments;  ///< size, or slide and size.
 };
 
-/// `SELECT [DISTINCT] items [FROM t] [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET]`.
+/// The set operations that combine two queries.
+enum class SetOperator { kNone, kUnion, kExcept, kIntersect };
+
+/// `SELECT [DISTINCT] items [FROM t] [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT] [OFFSET]`,
+/// or a set operation of two queries (`set_operator` set: then only the operands, ORDER BY,
+/// LIMIT and OFFSET are).
 struct SelectStatement : Statement {
   SelectStatement() : Statement(StatementKind::kSelect) {}
   bool distinct = false;
@@ -265,6 +270,10 @@ struct SelectStatement : Statement {
   ExprPtr offset;  ///< Null when absent.
   /// `EMIT ON WINDOW CLOSE` after a view's or sink's query.
   bool emit_on_window_close = false;
+  SetOperator set_operator = SetOperator::kNone;
+  bool set_all = false;  ///< UNION ALL (and EXCEPT ALL, INTERSECT ALL, refused for now).
+  std::shared_ptr<const SelectStatement> set_left;
+  std::shared_ptr<const SelectStatement> set_right;
 };
 
 struct ColumnDef {

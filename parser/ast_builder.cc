@@ -758,10 +758,80 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   // --- Queries ------------------------------------------------------------------------
 
   std::unique_ptr<SelectStatement> BuildQuery(P::QueryContext* ctx) {
-    while (ctx->querySpecification() == nullptr) {
-      ctx = ctx->query();  // A parenthesized query.
+    std::unique_ptr<SelectStatement> select = BuildQueryExpression(ctx->queryExpression());
+    // ORDER BY, LIMIT and OFFSET after a query apply to all of it; a query in parentheses
+    // may have its own, but not twice the same.
+    if (!ctx->sortItem().empty()) {
+      if (!select->order_by.empty()) {
+        throw SqlError(sqlstate::kSyntaxError, "multiple ORDER BY clauses not allowed",
+                       PositionOf(ctx->ORDER()->getSymbol()));
+      }
+      for (P::SortItemContext* sort : ctx->sortItem()) {
+        OrderItem& order = select->order_by.emplace_back();
+        order.expr = BuildExpr(sort->expression());
+        order.descending = sort->ordering != nullptr && sort->ordering->getType() == P::DESC;
+        if (sort->nullOrdering != nullptr) {
+          order.nulls_first = sort->nullOrdering->getType() == P::FIRST;
+        }
+      }
     }
-    return BuildQuerySpecification(ctx->querySpecification());
+    if (P::LimitClauseContext* limit = ctx->limitClause()) {
+      if (select->limit) {
+        throw SqlError(sqlstate::kSyntaxError, "multiple LIMIT clauses not allowed",
+                       PositionOf(limit));
+      }
+      // LIMIT ALL leaves the limit absent.
+      if (limit->expression()) select->limit = BuildExpr(limit->expression());
+    }
+    if (P::OffsetClauseContext* offset = ctx->offsetClause()) {
+      if (select->offset) {
+        throw SqlError(sqlstate::kSyntaxError, "multiple OFFSET clauses not allowed",
+                       PositionOf(offset));
+      }
+      select->offset = BuildExpr(offset->expression());
+    }
+    return select;
+  }
+
+  std::unique_ptr<SelectStatement> BuildQueryExpression(P::QueryExpressionContext* ctx) {
+    if (ctx->op == nullptr) return BuildQueryTerm(ctx->queryTerm());
+    return BuildSetOperation(ctx, BuildQueryExpression(ctx->left), BuildQueryTerm(ctx->right));
+  }
+
+  std::unique_ptr<SelectStatement> BuildQueryTerm(P::QueryTermContext* ctx) {
+    if (ctx->op == nullptr) return BuildQueryPrimary(ctx->queryPrimary());
+    return BuildSetOperation(ctx, BuildQueryTerm(ctx->left), BuildQueryPrimary(ctx->right));
+  }
+
+  std::unique_ptr<SelectStatement> BuildQueryPrimary(P::QueryPrimaryContext* ctx) {
+    if (ctx->querySpecification() != nullptr) {
+      return BuildQuerySpecification(ctx->querySpecification());
+    }
+    return BuildQuery(ctx->query());  // Parenthesized.
+  }
+
+  // `left op [ALL|DISTINCT] right`, for a query expression or a query term.
+  template <typename Context>
+  std::unique_ptr<SelectStatement> BuildSetOperation(Context* ctx,
+                                                     std::unique_ptr<SelectStatement> left,
+                                                     std::unique_ptr<SelectStatement> right) {
+    auto set = MakeNode<SelectStatement>(PositionOf(ctx));
+    set->text = TextOf(ctx);
+    switch (ctx->op->getType()) {
+      case P::UNION:
+        set->set_operator = SetOperator::kUnion;
+        break;
+      case P::EXCEPT:
+        set->set_operator = SetOperator::kExcept;
+        break;
+      default:
+        set->set_operator = SetOperator::kIntersect;
+        break;
+    }
+    set->set_all = ctx->setQuantifier() != nullptr && ctx->setQuantifier()->ALL() != nullptr;
+    set->set_left = std::move(left);
+    set->set_right = std::move(right);
+    return set;
   }
 
   std::unique_ptr<SelectStatement> BuildQuerySpecification(P::QuerySpecificationContext* ctx) {
@@ -792,22 +862,6 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       select->group_by.push_back(BuildExpr(group));
     }
     if (ctx->having != nullptr) select->having = BuildExpr(ctx->having);
-    for (P::SortItemContext* sort : ctx->sortItem()) {
-      OrderItem& order = select->order_by.emplace_back();
-      order.expr = BuildExpr(sort->expression());
-      order.descending = sort->ordering != nullptr && sort->ordering->getType() == P::DESC;
-      if (sort->nullOrdering != nullptr) {
-        order.nulls_first = sort->nullOrdering->getType() == P::FIRST;
-      }
-    }
-    // LIMIT ALL leaves the limit absent.
-    if (P::LimitClauseContext* limit = ctx->limitClause();
-        limit != nullptr && limit->expression()) {
-      select->limit = BuildExpr(limit->expression());
-    }
-    if (P::OffsetClauseContext* offset = ctx->offsetClause()) {
-      select->offset = BuildExpr(offset->expression());
-    }
     return select;
   }
 

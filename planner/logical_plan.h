@@ -20,7 +20,8 @@ enum class PlanNodeKind {
   kAggregate,
   kSort,
   kLimit,
-  kJoin
+  kJoin,
+  kUnion
 };
 
 struct PlanNode;
@@ -121,6 +122,20 @@ struct JoinNode : PlanNode {
   bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
   bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }
 };
+
+/// All rows of `input` and of `right` (UNION ALL): both have the output's columns and types.
+/// UNION, INTERSECT and EXCEPT are built from it with an aggregate over the rows.
+struct UnionNode : PlanNode {
+  UnionNode() : PlanNode(PlanNodeKind::kUnion) {}
+  PlanNodePtr right;
+};
+
+/// A node's second input (a join's right side, a union's second operand), or null.
+inline const PlanNodePtr* SecondInput(const PlanNode& node) {
+  if (node.kind == PlanNodeKind::kJoin) return &static_cast<const JoinNode&>(node).right;
+  if (node.kind == PlanNodeKind::kUnion) return &static_cast<const UnionNode&>(node).right;
+  return nullptr;
+}
 
 struct SortKey {
   size_t column = 0;

@@ -101,6 +101,8 @@ std::string DescribeNode(const PlanNode& node) {
       if (limit.offset > 0) text += fmt::format(" offset {}", limit.offset);
       return text;
     }
+    case PlanNodeKind::kUnion:
+      return "Union: all rows of both inputs";
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(node);
       std::vector<std::string> keys;
@@ -124,9 +126,7 @@ void Print(const PlanNode& node, size_t depth, std::vector<std::string>* lines) 
   std::string indent = depth == 0 ? "" : std::string(depth * 2 - 2, ' ') + "-> ";
   lines->push_back(indent + DescribeNode(node));
   if (node.input) Print(*node.input, depth + 1, lines);
-  if (node.kind == PlanNodeKind::kJoin) {
-    Print(*static_cast<const JoinNode&>(node).right, depth + 1, lines);
-  }
+  if (const PlanNodePtr* second = SecondInput(node)) Print(**second, depth + 1, lines);
 }
 
 }  // namespace

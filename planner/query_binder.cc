@@ -174,11 +174,11 @@ int64_t BindCount(const parser::Expr& expr, std::string_view what) {
 
 bool HasOuterJoin(const PlanNodePtr& plan) {
   if (!plan) return false;
-  if (plan->kind == PlanNodeKind::kJoin) {
-    const auto& join = static_cast<const JoinNode&>(*plan);
-    if (join.join_type != JoinType::kInner) return true;
-    if (HasOuterJoin(join.right)) return true;
+  if (plan->kind == PlanNodeKind::kJoin &&
+      static_cast<const JoinNode&>(*plan).join_type != JoinType::kInner) {
+    return true;
   }
+  if (const PlanNodePtr* second = SecondInput(*plan); second && HasOuterJoin(*second)) return true;
   return HasOuterJoin(plan->input);
 }
 
@@ -209,9 +209,226 @@ std::string ResolveObjectName(const parser::QualifiedName& name, int position) {
 
 namespace {
 
+std::string_view SetOperatorName(parser::SetOperator op) {
+  switch (op) {
+    case parser::SetOperator::kUnion:
+      return "UNION";
+    case parser::SetOperator::kExcept:
+      return "EXCEPT";
+    default:
+      return "INTERSECT";
+  }
+}
+
+// The type a column of a set operation takes from its two operands' types, as PostgreSQL
+// resolves them: an untyped literal takes the other side's, numbers widen, timestamps meet.
+DataType SetOperationType(DataType a, DataType b, std::string_view op, int position) {
+  if (a == b) return a.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : a;
+  if (a.id == TypeId::kUnknown) return b;
+  if (b.id == TypeId::kUnknown) return a;
+  if (a.IsNumeric() && b.IsNumeric()) {
+    if (a.IsFloat() || b.IsFloat()) return TypeId::kFloat64;
+    return a.id > b.id ? a : b;  // kInt16 < kInt32 < kInt64.
+  }
+  if ((a.IsTimestamp() || a.id == TypeId::kDate) && (b.IsTimestamp() || b.id == TypeId::kDate)) {
+    if (a.id == TypeId::kTimestampTz || b.id == TypeId::kTimestampTz) return TypeId::kTimestampTz;
+    return TypeId::kTimestamp;
+  }
+  throw SqlError(sqlstate::kDatatypeMismatch,
+                 fmt::format("{} types {} and {} cannot be matched", op, a.Name(), b.Name()),
+                 position);
+}
+
+// Appends to each row of `plan` (a UNION ALL operand) the constants `in_left`, `in_right`.
+PlanNodePtr WithSideMarks(PlanNodePtr plan, size_t columns, int64_t in_left, int64_t in_right) {
+  std::vector<BoundExprPtr> expressions;
+  std::vector<Column> output;
+  for (size_t i = 0; i < columns; ++i) {
+    expressions.push_back(BoundExpr::MakeColumn(i, plan->output[i].type));
+    output.push_back(plan->output[i]);
+  }
+  expressions.push_back(BoundExpr::MakeConstant(Value::Int(in_left), TypeId::kInt64));
+  expressions.push_back(BoundExpr::MakeConstant(Value::Int(in_right), TypeId::kInt64));
+  output.push_back({"_in_left", TypeId::kInt64});
+  output.push_back({"_in_right", TypeId::kInt64});
+  return MakeProject(std::move(plan), std::move(expressions), std::move(output));
+}
+
+// `left UNION [ALL] right`, `left INTERSECT right`, `left EXCEPT right`. UNION ALL is a Union
+// node; the others group the union's rows by every column: UNION keeps each group,
+// INTERSECT those with rows from both sides, EXCEPT those with rows from the left only
+// (each side's rows are marked, and the groups count them).
+BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog& catalog,
+                            QueryPurpose purpose) {
+  std::string_view op = SetOperatorName(select.set_operator);
+  if (select.set_all && select.set_operator != parser::SetOperator::kUnion) {
+    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("{} ALL is not supported yet", op),
+                   select.position)
+        .WithHint(fmt::format("{} (without ALL) removes duplicates.", op));
+  }
+  if (select.emit_on_window_close) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound, not a set operation",
+                   select.position);
+  }
+  BoundQuery left = Bind(*select.set_left, catalog, purpose, true);
+  BoundQuery right = Bind(*select.set_right, catalog, purpose, true);
+  size_t columns = left.visible_columns;
+  if (right.visible_columns != columns) {
+    throw SqlError(sqlstate::kSyntaxError,
+                   fmt::format("each {} query must have the same number of columns", op),
+                   select.set_right->position);
+  }
+  std::vector<Column> output;
+  std::vector<BoundExprPtr> left_exprs;
+  std::vector<BoundExprPtr> right_exprs;
+  for (size_t i = 0; i < columns; ++i) {
+    const Column& a = left.root->output[i];
+    const Column& b = right.root->output[i];
+    DataType type = SetOperationType(a.type, b.type, op, select.set_right->position);
+    output.push_back({a.name, type});
+    left_exprs.push_back(ExpressionBinder::Coerce(BoundExpr::MakeColumn(i, a.type), type,
+                                                  select.set_left->position));
+    right_exprs.push_back(ExpressionBinder::Coerce(BoundExpr::MakeColumn(i, b.type), type,
+                                                   select.set_right->position));
+  }
+  PlanNodePtr left_plan = MakeProject(left.root, left_exprs, output);
+  PlanNodePtr right_plan = MakeProject(right.root, right_exprs, output);
+  bool distinct = !select.set_all;
+  bool marks = select.set_operator != parser::SetOperator::kUnion;
+  if (marks) {
+    left_plan = WithSideMarks(left_plan, columns, 1, 0);
+    right_plan = WithSideMarks(right_plan, columns, 0, 1);
+  }
+  auto union_node = std::make_shared<UnionNode>();
+  union_node->input = left_plan;
+  union_node->right = right_plan;
+  union_node->output = left_plan->output;
+  PlanNodePtr plan = union_node;
+
+  BoundQuery query;
+  query.inputs = left.inputs;
+  query.inputs.insert(query.inputs.end(), right.inputs.begin(), right.inputs.end());
+  query.visible_columns = columns;
+  if (distinct) {
+    auto aggregate = std::make_shared<AggregateNode>();
+    aggregate->input = plan;
+    for (size_t i = 0; i < columns; ++i) {
+      aggregate->group_keys.push_back(BoundExpr::MakeColumn(i, output[i].type));
+      aggregate->output.push_back(output[i]);
+    }
+    if (marks) {
+      for (size_t side = 0; side < 2; ++side) {
+        AggregateCall sum;
+        sum.kind = AggregateKind::kSum;
+        sum.arg = BoundExpr::MakeColumn(columns + side, TypeId::kInt64);
+        sum.result_type = TypeId::kInt64;
+        aggregate->aggregates.push_back(sum);
+        aggregate->output.push_back({side == 0 ? "_left_rows" : "_right_rows", TypeId::kInt64});
+      }
+    }
+    plan = aggregate;
+    if (marks) {
+      auto positive = [](size_t column) {
+        return BoundExpr::MakeFunction(ScalarFunction::kGreater, TypeId::kBoolean,
+                                       {BoundExpr::MakeColumn(column, TypeId::kInt64),
+                                        BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt64)});
+      };
+      BoundExprPtr right_test = positive(columns + 1);
+      if (select.set_operator == parser::SetOperator::kExcept) {
+        right_test = BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {right_test});
+      }
+      auto filter = std::make_shared<FilterNode>();
+      filter->predicate = BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean,
+                                                  {positive(columns), right_test});
+      filter->input = plan;
+      filter->output = plan->output;
+      plan = filter;
+    }
+    query.keyed = true;
+    for (size_t i = 0; i < columns; ++i) query.key_columns.push_back(columns + i);
+    query.append_only = false;
+  } else {
+    query.append_only = left.append_only && right.append_only;
+    query.has_join = true;  // Rows have no identity of their own: kept as a multiset.
+  }
+  // The result: the columns, then (for the distinct forms) the same columns as the row key.
+  std::vector<BoundExprPtr> projection;
+  std::vector<Column> projected;
+  for (size_t i = 0; i < columns; ++i) {
+    projection.push_back(BoundExpr::MakeColumn(i, output[i].type));
+    projected.push_back(output[i]);
+  }
+  for (size_t i = 0; distinct && i < columns; ++i) {
+    projection.push_back(BoundExpr::MakeColumn(i, output[i].type));
+    projected.push_back({fmt::format("_group_key_{}", i), output[i].type});
+  }
+  plan = MakeProject(plan, std::move(projection), std::move(projected));
+
+  // ORDER BY an output column (by position or name), then LIMIT and OFFSET: batch only.
+  if (purpose == QueryPurpose::kMaterializedView &&
+      (!select.order_by.empty() || select.limit || select.offset)) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "ORDER BY, LIMIT and OFFSET in a materialized view are not supported yet",
+                   select.position);
+  }
+  std::vector<SortKey> sort_keys;
+  for (const parser::OrderItem& order : select.order_by) {
+    SortKey key;
+    key.descending = order.descending;
+    key.nulls_first = order.nulls_first.value_or(order.descending);
+    const parser::Expr& expr = *order.expr;
+    std::optional<size_t> column;
+    if (expr.kind == ExprKind::kLiteral &&
+        static_cast<const parser::LiteralExpr&>(expr).literal_kind ==
+            parser::LiteralKind::kInteger) {
+      int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
+      if (ordinal >= 1 && ordinal <= static_cast<int64_t>(columns)) {
+        column = static_cast<size_t>(ordinal - 1);
+      } else {
+        throw SqlError("42P10", fmt::format("ORDER BY position {} is not in select list", ordinal),
+                       expr.position);
+      }
+    } else if (expr.kind == ExprKind::kColumnRef &&
+               static_cast<const parser::ColumnRefExpr&>(expr).names.size() == 1) {
+      const std::string& name = static_cast<const parser::ColumnRefExpr&>(expr).names[0];
+      for (size_t i = 0; i < columns && !column; ++i) {
+        if (output[i].name == name) column = i;
+      }
+    }
+    if (!column) {
+      throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("invalid {} ORDER BY clause", op),
+                     expr.position)
+          .WithDetail("Only result column names can be used, not expressions or functions.");
+    }
+    key.column = *column;
+    sort_keys.push_back(key);
+  }
+  if (!sort_keys.empty()) {
+    auto sort = std::make_shared<SortNode>();
+    sort->keys = sort_keys;
+    sort->input = plan;
+    sort->output = plan->output;
+    plan = sort;
+  }
+  if (select.limit || select.offset) {
+    auto limit = std::make_shared<LimitNode>();
+    limit->limit = select.limit ? BindCount(*select.limit, "LIMIT") : -1;
+    limit->offset = select.offset ? std::max<int64_t>(BindCount(*select.offset, "OFFSET"), 0) : 0;
+    limit->input = plan;
+    limit->output = plan->output;
+    plan = limit;
+  }
+  query.root = plan;
+  return query;
+}
+
 BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, QueryPurpose purpose,
                 bool nested) {
   ScopedTemporalContext temporal_context(purpose == QueryPurpose::kMaterializedView);
+  if (select.set_operator != parser::SetOperator::kNone) {
+    return BindSetOperation(select, catalog, purpose);
+  }
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;

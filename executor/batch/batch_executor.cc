@@ -347,6 +347,13 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
       const auto& join = static_cast<const planner::JoinNode&>(node);
       return Join(join, Run(*join.input, snapshot), Run(*join.right, snapshot));
     }
+    case planner::PlanNodeKind::kUnion: {
+      std::vector<Chunk> output = Run(*node.input, snapshot);
+      for (Chunk& chunk : Run(*static_cast<const planner::UnionNode&>(node).right, snapshot)) {
+        output.push_back(std::move(chunk));
+      }
+      return output;
+    }
   }
   throw SqlError(sqlstate::kInternalError, "unknown plan node");
 }

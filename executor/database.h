@@ -84,6 +84,8 @@ class Database {
   Metrics* metrics() { return &metrics_; }
   const DatabaseOptions& options() const { return options_; }
   const planner::Catalog& catalog() const { return catalog_; }
+  /// The state, for inspection (tests, system tables); writes go through the engine only.
+  const storage::Store& store() const { return *store_; }
   Engine* engine() { return engine_.get(); }
 
  private:

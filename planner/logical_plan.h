@@ -172,8 +172,9 @@ struct BoundQuery {
   /// Whether the result only ever grows (no grouping over an append-only input; inner joins
   /// only, as an outer join retracts its NULL-padded rows).
   bool append_only = false;
-  /// Whether the plan joins. An unkeyed, retracting join result is kept as a multiset of
-  /// whole rows (see MaterializeOperator): its rows have no identity of their own.
+  /// Whether the plan joins (or unions with UNION ALL). An unkeyed, retracting result of
+  /// either is kept as a multiset of whole rows (see MaterializeOperator): its rows have no
+  /// identity of their own.
   bool has_join = false;
   /// The objects the query reads.
   std::vector<CatalogObjectPtr> inputs;

@@ -235,12 +235,15 @@ def main():
                         + [json.dumps({"id": 999, "ts": 100})], partition=1)  # The last is late.
         server.psql("CREATE STREAM clicks (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - 1000) "
                     "WITH (connector='kafka', topic='clicks_in', properties.bootstrap.server='%s', "
-                    "'scan.watermark.idle-timeout'='300') FORMAT JSON" % bootstrap)
+                    "'scan.watermark.idle-timeout'='3000') FORMAT JSON" % bootstrap)
         server.psql("CREATE MATERIALIZED VIEW clicks_10s AS SELECT window_start, count(*) AS n "
                     "FROM TUMBLE(clicks, ts, 10000) GROUP BY window_start EMIT ON WINDOW CLOSE")
         server.wait_for("SELECT late_rows FROM stave_catalog.sources WHERE stream = 'clicks'",
                         ["1"], timeout=CATCH_UP_SECONDS)
-        time.sleep(1)  # Partitions 1 and 2 fall idle; partition 0 moves on alone.
+        # Partitions 1 and 2 fall idle; partition 0 moves on alone. (A timeout short enough to
+        # pass while the brokers still hand out partition 1's first records would make them
+        # late: an idle partition's rows below the stream's watermark are.)
+        time.sleep(4)
         cluster.produce("clicks_in", [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30, 50)],
                         partition=0)
         server.wait_for("SELECT window_start, n FROM clicks_10s ORDER BY window_start",

@@ -172,6 +172,51 @@ int64_t BindCount(const parser::Expr& expr, std::string_view what) {
   return value;
 }
 
+// An ORDER BY item that names a result column: by position (1-based; 42P10 when out of
+// range) or by a bare output name. Nullopt for anything else.
+std::optional<size_t> ResultColumnOf(const parser::Expr& expr,
+                                     const std::vector<std::string>& names) {
+  if (expr.kind == ExprKind::kLiteral &&
+      static_cast<const parser::LiteralExpr&>(expr).literal_kind == parser::LiteralKind::kInteger) {
+    int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
+    if (ordinal < 1 || ordinal > static_cast<int64_t>(names.size())) {
+      throw SqlError("42P10", fmt::format("ORDER BY position {} is not in select list", ordinal),
+                     expr.position);
+    }
+    return static_cast<size_t>(ordinal - 1);
+  }
+  if (expr.kind == ExprKind::kColumnRef &&
+      static_cast<const parser::ColumnRefExpr&>(expr).names.size() == 1) {
+    const std::string& name = static_cast<const parser::ColumnRefExpr&>(expr).names[0];
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == name) return i;
+    }
+  }
+  return std::nullopt;
+}
+
+// `plan` sorted by `keys` (if any), then cut by the query's LIMIT and OFFSET (if
+// `with_limit` and given).
+PlanNodePtr SortAndLimit(PlanNodePtr plan, const std::vector<SortKey>& keys,
+                         const parser::SelectStatement& select, bool with_limit) {
+  if (!keys.empty()) {
+    auto sort = std::make_shared<SortNode>();
+    sort->keys = keys;
+    sort->input = plan;
+    sort->output = plan->output;
+    plan = sort;
+  }
+  if (with_limit && (select.limit || select.offset)) {
+    auto limit = std::make_shared<LimitNode>();
+    limit->limit = select.limit ? BindCount(*select.limit, "LIMIT") : -1;
+    limit->offset = select.offset ? std::max<int64_t>(BindCount(*select.offset, "OFFSET"), 0) : 0;
+    limit->input = plan;
+    limit->output = plan->output;
+    plan = limit;
+  }
+  return plan;
+}
+
 bool HasOuterJoin(const PlanNodePtr& plan) {
   if (!plan) return false;
   if (plan->kind == PlanNodeKind::kJoin &&
@@ -372,30 +417,15 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
                    "ORDER BY, LIMIT and OFFSET in a materialized view are not supported yet",
                    select.position);
   }
+  std::vector<std::string> names;
+  for (const Column& column : output) names.push_back(column.name);
   std::vector<SortKey> sort_keys;
   for (const parser::OrderItem& order : select.order_by) {
     SortKey key;
     key.descending = order.descending;
     key.nulls_first = order.nulls_first.value_or(order.descending);
     const parser::Expr& expr = *order.expr;
-    std::optional<size_t> column;
-    if (expr.kind == ExprKind::kLiteral &&
-        static_cast<const parser::LiteralExpr&>(expr).literal_kind ==
-            parser::LiteralKind::kInteger) {
-      int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
-      if (ordinal >= 1 && ordinal <= static_cast<int64_t>(columns)) {
-        column = static_cast<size_t>(ordinal - 1);
-      } else {
-        throw SqlError("42P10", fmt::format("ORDER BY position {} is not in select list", ordinal),
-                       expr.position);
-      }
-    } else if (expr.kind == ExprKind::kColumnRef &&
-               static_cast<const parser::ColumnRefExpr&>(expr).names.size() == 1) {
-      const std::string& name = static_cast<const parser::ColumnRefExpr&>(expr).names[0];
-      for (size_t i = 0; i < columns && !column; ++i) {
-        if (output[i].name == name) column = i;
-      }
-    }
+    std::optional<size_t> column = ResultColumnOf(expr, names);
     if (!column) {
       throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("invalid {} ORDER BY clause", op),
                      expr.position)
@@ -404,22 +434,7 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
     key.column = *column;
     sort_keys.push_back(key);
   }
-  if (!sort_keys.empty()) {
-    auto sort = std::make_shared<SortNode>();
-    sort->keys = sort_keys;
-    sort->input = plan;
-    sort->output = plan->output;
-    plan = sort;
-  }
-  if (select.limit || select.offset) {
-    auto limit = std::make_shared<LimitNode>();
-    limit->limit = select.limit ? BindCount(*select.limit, "LIMIT") : -1;
-    limit->offset = select.offset ? std::max<int64_t>(BindCount(*select.offset, "OFFSET"), 0) : 0;
-    limit->input = plan;
-    limit->output = plan->output;
-    plan = limit;
-  }
-  query.root = plan;
+  query.root = SortAndLimit(plan, sort_keys, select, true);
   return query;
 }
 
@@ -648,27 +663,7 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       key.descending = order.descending;
       key.nulls_first = order.nulls_first.value_or(order.descending);
       const parser::Expr& expr = *order.expr;
-      std::optional<size_t> column;
-      if (expr.kind == ExprKind::kLiteral &&
-          static_cast<const parser::LiteralExpr&>(expr).literal_kind ==
-              parser::LiteralKind::kInteger) {
-        int64_t ordinal = std::stoll(static_cast<const parser::LiteralExpr&>(expr).value);
-        if (ordinal < 1 || ordinal > static_cast<int64_t>(query.visible_columns)) {
-          throw SqlError("42P10",
-                         fmt::format("ORDER BY position {} is not in select list", ordinal),
-                         expr.position);
-        }
-        column = static_cast<size_t>(ordinal - 1);
-      } else if (expr.kind == ExprKind::kColumnRef &&
-                 static_cast<const parser::ColumnRefExpr&>(expr).names.size() == 1) {
-        const std::string& name = static_cast<const parser::ColumnRefExpr&>(expr).names[0];
-        for (size_t i = 0; i < query.visible_columns; ++i) {
-          if (names[i] == name) {
-            column = i;
-            break;
-          }
-        }
-      }
+      std::optional<size_t> column = ResultColumnOf(expr, names);
       if (!column) {
         BoundExprPtr bound = output_binder->Bind(expr);
         std::string text = bound->ToString();
@@ -741,21 +736,7 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     for (size_t i = 0; i < query.visible_columns; ++i) query.key_columns.push_back(i);
   }
 
-  if (!sort_keys.empty()) {
-    auto sort = std::make_shared<SortNode>();
-    sort->keys = sort_keys;
-    sort->input = plan;
-    sort->output = plan->output;
-    plan = sort;
-  }
-  if (purpose == QueryPurpose::kBatch && (select.limit || select.offset)) {
-    auto limit = std::make_shared<LimitNode>();
-    limit->limit = select.limit ? BindCount(*select.limit, "LIMIT") : -1;
-    limit->offset = select.offset ? std::max<int64_t>(BindCount(*select.offset, "OFFSET"), 0) : 0;
-    limit->input = plan;
-    limit->output = plan->output;
-    plan = limit;
-  }
+  plan = SortAndLimit(plan, sort_keys, select, purpose == QueryPurpose::kBatch);
 
   if (purpose == QueryPurpose::kMaterializedView && !nested) {
     std::set<std::string> seen;

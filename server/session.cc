@@ -78,8 +78,8 @@ executor::QueryResult Command(std::string tag) {
 bool JoinsImplicitTransaction(parser::StatementKind kind) {
   using Kind = parser::StatementKind;
   return kind == Kind::kInsert || kind == Kind::kUpdate || kind == Kind::kDelete ||
-         kind == Kind::kTransaction || kind == Kind::kSetVariable ||
-         kind == Kind::kShowVariable || kind == Kind::kResetVariable;
+         kind == Kind::kTransaction || kind == Kind::kSetVariable || kind == Kind::kShowVariable ||
+         kind == Kind::kResetVariable;
 }
 
 }  // namespace
@@ -150,7 +150,8 @@ bool Session::RunSimpleQuery(std::string_view sql,
   }
   try {
     for (const parser::StatementPtr& statement : statements) {
-      if (transaction_ == TransactionState::kImplicit && !JoinsImplicitTransaction(statement->kind)) {
+      if (transaction_ == TransactionState::kImplicit &&
+          !JoinsImplicitTransaction(statement->kind)) {
         // A query does not see a transaction's own writes yet, CHECKPOINT covers committed
         // writes only, and DDL is not transactional: the writes before such a statement
         // commit first, and the ones after it form the next all-or-nothing run.

@@ -430,6 +430,37 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
   }
 }
 
+QueryResult Database::Describe(const parser::Statement& statement) {
+  QueryResult shape;
+  switch (statement.kind) {
+    case parser::StatementKind::kSelect: {
+      planner::BoundQuery query =
+          planner::BindQuery(static_cast<const parser::SelectStatement&>(statement), catalog_,
+                             planner::QueryPurpose::kBatch);
+      shape.returns_rows = true;
+      for (size_t i = 0; i < query.visible_columns; ++i) {
+        shape.columns.push_back({query.root->output[i].name, query.root->output[i].type});
+      }
+      return shape;
+    }
+    case parser::StatementKind::kInsert:
+    case parser::StatementKind::kUpdate:
+    case parser::StatementKind::kDelete:
+      MakeDml().Describe(statement);
+      return shape;
+    case parser::StatementKind::kShowObjects:
+    case parser::StatementKind::kExplain: {
+      // Neither changes anything; their columns depend on what they show.
+      QueryResult result = Execute(statement);
+      shape.returns_rows = result.returns_rows;
+      shape.columns = std::move(result.columns);
+      return shape;
+    }
+    default:
+      return shape;
+  }
+}
+
 planner::CatalogObjectPtr Database::PlanStream(const parser::CreateStreamStatement& create,
                                                uint32_t id) {
   auto object = std::make_shared<planner::CatalogObject>();

@@ -67,6 +67,13 @@ class Database {
   QueryResult Execute(const parser::Statement& statement, Transaction* transaction = nullptr,
                       const SessionContext& session = {});
 
+  /// The shape of what `statement` would return, without running it: `returns_rows` and
+  /// `columns` (no rows, no command tag). Binding it also infers the types of its
+  /// parameters `$n` still untyped (see parser::ParameterSlot). Statements that only read
+  /// (EXPLAIN, SHOW ...) are run to learn their columns. Throws SqlError as Execute would
+  /// for binding errors.
+  QueryResult Describe(const parser::Statement& statement);
+
   /// The parallelism of views created without SET streaming_parallelism.
   size_t default_parallelism() const;
 

@@ -131,10 +131,8 @@ void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* trans
   writes->changes.push_back({RowOp::kInsert, std::move(key), std::move(row)});
 }
 
-std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
-  std::shared_ptr<Table> table = ResolveTable(insert.table, insert.table_position, "insert into");
-  const planner::CatalogObject& object = table->object();
-  // Target columns, in the order values are given.
+std::vector<size_t> DmlExecutor::InsertTargets(const parser::InsertStatement& insert,
+                                               const planner::CatalogObject& object) {
   std::vector<size_t> targets;
   if (insert.columns.empty()) {
     for (size_t i = 0; i < object.columns.size(); ++i) targets.push_back(i);
@@ -159,6 +157,13 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
       targets.push_back(index);
     }
   }
+  return targets;
+}
+
+std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
+  std::shared_ptr<Table> table = ResolveTable(insert.table, insert.table_position, "insert into");
+  const planner::CatalogObject& object = table->object();
+  std::vector<size_t> targets = InsertTargets(insert, object);
 
   std::vector<std::vector<Value>> rows;
   if (insert.query) {
@@ -257,17 +262,9 @@ std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows
   return {rows.begin(), rows.end()};
 }
 
-std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transaction* transaction) {
-  std::shared_ptr<Table> table = ResolveTable(update.table.name, update.table.position, "update");
-  const planner::CatalogObject& object = table->object();
-  if (object.append_only) {
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name),
-                   update.position);
-  }
-  planner::BindScope scope{object.name, update.table.alias, object.columns, {}, {}};
-  planner::ExpressionBinder binder(&scope);
-  BoundExprPtr where = update.where ? binder.BindPredicate(*update.where, "WHERE") : nullptr;
+std::vector<std::pair<size_t, BoundExprPtr>> DmlExecutor::BindAssignments(
+    const parser::UpdateStatement& update, const planner::CatalogObject& object,
+    planner::ExpressionBinder* binder) {
   std::vector<std::pair<size_t, BoundExprPtr>> assignments;
   for (const parser::Assignment& assignment : update.assignments) {
     auto it = std::find_if(object.columns.begin(), object.columns.end(),
@@ -286,9 +283,25 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
                        assignment.position);
       }
     }
-    assignments.emplace_back(index, CoerceForAssignment(binder.Bind(*assignment.value), *it,
+    assignments.emplace_back(index, CoerceForAssignment(binder->Bind(*assignment.value), *it,
                                                         assignment.value->position));
   }
+  return assignments;
+}
+
+std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transaction* transaction) {
+  std::shared_ptr<Table> table = ResolveTable(update.table.name, update.table.position, "update");
+  const planner::CatalogObject& object = table->object();
+  if (object.append_only) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot update the APPEND ONLY table \"{}\"", object.name),
+                   update.position);
+  }
+  planner::BindScope scope{object.name, update.table.alias, object.columns, {}, {}};
+  planner::ExpressionBinder binder(&scope);
+  BoundExprPtr where = update.where ? binder.BindPredicate(*update.where, "WHERE") : nullptr;
+  std::vector<std::pair<size_t, BoundExprPtr>> assignments =
+      BindAssignments(update, object, &binder);
 
   Transaction::TableWrites* writes = transaction->For(table);
   auto current = CurrentRows(writes);
@@ -357,6 +370,55 @@ std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
     ++deleted;
   }
   return fmt::format("DELETE {}", deleted);
+}
+
+void DmlExecutor::Describe(const parser::Statement& statement) const {
+  switch (statement.kind) {
+    case parser::StatementKind::kInsert: {
+      const auto& insert = static_cast<const parser::InsertStatement&>(statement);
+      std::shared_ptr<Table> table =
+          ResolveTable(insert.table, insert.table_position, "insert into");
+      const planner::CatalogObject& object = table->object();
+      std::vector<size_t> targets = InsertTargets(insert, object);
+      if (insert.query) {
+        planner::BindQuery(*insert.query, *catalog_, planner::QueryPurpose::kBatch);
+        return;
+      }
+      planner::BindScope empty;
+      planner::ExpressionBinder binder(&empty);
+      for (const auto& values : insert.values) {
+        for (size_t i = 0; i < values.size() && i < targets.size(); ++i) {
+          CoerceForAssignment(binder.Bind(*values[i]), object.columns[targets[i]],
+                              values[i]->position);
+        }
+      }
+      return;
+    }
+    case parser::StatementKind::kUpdate: {
+      const auto& update = static_cast<const parser::UpdateStatement&>(statement);
+      std::shared_ptr<Table> table =
+          ResolveTable(update.table.name, update.table.position, "update");
+      const planner::CatalogObject& object = table->object();
+      planner::BindScope scope{object.name, update.table.alias, object.columns, {}, {}};
+      planner::ExpressionBinder binder(&scope);
+      // Assignments first: in `SET a = $1 WHERE a = $1` PostgreSQL types $1 by the target.
+      BindAssignments(update, object, &binder);
+      if (update.where) binder.BindPredicate(*update.where, "WHERE");
+      return;
+    }
+    case parser::StatementKind::kDelete: {
+      const auto& remove = static_cast<const parser::DeleteStatement&>(statement);
+      std::shared_ptr<Table> table =
+          ResolveTable(remove.table.name, remove.table.position, "delete from");
+      const planner::CatalogObject& object = table->object();
+      planner::BindScope scope{object.name, remove.table.alias, object.columns, {}, {}};
+      planner::ExpressionBinder binder(&scope);
+      if (remove.where) binder.BindPredicate(*remove.where, "WHERE");
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 void DmlExecutor::Commit(Transaction* transaction, storage::Store* store) {

@@ -7,6 +7,7 @@
 #include "executor/transaction.h"
 #include "parser/ast.h"
 #include "planner/catalog.h"
+#include "planner/expression_binder.h"
 #include "storage/store.h"
 
 namespace stave::executor {
@@ -31,6 +32,11 @@ class DmlExecutor {
   std::string Update(const parser::UpdateStatement& update, Transaction* transaction);
   std::string Delete(const parser::DeleteStatement& remove, Transaction* transaction);
 
+  /// Binds an INSERT, UPDATE or DELETE without running it, so that the types of its
+  /// parameters (`$n`, see parser::ParameterSlot) are inferred; also reports the errors
+  /// binding finds (unknown table or column, type mismatches). Other statements: nothing.
+  void Describe(const parser::Statement& statement) const;
+
   /// Applies a transaction atomically: locks its tables in id order, checks new keys again
   /// against writes committed meanwhile, and writes every table's log record and rows in
   /// one synced RocksDB write. Throws SqlError (23505,
@@ -40,6 +46,13 @@ class DmlExecutor {
  private:
   std::shared_ptr<Table> ResolveTable(const parser::QualifiedName& name, int position,
                                       std::string_view verb) const;
+  /// INSERT's target columns (positions in `object`), in the order values are given.
+  static std::vector<size_t> InsertTargets(const parser::InsertStatement& insert,
+                                           const planner::CatalogObject& object);
+  /// UPDATE's SET list: target column positions and values coerced to their columns.
+  static std::vector<std::pair<size_t, planner::BoundExprPtr>> BindAssignments(
+      const parser::UpdateStatement& update, const planner::CatalogObject& object,
+      planner::ExpressionBinder* binder);
   /// Adds the changes for one row written by INSERT (or the new half of an UPDATE that
   /// moves a key) after NOT NULL and key checks.
   void AddInsert(Transaction::TableWrites* writes, Transaction* transaction, std::vector<Value> row,

@@ -345,6 +345,7 @@ primaryExpression
     | booleanValue                                                        #booleanLiteral
     | number                                                              #numericLiteral
     | stringValue                                                         #stringLiteral
+    | PARAMETER                                                           #parameter
     // A typed literal such as DATE '2024-01-31': a cast of the string. INTERVAL '5' SECOND
     // names the unit of a bare number (and the last field kept), as the SQL standard does.
     | dataTypeName stringValue intervalField?                             #typeConstructor
@@ -630,6 +631,9 @@ DECIMAL_VALUE
     | '.' DIGIT+ EXPONENT?
     | DIGIT+ EXPONENT
     ;
+
+// A parameter placeholder of a prepared statement: $1, $2, ...
+PARAMETER: '$' DIGIT+;
 
 // Unquoted identifiers are folded to lower case by the parser. As in PostgreSQL, letters
 // beyond ASCII are allowed and kept as written.

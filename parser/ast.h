@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/data_type.h"
+#include "common/value.h"
+
 /// The typed syntax tree the parser produces. Plain data: no name resolution, no types
 /// beyond what the text says. Identifiers are already case-folded (unquoted → lower case,
 /// "quoted" → as written). Every node carries `position`: the 1-based character offset of
@@ -43,6 +46,7 @@ enum class ExprKind {
   kBetween,
   kInList,
   kLike,
+  kParameter,
 };
 
 /// The deepest expression tree the parser produces: a chain of 4999 operators over one leaf is
@@ -69,6 +73,32 @@ struct LiteralExpr : Expr {
   LiteralExpr() : Expr(ExprKind::kLiteral) {}
   LiteralKind literal_kind = LiteralKind::kNull;
   std::string value;
+};
+
+/// What a parameter placeholder `$n` of a prepared statement stands for. One slot per
+/// parameter number, shared by every `$n` of the statement with that number. The server fills
+/// it in: `type` from the Parse message or from what the binder inferred when the statement
+/// was described (kUnknown until then), `value` from the Bind message before the statement
+/// runs. Not thread-safe: a prepared statement belongs to one connection.
+struct ParameterSlot {
+  enum class Mode {
+    kNoValue,   ///< A simple query: `$n` has no value (42P02).
+    kDescribe,  ///< Being described: the binder infers `type` where it is still kUnknown.
+    kBound,     ///< Running with `value`.
+  };
+  Mode mode = Mode::kNoValue;
+  DataType type;
+  Value value;  ///< With kBound: the value, already of `type`.
+};
+
+/// The highest parameter number: a Bind message counts its values in 16 bits.
+inline constexpr int kMaxParameterNumber = 65535;
+
+/// `$1`, `$2`, ...: a parameter of a prepared statement (extended query protocol).
+struct ParameterExpr : Expr {
+  ParameterExpr() : Expr(ExprKind::kParameter) {}
+  int number = 0;  ///< 1-based, as written.
+  std::shared_ptr<ParameterSlot> slot;
 };
 
 /// `col`, `t.col`, `schema.t.col`.
@@ -204,6 +234,9 @@ struct Statement {
   const StatementKind kind;
   int position = 0;  ///< Where the statement starts in the query string.
   std::string text;  ///< The statement's own text, without the trailing ';'.
+  /// The slots of `$1` ... `$n` for the highest n written (numbers not written get a slot
+  /// too, as PostgreSQL counts them). Only on top-level statements; empty without `$n`.
+  std::vector<std::shared_ptr<ParameterSlot>> parameters;
 };
 using StatementPtr = std::unique_ptr<Statement>;
 

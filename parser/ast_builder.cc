@@ -73,7 +73,12 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   std::vector<StatementPtr> BuildStatements(P::MultiStatementContext* ctx) {
     std::vector<StatementPtr> statements;
     for (P::StatementContext* statement : ctx->statement()) {
+      parameters_.clear();
       statements.push_back(BuildStatement(statement));
+      for (auto& slot : parameters_) {
+        if (slot == nullptr) slot = std::make_shared<ParameterSlot>();
+      }
+      statements.back()->parameters = std::move(parameters_);
     }
     return statements;
   }
@@ -523,6 +528,26 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
 
   antlrcpp::Any visitStringLiteral(P::StringLiteralContext* ctx) override {
     expr_ = MakeLiteral(LiteralKind::kString, StringContents(ctx->stringValue()), PositionOf(ctx));
+    return {};
+  }
+
+  antlrcpp::Any visitParameter(P::ParameterContext* ctx) override {
+    auto parameter = MakeNode<ParameterExpr>(PositionOf(ctx));
+    std::string digits = ctx->getStart()->getText().substr(1);
+    int number = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    // PostgreSQL's limit: a Bind message counts parameters in 16 bits.
+    if (error != std::errc() || end != digits.data() + digits.size() || number < 1 ||
+        number > kMaxParameterNumber) {
+      throw SqlError("42P02", "there is no parameter $" + digits, PositionOf(ctx));
+    }
+    parameter->number = number;
+    if (parameters_.size() < static_cast<size_t>(number)) parameters_.resize(number);
+    if (parameters_[number - 1] == nullptr) {
+      parameters_[number - 1] = std::make_shared<ParameterSlot>();
+    }
+    parameter->slot = parameters_[number - 1];
+    expr_ = std::move(parameter);
     return {};
   }
 
@@ -1202,6 +1227,8 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   ExprPtr expr_;               // The result of the last expression visit.
   ExprPtr predicate_operand_;  // See TakePredicateOperand().
   int depth_ = 0;              // The depth of the expression being built; 1 at the root.
+  // The parameter slots of the top-level statement being built, by number - 1.
+  std::vector<std::shared_ptr<ParameterSlot>> parameters_;
 };
 
 }  // namespace

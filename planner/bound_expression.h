@@ -8,6 +8,10 @@
 #include "common/data_type.h"
 #include "common/value.h"
 
+namespace stave::parser {
+struct ParameterSlot;
+}  // namespace stave::parser
+
 namespace stave::planner {
 
 /// Scalar functions and operators the executor evaluates over chunks. The binder has
@@ -101,6 +105,10 @@ struct BoundExpr {
   size_t column = 0;                               ///< kColumn: the input column's position.
   ScalarFunction function = ScalarFunction::kAdd;  ///< kFunction.
   std::vector<BoundExprPtr> args;                  ///< kFunction.
+  /// An untyped parameter `$n` of a statement being described (a NULL kConstant of
+  /// kUnknown): the first coercion of it decides the parameter's type (see
+  /// ExpressionBinder::Coerce).
+  std::shared_ptr<parser::ParameterSlot> parameter;
 
   static BoundExprPtr MakeConstant(Value value, DataType type);
   static BoundExprPtr MakeColumn(size_t column, DataType type);

@@ -309,6 +309,8 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
   switch (expr.kind) {
     case ExprKind::kLiteral:
       return BindLiteral(static_cast<const parser::LiteralExpr&>(expr));
+    case ExprKind::kParameter:
+      return BindParameter(static_cast<const parser::ParameterExpr&>(expr));
     case ExprKind::kColumnRef: {
       const auto& column = static_cast<const parser::ColumnRefExpr&>(expr);
       // current_timestamp, current_date, ... are keywords in PostgreSQL, never columns.
@@ -404,6 +406,10 @@ BoundExprPtr ExpressionBinder::BindPredicate(const Expr& expr, std::string_view 
 
 BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int position) {
   if (expr->type == target) return expr;
+  if (expr->parameter != nullptr && expr->parameter->type.id == TypeId::kUnknown) {
+    // As PostgreSQL does, an untyped parameter takes the type its context asks for first.
+    expr->parameter->type = target;
+  }
   if (expr->kind == BoundExpr::Kind::kConstant && expr->constant.is_null()) {
     return BoundExpr::MakeConstant(Value::Null(), target);
   }
@@ -426,6 +432,26 @@ BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int po
     }
   }
   return BoundExpr::MakeFunction(ScalarFunction::kCast, target, {expr});
+}
+
+BoundExprPtr ExpressionBinder::BindParameter(const parser::ParameterExpr& expr) {
+  const parser::ParameterSlot& slot = *expr.slot;
+  switch (slot.mode) {
+    case parser::ParameterSlot::Mode::kNoValue:
+      throw SqlError("42P02", fmt::format("there is no parameter ${}", expr.number), expr.position);
+    case parser::ParameterSlot::Mode::kBound:
+      return BoundExpr::MakeConstant(slot.value, slot.type);
+    case parser::ParameterSlot::Mode::kDescribe:
+      break;
+  }
+  // Described only: a NULL of the parameter's type stands for any value it may take.
+  if (slot.type.id != TypeId::kUnknown) return BoundExpr::MakeConstant(Value::Null(), slot.type);
+  auto untyped = std::make_shared<BoundExpr>();
+  untyped->kind = BoundExpr::Kind::kConstant;
+  untyped->type = TypeId::kUnknown;
+  untyped->constant = Value::Null();
+  untyped->parameter = expr.slot;
+  return untyped;
 }
 
 BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
@@ -832,6 +858,8 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
 BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
   BoundExprPtr operand = Bind(*expr.operand);
   DataType target = ResolveType(expr.type);
+  // `$1::int`: an untyped parameter is of the cast's type, as in PostgreSQL.
+  if (operand->parameter != nullptr) return Coerce(operand, target, expr.position);
   if (!expr.type.interval_field.empty()) {
     if (target.id != TypeId::kInterval) {
       throw SqlError(sqlstate::kSyntaxError,

@@ -69,6 +69,7 @@ class ExpressionBinder {
   BoundExprPtr BindCase(const parser::CaseExpr& expr);
   BoundExprPtr BindCast(const parser::CastExpr& expr);
   BoundExprPtr BindLiteral(const parser::LiteralExpr& expr);
+  BoundExprPtr BindParameter(const parser::ParameterExpr& expr);
 };
 
 /// ExpressionBinder::ResolveColumn over a scope with `sources`: throws 42702 for a name

@@ -96,6 +96,8 @@ std::string ToString(const Expr* expr) {
     }
     case ExprKind::kColumnRef:
       return Join(static_cast<const ColumnRefExpr*>(expr)->names, ".");
+    case ExprKind::kParameter:
+      return "$" + std::to_string(static_cast<const ParameterExpr*>(expr)->number);
     case ExprKind::kStar: {
       auto* star = static_cast<const StarExpr*>(expr);
       return star->qualifier.empty() ? "*" : Join(star->qualifier, ".") + ".*";
@@ -246,6 +248,27 @@ TEST(ParserSelectTest, MinimalSelect) {
   EXPECT_TRUE(select->order_by.empty());
   EXPECT_EQ(select->limit, nullptr);
   EXPECT_EQ(select->offset, nullptr);
+}
+
+TEST(ParserSelectTest, ParameterPlaceholders) {
+  EXPECT_EQ(ExprString("$1 + $12"), "(+ $1 $12)");
+  EXPECT_EQ(ExprString("$2::int"), "(CAST $2 AS int)");
+  // One slot per number, shared by its uses; numbers not written get a slot too.
+  auto select = ParseSelect("SELECT $3, $1 FROM t WHERE a = $3");
+  ASSERT_NE(select, nullptr);
+  ASSERT_EQ(select->parameters.size(), 3u);
+  for (const auto& slot : select->parameters) EXPECT_NE(slot, nullptr);
+  EXPECT_EQ(static_cast<const ParameterExpr*>(select->items[0].expr.get())->slot,
+            select->parameters[2]);
+  EXPECT_TRUE(ParseSelect("SELECT 1")->parameters.empty());
+  // Each statement of a query string counts its own.
+  auto statements = Parse("SELECT $1; SELECT $2");
+  ASSERT_EQ(statements.size(), 2u);
+  EXPECT_EQ(statements[0]->parameters.size(), 1u);
+  EXPECT_EQ(statements[1]->parameters.size(), 2u);
+  EXPECT_SQL_ERROR("SELECT $0", "42P02", "there is no parameter $0", 8);
+  EXPECT_SQL_ERROR("SELECT $65536", "42P02", "there is no parameter $65536", 8);
+  EXPECT_SYNTAX_ERROR("SELECT $", "syntax error at or near \"$\"", 8);
 }
 
 TEST(ParserSelectTest, AllClauses) {
@@ -1810,7 +1833,7 @@ TEST(ParserErrorTest, LexicalErrors) {
   EXPECT_SYNTAX_ERROR("SELECT 'it''s", "unterminated quoted string at or near \"'it''s\"", 8);
   EXPECT_SYNTAX_ERROR("SELECT \"abc", "unterminated quoted identifier at or near \"\"abc\"", 8);
   EXPECT_SYNTAX_ERROR("SELECT 1 /* open", "unterminated /* comment at or near \"/* open\"", 10);
-  EXPECT_SYNTAX_ERROR("SELECT $1", "syntax error at or near \"$\"", 8);
+  EXPECT_SYNTAX_ERROR("SELECT $a", "syntax error at or near \"$\"", 8);
   EXPECT_SYNTAX_ERROR("SELECT a # b", "syntax error at or near \"#\"", 10);
   EXPECT_SYNTAX_ERROR("SELECT 1 ! 2", "syntax error at or near \"!\"", 10);
   EXPECT_SYNTAX_ERROR("SELECT ?", "syntax error at or near \"?\"", 8);

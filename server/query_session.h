@@ -2,14 +2,31 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/data_type.h"
+#include "common/value.h"
 #include "executor/query_result.h"
 
 namespace stave::server {
+
+/// A statement of the extended query protocol: parsed and described once by Parse, then run
+/// by every Execute of a portal bound to it. Sessions subclass it to keep what they parsed.
+struct PreparedStatement {
+  virtual ~PreparedStatement() = default;
+
+  /// The types of $1 ... $n: as the client declared them, else as the statement's context
+  /// decides (`col = $1` takes col's type), else text. What ParameterDescription reports.
+  std::vector<DataType> parameter_types;
+  /// What the statement returns (returns_rows and columns, no rows): what Describe reports.
+  executor::QueryResult description;
+  /// The query string held no statement: Execute answers EmptyQueryResponse.
+  bool empty = false;
+};
 
 /// What one client connection talks to, independent of the wire protocol: runs SQL and keeps
 /// the session's settings and transaction state. One instance per connection; not
@@ -28,6 +45,24 @@ class QuerySession {
   /// statements before it were already delivered.
   virtual bool RunSimpleQuery(
       std::string_view sql, const std::function<void(const executor::QueryResult&)>& on_result) = 0;
+
+  /// Parses and describes the one statement of a Parse message. `parameter_types` holds the
+  /// types the client declared (nullopt: to be inferred); the statement may use more
+  /// parameters than declared. Throws SqlError: 42601 for a syntax error or more than one
+  /// statement, or what binding the statement finds (unknown table, type mismatch, ...).
+  virtual std::shared_ptr<const PreparedStatement> Prepare(
+      std::string_view sql, const std::vector<std::optional<DataType>>& parameter_types) = 0;
+
+  /// Runs a prepared statement with `parameters` (one per parameter type, each already of
+  /// that type; NULL allowed). Statements run until the next Sync form one implicit
+  /// transaction, as in PostgreSQL (see Sync). Throws SqlError.
+  /// REQUIRES: `statement` came from this session's Prepare and is not empty.
+  virtual executor::QueryResult ExecutePrepared(const PreparedStatement& statement,
+                                                const std::vector<Value>& parameters) = 0;
+
+  /// The extended protocol's Sync: commits the implicit transaction of the statements run
+  /// since the last Sync, if any. Throws SqlError if the commit fails (nothing was written).
+  virtual void Sync() = 0;
 
   /// Settings whose value changed since the last call, to report as ParameterStatus before
   /// ReadyForQuery (e.g. after `SET application_name = ...`).

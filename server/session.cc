@@ -138,6 +138,12 @@ char Session::TransactionStatus() const {
 
 void Session::OnError() {
   if (transaction_ == TransactionState::kInBlock) transaction_ = TransactionState::kFailed;
+  // An error in the extended protocol (a bad parameter in Bind, say) ends the implicit
+  // transaction of the statements before it: all or nothing.
+  if (transaction_ == TransactionState::kImplicit) {
+    writes_.reset();
+    transaction_ = TransactionState::kIdle;
+  }
 }
 
 bool Session::RunSimpleQuery(std::string_view sql,
@@ -148,19 +154,24 @@ bool Session::RunSimpleQuery(std::string_view sql,
     writes_ = std::make_unique<executor::Transaction>();
     transaction_ = TransactionState::kImplicit;
   }
+  for (const parser::StatementPtr& statement : statements) {
+    on_result(RunInImplicitTransaction(*statement));
+  }
+  if (transaction_ == TransactionState::kImplicit) CommitImplicit();
+  return true;
+}
+
+executor::QueryResult Session::RunInImplicitTransaction(const parser::Statement& statement) {
   try {
-    for (const parser::StatementPtr& statement : statements) {
-      if (transaction_ == TransactionState::kImplicit &&
-          !JoinsImplicitTransaction(statement->kind)) {
-        // A query does not see a transaction's own writes yet, CHECKPOINT covers committed
-        // writes only, and DDL is not transactional: the writes before such a statement
-        // commit first, and the ones after it form the next all-or-nothing run.
-        CommitImplicit();
-        writes_ = std::make_unique<executor::Transaction>();
-        transaction_ = TransactionState::kImplicit;
-      }
-      on_result(RunStatement(*statement));
+    if (transaction_ == TransactionState::kImplicit && !JoinsImplicitTransaction(statement.kind)) {
+      // A query does not see a transaction's own writes yet, CHECKPOINT covers committed
+      // writes only, and DDL is not transactional: the writes before such a statement
+      // commit first, and the ones after it form the next all-or-nothing run.
+      CommitImplicit();
+      writes_ = std::make_unique<executor::Transaction>();
+      transaction_ = TransactionState::kImplicit;
     }
+    return RunStatement(statement);
   } catch (...) {
     if (transaction_ == TransactionState::kImplicit) {  // All or nothing.
       writes_.reset();
@@ -168,8 +179,6 @@ bool Session::RunSimpleQuery(std::string_view sql,
     }
     throw;
   }
-  if (transaction_ == TransactionState::kImplicit) CommitImplicit();
-  return true;
 }
 
 void Session::CommitImplicit() {

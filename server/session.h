@@ -26,8 +26,20 @@ class Session : public QuerySession {
   std::vector<std::pair<std::string, std::string>> TakeChangedParameters() override;
   char TransactionStatus() const override;
   void OnError() override;
+  // The extended query protocol: session_prepared.cc.
+  std::shared_ptr<const PreparedStatement> Prepare(
+      std::string_view sql, const std::vector<std::optional<DataType>>& parameter_types) override;
+  executor::QueryResult ExecutePrepared(const PreparedStatement& statement,
+                                        const std::vector<Value>& parameters) override;
+  void Sync() override;
 
  private:
+  /// What `statement` would return, without running it (see executor::Database::Describe);
+  /// infers the types of its untyped parameters.
+  executor::QueryResult Describe(const parser::Statement& statement);
+  /// Runs one statement of a query string or an Execute: inside the implicit transaction of
+  /// the statements run with it, which the caller ends (on error it is rolled back here).
+  executor::QueryResult RunInImplicitTransaction(const parser::Statement& statement);
   executor::QueryResult RunStatement(const parser::Statement& statement);
   executor::QueryResult Set(const parser::SetVariableStatement& set);
   executor::QueryResult Show(const parser::ShowVariableStatement& show);

@@ -142,4 +142,66 @@ uint32_t MaxMessageLength(char type) {
   }
 }
 
+ParseMessage ParseParseMessage(std::string_view body) {
+  MessageReader reader(body);
+  ParseMessage message;
+  message.statement_name = reader.ReadCString();
+  message.query = reader.ReadCString();
+  int16_t count = reader.ReadInt16();
+  if (count < 0) throw ProtocolError("invalid message format: negative parameter count");
+  for (int16_t i = 0; i < count; ++i) message.parameter_types.push_back(reader.ReadInt32());
+  reader.ExpectEnd();
+  return message;
+}
+
+BindMessage ParseBindMessage(std::string_view body) {
+  MessageReader reader(body);
+  BindMessage message;
+  message.portal_name = reader.ReadCString();
+  message.statement_name = reader.ReadCString();
+  // Counts are unsigned 16-bit numbers on the wire (PostgreSQL reads them with pq_getmsgint).
+  auto read_count = [&reader] { return static_cast<uint16_t>(reader.ReadInt16()); };
+  uint16_t formats = read_count();
+  for (uint16_t i = 0; i < formats; ++i) message.parameter_formats.push_back(reader.ReadInt16());
+  uint16_t parameters = read_count();
+  for (uint16_t i = 0; i < parameters; ++i) {
+    int32_t length = reader.ReadInt32();
+    if (length == -1) {
+      message.parameters.emplace_back(std::nullopt);
+    } else if (length < 0) {
+      throw ProtocolError("invalid message format: negative parameter length");
+    } else {
+      message.parameters.emplace_back(reader.ReadBytes(static_cast<size_t>(length)));
+    }
+  }
+  uint16_t result_formats = read_count();
+  for (uint16_t i = 0; i < result_formats; ++i) {
+    message.result_formats.push_back(reader.ReadInt16());
+  }
+  reader.ExpectEnd();
+  return message;
+}
+
+TargetMessage ParseTargetMessage(std::string_view body) {
+  MessageReader reader(body);
+  TargetMessage message;
+  message.kind = static_cast<char>(reader.ReadByte());
+  if (message.kind != 'S' && message.kind != 'P') {
+    throw ProtocolError("invalid DESCRIBE or CLOSE message subtype " +
+                        std::to_string(static_cast<unsigned char>(message.kind)));
+  }
+  message.name = reader.ReadCString();
+  reader.ExpectEnd();
+  return message;
+}
+
+ExecuteMessage ParseExecuteMessage(std::string_view body) {
+  MessageReader reader(body);
+  ExecuteMessage message;
+  message.portal_name = reader.ReadCString();
+  message.max_rows = reader.ReadInt32();
+  reader.ExpectEnd();
+  return message;
+}
+
 }  // namespace stave::server::pgwire

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,6 +66,41 @@ StartupPacket ParseStartupPacket(std::string_view body);
 /// Returns the SQL text of a Query ('Q') message body: one NUL-terminated string and nothing
 /// after it. Throws ProtocolError otherwise.
 std::string_view ParseQueryMessage(std::string_view body);
+
+/// Parse ('P'): prepares `query` as the statement `statement_name` ("" = unnamed) with the
+/// given parameter type OIDs (0 = let the server decide).
+struct ParseMessage {
+  std::string_view statement_name;
+  std::string_view query;
+  std::vector<int32_t> parameter_types;
+};
+ParseMessage ParseParseMessage(std::string_view body);
+
+/// Bind ('B'): makes portal `portal_name` from statement `statement_name`. A parameter value
+/// is nullopt for NULL. Format code lists are as sent (0, 1 or one per item).
+struct BindMessage {
+  std::string_view portal_name;
+  std::string_view statement_name;
+  std::vector<int16_t> parameter_formats;
+  std::vector<std::optional<std::string_view>> parameters;
+  std::vector<int16_t> result_formats;
+};
+BindMessage ParseBindMessage(std::string_view body);
+
+/// Describe ('D') and Close ('C'): `kind` is 'S' (statement) or 'P' (portal); anything else
+/// is a protocol error.
+struct TargetMessage {
+  char kind = 'S';
+  std::string_view name;
+};
+TargetMessage ParseTargetMessage(std::string_view body);
+
+/// Execute ('E'): runs portal `portal_name`, returning at most `max_rows` rows (0 = all).
+struct ExecuteMessage {
+  std::string_view portal_name;
+  int32_t max_rows = 0;
+};
+ExecuteMessage ParseExecuteMessage(std::string_view body);
 
 /// True for the message types a frontend may send after startup (Query, the extended
 /// protocol, FunctionCall, COPY data, Terminate). Anything else is a protocol violation.

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "server/pgwire/value_formats.h"
+
 namespace stave::server::pgwire {
 
 ErrorFields ErrorFields::FromSqlError(const SqlError& error) {
@@ -70,26 +72,44 @@ void MessageWriter::WriteReadyForQuery(char transaction_status) {
   WriteMessage('Z', [&] { AddByte(transaction_status); });
 }
 
-void MessageWriter::WriteRowDescription(const std::vector<executor::ResultColumn>& columns) {
+namespace {
+
+void CheckFormats(const std::vector<int16_t>& formats, size_t columns) {
+  if (!formats.empty() && formats.size() != columns) {
+    throw std::invalid_argument("result format codes do not match the result columns");
+  }
+}
+
+bool IsBinary(const std::vector<int16_t>& formats, size_t column) {
+  return !formats.empty() && formats[column] == kBinaryFormat;
+}
+
+}  // namespace
+
+void MessageWriter::WriteRowDescription(const std::vector<executor::ResultColumn>& columns,
+                                        const std::vector<int16_t>& formats) {
   if (columns.size() > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
     throw std::invalid_argument("too many result columns for the protocol");
   }
+  CheckFormats(formats, columns.size());
   WriteMessage('T', [&] {
     AddInt16(static_cast<int16_t>(columns.size()));
-    for (const executor::ResultColumn& column : columns) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const executor::ResultColumn& column = columns[i];
       AddCString(column.name);
       AddInt32(0);  // Table OID: not a column of a table.
       AddInt16(0);  // Attribute number.
       AddInt32(column.type.Oid());
       AddInt16(column.type.TypeLength());
       AddInt32(-1);  // Type modifier.
-      AddInt16(0);   // Text format.
+      AddInt16(IsBinary(formats, i) ? kBinaryFormat : kTextFormat);
     }
   });
 }
 
 void MessageWriter::WriteDataRow(const std::vector<Value>& row,
-                                 const std::vector<executor::ResultColumn>& columns) {
+                                 const std::vector<executor::ResultColumn>& columns,
+                                 const std::vector<int16_t>& formats) {
   if (row.size() != columns.size()) {
     throw std::invalid_argument("result row has " + std::to_string(row.size()) + " values but " +
                                 std::to_string(columns.size()) + " columns");
@@ -97,6 +117,7 @@ void MessageWriter::WriteDataRow(const std::vector<Value>& row,
   if (columns.size() > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
     throw std::invalid_argument("too many result columns for the protocol");
   }
+  CheckFormats(formats, columns.size());
   WriteMessage('D', [&] {
     AddInt16(static_cast<int16_t>(columns.size()));
     for (size_t i = 0; i < row.size(); ++i) {
@@ -104,13 +125,44 @@ void MessageWriter::WriteDataRow(const std::vector<Value>& row,
         AddInt32(-1);
         continue;
       }
-      std::string text = row[i].ToText(columns[i].type);
+      std::string text = IsBinary(formats, i) ? EncodeBinaryValue(row[i], columns[i].type)
+                                              : row[i].ToText(columns[i].type);
       if (text.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
         throw std::length_error("result value too large for the protocol");
       }
       AddInt32(static_cast<int32_t>(text.size()));
       AddBytes(text);
     }
+  });
+}
+
+void MessageWriter::WriteParseComplete() {
+  WriteMessage('1', [] {});
+}
+
+void MessageWriter::WriteBindComplete() {
+  WriteMessage('2', [] {});
+}
+
+void MessageWriter::WriteCloseComplete() {
+  WriteMessage('3', [] {});
+}
+
+void MessageWriter::WriteNoData() {
+  WriteMessage('n', [] {});
+}
+
+void MessageWriter::WritePortalSuspended() {
+  WriteMessage('s', [] {});
+}
+
+void MessageWriter::WriteParameterDescription(const std::vector<DataType>& types) {
+  if (types.size() > static_cast<size_t>(std::numeric_limits<uint16_t>::max())) {
+    throw std::invalid_argument("too many parameters for the protocol");
+  }
+  WriteMessage('t', [&] {
+    AddInt16(static_cast<int16_t>(static_cast<uint16_t>(types.size())));
+    for (DataType type : types) AddInt32(type.Oid());
   });
 }
 

@@ -39,12 +39,25 @@ class MessageWriter {
   void WriteBackendKeyData(int32_t process_id, int32_t secret_key);
   /// `transaction_status` is 'I', 'T' or 'E'.
   void WriteReadyForQuery(char transaction_status);
-  /// Text format for every column; table OID and attribute number 0, type modifier -1.
-  void WriteRowDescription(const std::vector<executor::ResultColumn>& columns);
-  /// One DataRow in text format: a NULL Value is length -1, any other its ToText(type).
+  /// Table OID and attribute number 0, type modifier -1. `formats`: the format code of
+  /// each column (kTextFormat or kBinaryFormat of value_formats.h); empty for text.
+  /// REQUIRES (checked): `formats` empty or one per column.
+  void WriteRowDescription(const std::vector<executor::ResultColumn>& columns,
+                           const std::vector<int16_t>& formats = {});
+  /// One DataRow: a NULL Value is length -1, any other its ToText(type), or its binary
+  /// format where `formats` asks for it (as in WriteRowDescription).
   /// REQUIRES (checked, throws std::invalid_argument): one value per column.
   void WriteDataRow(const std::vector<Value>& row,
-                    const std::vector<executor::ResultColumn>& columns);
+                    const std::vector<executor::ResultColumn>& columns,
+                    const std::vector<int16_t>& formats = {});
+  /// The extended query protocol's acknowledgements.
+  void WriteParseComplete();
+  void WriteBindComplete();
+  void WriteCloseComplete();
+  void WriteNoData();
+  void WritePortalSuspended();
+  /// The type OIDs of a prepared statement's parameters.
+  void WriteParameterDescription(const std::vector<DataType>& types);
   void WriteCommandComplete(std::string_view command_tag);
   void WriteEmptyQueryResponse();
   void WriteErrorResponse(const ErrorFields& fields);

@@ -192,8 +192,7 @@ void PgConnection::RunMessageLoop() {
     if (type == 'S') {  // Sync ends an extended-protocol batch, failed or not.
       SkipBody(body_length);
       skipping_until_sync_ = false;
-      writer_.WriteReadyForQuery(session_->TransactionStatus());
-      Flush();
+      HandleSync();
       continue;
     }
     if (skipping_until_sync_) {
@@ -212,14 +211,8 @@ void PgConnection::RunMessageLoop() {
       case 'D':
       case 'E':
       case 'C': {
-        SkipBody(body_length);
-        ErrorFields fields;
-        fields.sqlstate = sqlstate::kFeatureNotSupported;
-        fields.message = "extended query protocol is not supported yet";
-        fields.hint = "Use the simple query protocol (in pgJDBC: preferQueryMode=simple).";
-        ReportError(fields);
-        skipping_until_sync_ = true;
-        Flush();
+        std::string body = ReadBody(body_length);
+        RunExtendedMessage(type, body);
         break;
       }
       case 'H':  // Flush
@@ -246,10 +239,25 @@ void PgConnection::RunMessageLoop() {
 }
 
 void PgConnection::RunQuery(std::string_view sql) {
-  try {
+  // A simple query ends the unnamed statement and portal, as in PostgreSQL.
+  statements_.erase("");
+  portals_.erase("");
+  RunReportingErrors([&] {
     bool had_statements = session_->RunSimpleQuery(
         sql, [this](const executor::QueryResult& result) { SendResult(result); });
     if (!had_statements) writer_.WriteEmptyQueryResponse();
+  });
+  SendChangedParameters();
+  writer_.WriteReadyForQuery(session_->TransactionStatus());
+  Flush();
+}
+
+bool PgConnection::RunReportingErrors(const std::function<void()>& run) {
+  try {
+    run();
+    return true;
+  } catch (const ProtocolError&) {
+    throw;  // Ends the connection.
   } catch (const SqlError& error) {
     if (connection_lost_) throw ConnectionLost("could not send data to client");
     ReportError(ErrorFields::FromSqlError(error));
@@ -268,11 +276,13 @@ void PgConnection::RunQuery(std::string_view sql) {
     fields.message = "unknown internal error";
     ReportError(fields);
   }
+  return false;
+}
+
+void PgConnection::SendChangedParameters() {
   for (const auto& [name, value] : session_->TakeChangedParameters()) {
     writer_.WriteParameterStatus(name, value);
   }
-  writer_.WriteReadyForQuery(session_->TransactionStatus());
-  Flush();
 }
 
 void PgConnection::SendResult(const executor::QueryResult& result) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,8 +37,10 @@ struct PgConnectionConfig {
 
 /// The PostgreSQL v3 protocol for one client connection, from the startup packet to the
 /// end: SSL/GSS negotiation (always declined), StartupMessage, trust authentication, then
-/// simple Query messages run through a QuerySession made by the factory. The extended query
-/// protocol is answered with an error (0A000) and skipped up to the next Sync.
+/// simple Query messages and the extended query protocol (Parse, Bind, Describe, Execute,
+/// Close, Sync, Flush; named and unnamed statements and portals, text and binary formats,
+/// row limits) run through a QuerySession made by the factory. After an error in the
+/// extended protocol every message up to the next Sync is skipped, as in PostgreSQL.
 ///
 /// Errors of statements are reported and the connection goes on; protocol violations
 /// (bad lengths, unknown message types, malformed messages) get a FATAL ErrorResponse 08P01
@@ -64,6 +67,21 @@ class PgConnection {
   bool RunStartup();
   void RunMessageLoop();
   void RunQuery(std::string_view sql);
+  // Runs `run`, reporting a statement error (SqlError or another exception) as an
+  // ErrorResponse; returns false if it failed. Protocol errors and a lost connection
+  // propagate.
+  bool RunReportingErrors(const std::function<void()>& run);
+  // Runs one extended-protocol message (Parse, Bind, Describe, Execute, Close). A statement
+  // error is reported, and the messages up to the next Sync are skipped.
+  void RunExtendedMessage(char type, std::string_view body);
+  // The extended protocol's messages (pg_connection_extended.cc); each throws SqlError.
+  void HandleParse(std::string_view body);
+  void HandleBind(std::string_view body);
+  void HandleDescribe(std::string_view body);
+  void HandleExecute(std::string_view body);
+  void HandleClose(std::string_view body);
+  void HandleSync();
+  void SendChangedParameters();
   void SendResult(const executor::QueryResult& result);
   // Reports a statement error: ErrorResponse, then QuerySession::OnError.
   void ReportError(const ErrorFields& fields);
@@ -81,6 +99,17 @@ class PgConnection {
   void Flush();
   void FlushIfLarge();
 
+  /// A portal of the extended protocol: a prepared statement bound to parameter values, and
+  /// its result from the first Execute on, which later Executes hand out in parts.
+  struct Portal {
+    std::shared_ptr<const PreparedStatement> statement;
+    std::vector<Value> parameters;
+    std::vector<int16_t> result_formats;  // One per result column; empty: all text.
+    bool executed = false;
+    executor::QueryResult result;
+    size_t next_row = 0;  // The first row the next Execute sends.
+  };
+
   ByteStream* stream_;
   const QuerySessionFactory* session_factory_;
   PgConnectionConfig config_;
@@ -89,6 +118,10 @@ class PgConnection {
   std::vector<char> input_;  // Bytes read from the stream but not consumed yet.
   size_t input_begin_ = 0;
   size_t input_end_ = 0;
+  // Prepared statements and portals by name; "" is the unnamed one, which the next Parse
+  // (Bind) replaces. Portals end with the transaction they were made in.
+  std::map<std::string, std::shared_ptr<const PreparedStatement>, std::less<>> statements_;
+  std::map<std::string, Portal, std::less<>> portals_;
   bool skipping_until_sync_ = false;  // After an extended-protocol error, as PostgreSQL does.
   bool connection_lost_ = false;      // Set when a write failed inside a session callback.
 };

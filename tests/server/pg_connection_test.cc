@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,19 @@ namespace {
 
 using testing::AppendInt32;
 using testing::BackendMessage;
+using testing::BindBytes;
+using testing::CloseBytes;
 using testing::DataRowValues;
+using testing::DescribeBytes;
 using testing::ErrorField;
+using testing::ExecuteBytes;
 using testing::MessageBytes;
 using testing::MessageTypes;
 using testing::ParseBackendMessages;
+using testing::ParseBytes;
 using testing::QueryBytes;
 using testing::StartupMessageBytes;
+using testing::SyncBytes;
 
 /// A ByteStream over fixed input that records the output; can hand input out in small
 /// pieces and can fail writes, to play a slow or vanishing client.
@@ -192,24 +199,180 @@ TEST_F(PgConnectionTest, ChangedParametersAreReportedBeforeReady) {
   EXPECT_EQ(messages[1].body, std::string("application_name\0foo\0", 21));
 }
 
-TEST_F(PgConnectionTest, ExtendedProtocolIsRejectedUntilSync) {
-  std::string parse = MessageBytes('P', std::string("\0select $1\0\0\0", 13));
-  std::string bind = MessageBytes('B', std::string(12, '\0'));
-  std::string describe = MessageBytes('D', std::string("P\0", 2));
-  std::string execute = MessageBytes('E', std::string(5, '\0'));
-  std::string sync = MessageBytes('S', "");
-  std::string flush = MessageBytes('H', "");
+TEST_F(PgConnectionTest, ExtendedProtocolUnnamedStatementAndPortal) {
+  // What pgJDBC sends for a query with one int4 parameter (binary) and all-binary results.
+  std::string int4_seven("\0\0\0\x07", 4);
+  auto messages = AfterStartup(Converse(
+      Startup() + ParseBytes("", "SELECT $1", {23}) + BindBytes("", "", {1}, {int4_seven}, {1}) +
+      DescribeBytes('P', "") + ExecuteBytes("") + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "12TDCZ");
+  // RowDescription: int4, binary format (the last 2 bytes of the one field).
+  EXPECT_EQ(testing::ReadUint32(messages[2].body, 2 + 9 + 6), 23u);
+  EXPECT_EQ(testing::ReadUint16(messages[2].body, messages[2].body.size() - 2), 1u);
+  EXPECT_EQ(DataRowValues(messages[3]), std::vector<std::string>{int4_seven});
+  EXPECT_EQ(messages[4].body, std::string("SELECT 1\0", 9));
+  EXPECT_EQ(messages[5].body, "I");
+}
+
+TEST_F(PgConnectionTest, DescribeStatementReportsParametersAndColumns) {
+  auto messages = AfterStartup(Converse(Startup() + ParseBytes("s1", "SELECT $1, $2", {0, 20}) +
+                                        DescribeBytes('S', "s1") + ParseBytes("s2", "BEGIN") +
+                                        DescribeBytes('S', "s2") + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1tT1tnZ");
+  // ParameterDescription: 2 parameters, int4 (inferred) and int8 (declared).
+  EXPECT_EQ(testing::ReadUint16(messages[1].body, 0), 2u);
+  EXPECT_EQ(testing::ReadUint32(messages[1].body, 2), 23u);
+  EXPECT_EQ(testing::ReadUint32(messages[1].body, 6), 20u);
+  EXPECT_EQ(testing::ReadUint16(messages[4].body, 0), 0u);
+}
+
+TEST_F(PgConnectionTest, NamedStatementsAndPortalsLiveUntilClosed) {
+  auto messages = AfterStartup(
+      Converse(Startup() + ParseBytes("q", "SELECT $1") + SyncBytes() +
+               // Reused twice, with text values, a NULL, and a second named portal.
+               BindBytes("", "q", {}, {std::string("x")}) + ExecuteBytes("") +
+               BindBytes("p", "q", {0}, {std::nullopt}) + ExecuteBytes("p") + SyncBytes() +
+               CloseBytes('S', "q") + CloseBytes('S', "never") + SyncBytes() +
+               BindBytes("", "q", {}, {std::string("x")}) + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1Z2DC2DCZ33ZEZ");
+  EXPECT_EQ(DataRowValues(messages[3]), std::vector<std::string>{"x"});
+  EXPECT_EQ(DataRowValues(messages[6]), std::vector<std::string>{"<NULL>"});
+  EXPECT_EQ(ErrorField(messages[12], 'C'), "26000");
+  EXPECT_EQ(ErrorField(messages[12], 'M'), "prepared statement \"q\" does not exist");
+}
+
+TEST_F(PgConnectionTest, NamesInUseAndUnknownNamesAreErrors) {
+  auto messages = AfterStartup(Converse(
+      Startup() + ParseBytes("q", "SELECT 1") + ParseBytes("q", "SELECT 1") + SyncBytes() +
+      ExecuteBytes("nope") + SyncBytes() + DescribeBytes('P', "nope") + SyncBytes() +
+      BindBytes("p", "q", {}, {}) + BindBytes("p", "q", {}, {}) + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1EZEZEZ2EZ");
+  EXPECT_EQ(ErrorField(messages[1], 'C'), "42P05");
+  EXPECT_EQ(ErrorField(messages[1], 'M'), "prepared statement \"q\" already exists");
+  EXPECT_EQ(ErrorField(messages[3], 'C'), "34000");
+  EXPECT_EQ(ErrorField(messages[3], 'M'), "portal \"nope\" does not exist");
+  EXPECT_EQ(ErrorField(messages[5], 'C'), "34000");
+  EXPECT_EQ(ErrorField(messages[8], 'C'), "42P03");
+}
+
+TEST_F(PgConnectionTest, RowLimitsSuspendThePortalAndLaterExecutesContinue) {
   auto messages =
-      AfterStartup(Converse(Startup() + parse + bind + describe + flush + execute + sync + parse +
-                            sync + QueryBytes("SELECT 1") + sync + Terminate()));
-  ASSERT_EQ(MessageTypes(messages), "EZEZTDCZZ");
-  EXPECT_EQ(ErrorField(messages[0], 'C'), "0A000");
-  EXPECT_EQ(ErrorField(messages[0], 'M'), "extended query protocol is not supported yet");
+      AfterStartup(Converse(Startup() + QueryBytes("BEGIN") + ParseBytes("", "SELECT rows 5") +
+                            BindBytes("c", "", {}, {}) + ExecuteBytes("c", 2) + SyncBytes() +
+                            ExecuteBytes("c", 2) + SyncBytes() + ExecuteBytes("c", 2) +
+                            SyncBytes() + ExecuteBytes("c", 2) + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages),
+            "CZ"
+            "12DDsZ"
+            "DDsZ"
+            "DCZ"
+            "CZ");
+  EXPECT_EQ(DataRowValues(messages[8])[0], "2");
+  EXPECT_EQ(DataRowValues(messages[12])[0], "4");
+  EXPECT_EQ(messages[13].body, std::string("SELECT 1\0", 9));  // Rows of this Execute.
+  EXPECT_EQ(messages[15].body, std::string("SELECT 0\0", 9));
+  EXPECT_EQ(messages[16].body, "T");
+}
+
+TEST_F(PgConnectionTest, PortalsEndWithTheirTransaction) {
+  auto messages = AfterStartup(Converse(
+      Startup() + ParseBytes("", "SELECT rows 3") + BindBytes("c", "", {}, {}) +
+      ExecuteBytes("c", 1) + SyncBytes() + ExecuteBytes("c", 1) + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "12DsZEZ");
+  EXPECT_EQ(ErrorField(messages[5], 'C'), "34000");
+}
+
+TEST_F(PgConnectionTest, ErrorSkipsToSyncAndFailsTheTransactionBlock) {
+  std::string flush = MessageBytes('H', "");
+  auto messages = AfterStartup(
+      Converse(Startup() + QueryBytes("BEGIN") + ParseBytes("", "SELECT nonsense") +
+               BindBytes("", "", {}, {}) + ExecuteBytes("") + flush + SyncBytes() +
+               ParseBytes("", "SELECT 1") + BindBytes("", "", {}, {}) + ExecuteBytes("") +
+               SyncBytes() + ParseBytes("", "ROLLBACK") + BindBytes("", "", {}, {}) +
+               ExecuteBytes("") + SyncBytes() + Terminate()));
+  // In the failed block even the Parse of a query fails, as in PostgreSQL.
+  ASSERT_EQ(MessageTypes(messages),
+            "CZ"
+            "EZ"
+            "EZ"
+            "12CZ");
+  EXPECT_EQ(ErrorField(messages[2], 'C'), "42601");
+  EXPECT_EQ(messages[3].body, "E");
+  EXPECT_EQ(ErrorField(messages[4], 'C'), "25P02");
+  EXPECT_EQ(messages[8].body, std::string("ROLLBACK\0", 9));
+  EXPECT_EQ(messages[9].body, "I");
+}
+
+TEST_F(PgConnectionTest, MultipleCommandsCannotBePrepared) {
+  auto messages = AfterStartup(
+      Converse(Startup() + ParseBytes("", "SELECT 1; SELECT 1") + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "EZ");
+  EXPECT_EQ(ErrorField(messages[0], 'C'), "42601");
+  EXPECT_EQ(ErrorField(messages[0], 'M'),
+            "cannot insert multiple commands into a prepared statement");
+}
+
+TEST_F(PgConnectionTest, WrongCountsOfParametersOrFormatsAre08P01) {
+  auto messages = AfterStartup(Converse(
+      Startup() + ParseBytes("q", "SELECT $1, $2") + SyncBytes() +
+      BindBytes("", "q", {}, {std::string("1")}) + SyncBytes() +
+      BindBytes("", "q", {0, 0, 0}, {std::string("1"), std::string("a")}) + SyncBytes() +
+      BindBytes("", "q", {}, {std::string("1"), std::string("a")}, {0, 0, 0}) + SyncBytes() +
+      BindBytes("", "q", {7}, {std::string("1"), std::string("a")}) + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1ZEZEZEZEZ");
+  EXPECT_EQ(ErrorField(messages[2], 'C'), "08P01");
+  EXPECT_EQ(ErrorField(messages[2], 'M'),
+            "bind message supplies 1 parameters, but prepared statement \"q\" requires 2");
+  EXPECT_EQ(ErrorField(messages[4], 'C'), "08P01");
+  EXPECT_EQ(ErrorField(messages[6], 'C'), "08P01");
+  EXPECT_EQ(ErrorField(messages[6], 'M'),
+            "bind message has 3 result formats but query has 2 columns");
+  EXPECT_EQ(ErrorField(messages[8], 'C'), "22023");
+}
+
+TEST_F(PgConnectionTest, BadParameterValuesAre22P02And22P03) {
+  auto messages = AfterStartup(
+      Converse(Startup() + ParseBytes("q", "SELECT $1, $2") + SyncBytes() +
+               BindBytes("", "q", {}, {std::string("12x"), std::string("a")}) + SyncBytes() +
+               BindBytes("", "q", {1}, {std::string("\0\0", 2), std::string("a")}) + SyncBytes() +
+               Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1ZEZEZ");
+  EXPECT_EQ(ErrorField(messages[2], 'C'), "22P02");
+  EXPECT_EQ(ErrorField(messages[2], 'M'), "invalid input syntax for type integer: \"12x\"");
+  EXPECT_EQ(ErrorField(messages[4], 'C'), "22P03");
+  EXPECT_EQ(ErrorField(messages[4], 'M'), "incorrect binary data format in bind parameter 1");
+}
+
+TEST_F(PgConnectionTest, PerColumnResultFormats) {
+  auto messages = AfterStartup(Converse(Startup() + ParseBytes("", "SELECT types") +
+                                        BindBytes("", "", {}, {}, {0, 1, 1, 1, 0, 1}) +
+                                        ExecuteBytes("") + SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "12DCZ");
+  std::vector<std::string> values = DataRowValues(messages[2]);
+  ASSERT_EQ(values.size(), 6u);
+  EXPECT_EQ(values[0], "t");
+  EXPECT_EQ(values[1], std::string("\xff\xf9", 2));                          // int2 -7
+  EXPECT_EQ(values[2], std::string("\x00\x00\x00\x02\x18\x71\x1a\x00", 8));  // int8 9e9
+  EXPECT_EQ(values[3], std::string("\x3f\xf8\0\0\0\0\0\0", 8));              // float8 1.5
+  EXPECT_EQ(values[4], "h\xC3\xA9llo");
+  EXPECT_EQ(values[5], "<NULL>");
+}
+
+TEST_F(PgConnectionTest, EmptyStatementAnswersEmptyQueryResponse) {
+  auto messages =
+      AfterStartup(Converse(Startup() + ParseBytes("", "") + BindBytes("", "", {}, {}) +
+                            DescribeBytes('P', "") + ExecuteBytes("") + SyncBytes() + Terminate()));
+  EXPECT_EQ(MessageTypes(messages), "12nIZ");
+}
+
+TEST_F(PgConnectionTest, SyncEndsTheImplicitTransaction) {
+  auto messages = AfterStartup(Converse(Startup() + SyncBytes() + SyncBytes() + Terminate()));
+  EXPECT_EQ(MessageTypes(messages), "ZZ");
 }
 
 TEST_F(PgConnectionTest, QueryWhileSkippingUntilSyncIsIgnored) {
   auto messages =
-      AfterStartup(Converse(Startup() + MessageBytes('P', std::string("\0x\0\0\0", 5)) +
+      AfterStartup(Converse(Startup() + ParseBytes("", "SELECT x") +
                             QueryBytes("SELECT 1") + MessageBytes('S', "") + Terminate()));
   EXPECT_EQ(MessageTypes(messages), "EZ");
 }

@@ -298,15 +298,17 @@ TEST_F(PgServerTest, GarbageAndHostileInputDoNotHurtOthers) {
   EXPECT_TRUE(WaitForConnectionCount(0));
 }
 
-TEST_F(PgServerTest, ExtendedProtocolDoesNotHangTheClient) {
+TEST_F(PgServerTest, ExtendedProtocolRunsAndAnswersAtSync) {
   RawClient client(server_->port());
   client.Startup();
-  client.Send(testing::MessageBytes('P', std::string("\0select 1\0\0\0", 13)) +
-              testing::MessageBytes('B', std::string(12, '\0')) +
-              testing::MessageBytes('E', std::string(5, '\0')) + testing::MessageBytes('S', ""));
+  client.Send(testing::ParseBytes("", "SELECT 1") + testing::BindBytes("", "", {}, {}) +
+              testing::ExecuteBytes("") + testing::SyncBytes());
   auto messages = client.ReadUntilReady();
+  ASSERT_EQ(MessageTypes(messages), "12DCZ");
+  client.Send(testing::ParseBytes("", "SELECT nonsense") + testing::SyncBytes());
+  messages = client.ReadUntilReady();
   ASSERT_EQ(MessageTypes(messages), "EZ");
-  EXPECT_EQ(ErrorField(messages[0], 'C'), "0A000");
+  EXPECT_EQ(ErrorField(messages[0], 'C'), "42601");
   client.Send(QueryBytes("SELECT 1"));
   EXPECT_EQ(MessageTypes(client.ReadUntilReady()), "TDCZ");
 }

@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +34,12 @@ namespace stave::server::testing {
 ///   SLEEP MS                  sleeps MS milliseconds, tag "SLEEP"
 /// Anything else is a syntax error at its first word, with its position in the query.
 /// In a failed transaction block every statement but COMMIT/ROLLBACK fails with 25P02.
+///
+/// Prepared statements (extended protocol) take the same statements, plus
+///   SELECT $1                 one column of $1's type (declared, else text) with its value
+///   SELECT $1, $2             two columns: $1 (declared, else int4) and $2 (else text)
+/// A SELECT is described by running it; other statements describe as returning no rows.
+/// More than one statement is 42601. Sync() counts the syncs.
 class ScriptedQuerySession : public QuerySession {
  public:
   explicit ScriptedQuerySession(std::vector<std::pair<std::string, std::string>> startup)
@@ -76,6 +84,61 @@ class ScriptedQuerySession : public QuerySession {
     }
     return any;
   }
+
+  std::shared_ptr<const PreparedStatement> Prepare(
+      std::string_view sql, const std::vector<std::optional<DataType>>& types) override {
+    auto prepared = std::make_shared<ScriptedPreparedStatement>();
+    std::string text(sql);
+    while (!text.empty() &&
+           (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ';')) {
+      text.pop_back();
+    }
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+      text.erase(0, 1);
+    }
+    if (text.find(';') != std::string::npos) {
+      throw SqlError(sqlstate::kSyntaxError,
+                     "cannot insert multiple commands into a prepared statement");
+    }
+    prepared->text = text;
+    prepared->empty = text.empty();
+    auto declared = [&](size_t i, DataType otherwise) {
+      return i < types.size() && types[i] ? *types[i] : otherwise;
+    };
+    if (text == "SELECT $1") {
+      prepared->parameter_types = {declared(0, TypeId::kVarchar)};
+      prepared->description.returns_rows = true;
+      prepared->description.columns = {{"?column?", prepared->parameter_types[0]}};
+    } else if (text == "SELECT $1, $2") {
+      prepared->parameter_types = {declared(0, TypeId::kInt32), declared(1, TypeId::kVarchar)};
+      prepared->description.returns_rows = true;
+      prepared->description.columns = {{"a", prepared->parameter_types[0]},
+                                       {"b", prepared->parameter_types[1]}};
+    } else if (text.starts_with("SELECT")) {
+      executor::QueryResult result = Run(text, 1);
+      prepared->description.returns_rows = result.returns_rows;
+      prepared->description.columns = result.columns;
+    }
+    return prepared;
+  }
+
+  executor::QueryResult ExecutePrepared(const PreparedStatement& statement,
+                                        const std::vector<Value>& parameters) override {
+    const auto& prepared = static_cast<const ScriptedPreparedStatement&>(statement);
+    if (prepared.parameter_types.empty()) return Run(prepared.text, 1);
+    if (status_ == 'E') {
+      throw SqlError(sqlstate::kInFailedTransaction,
+                     "current transaction is aborted, commands ignored until end of "
+                     "transaction block");
+    }
+    executor::QueryResult result = prepared.description;
+    result.rows = {parameters};
+    result.command_tag = "SELECT 1";
+    return result;
+  }
+
+  void Sync() override { ++syncs_; }
+  int syncs() const { return syncs_; }
 
   std::vector<std::pair<std::string, std::string>> TakeChangedParameters() override {
     return std::exchange(changed_, {});
@@ -166,9 +229,14 @@ class ScriptedQuerySession : public QuerySession {
                    position + static_cast<int>(at));
   }
 
+  struct ScriptedPreparedStatement : PreparedStatement {
+    std::string text;
+  };
+
   std::vector<std::pair<std::string, std::string>> startup_;
   std::vector<std::pair<std::string, std::string>> changed_;
   char status_ = 'I';
+  int syncs_ = 0;
 };
 
 /// A thread-safe QuerySessionFactory for ScriptedQuerySession that remembers the startup

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -141,5 +142,72 @@ inline std::vector<std::string> DataRowValues(const BackendMessage& message) {
   }
   return values;
 }
+
+/// Extended query protocol messages, as a client sends them.
+inline void AppendInt16(std::string* out, uint16_t value) {
+  out->push_back(static_cast<char>(value >> 8));
+  out->push_back(static_cast<char>(value & 0xff));
+}
+
+inline std::string ParseBytes(std::string_view name, std::string_view sql,
+                              const std::vector<uint32_t>& type_oids = {}) {
+  std::string body(name);
+  body.push_back('\0');
+  body.append(sql);
+  body.push_back('\0');
+  AppendInt16(&body, static_cast<uint16_t>(type_oids.size()));
+  for (uint32_t oid : type_oids) AppendInt32(&body, oid);
+  return MessageBytes('P', body);
+}
+
+/// A parameter value; nullopt is NULL.
+using WireValue = std::optional<std::string>;
+
+inline std::string BindBytes(std::string_view portal, std::string_view statement,
+                             const std::vector<uint16_t>& parameter_formats,
+                             const std::vector<WireValue>& values,
+                             const std::vector<uint16_t>& result_formats = {}) {
+  std::string body(portal);
+  body.push_back('\0');
+  body.append(statement);
+  body.push_back('\0');
+  AppendInt16(&body, static_cast<uint16_t>(parameter_formats.size()));
+  for (uint16_t format : parameter_formats) AppendInt16(&body, format);
+  AppendInt16(&body, static_cast<uint16_t>(values.size()));
+  for (const WireValue& value : values) {
+    if (!value) {
+      AppendInt32(&body, 0xffffffffu);
+      continue;
+    }
+    AppendInt32(&body, static_cast<uint32_t>(value->size()));
+    body.append(*value);
+  }
+  AppendInt16(&body, static_cast<uint16_t>(result_formats.size()));
+  for (uint16_t format : result_formats) AppendInt16(&body, format);
+  return MessageBytes('B', body);
+}
+
+inline std::string DescribeBytes(char kind, std::string_view name) {
+  std::string body(1, kind);
+  body.append(name);
+  body.push_back('\0');
+  return MessageBytes('D', body);
+}
+
+inline std::string CloseBytes(char kind, std::string_view name) {
+  std::string body(1, kind);
+  body.append(name);
+  body.push_back('\0');
+  return MessageBytes('C', body);
+}
+
+inline std::string ExecuteBytes(std::string_view portal, uint32_t max_rows = 0) {
+  std::string body(portal);
+  body.push_back('\0');
+  AppendInt32(&body, max_rows);
+  return MessageBytes('E', body);
+}
+
+inline std::string SyncBytes() { return MessageBytes('S', ""); }
 
 }  // namespace stave::server::testing

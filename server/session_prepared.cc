@@ -1,0 +1,149 @@
+// The extended query protocol's side of Session: statements prepared by Parse and run by
+// Execute with parameters.
+
+#include <fmt/format.h>
+
+#include "common/sql_error.h"
+#include "parser/parser.h"
+#include "server/session.h"
+
+namespace stave::server {
+namespace {
+
+/// What Session keeps of a prepared statement: the syntax tree, whose parameter slots are
+/// filled in before each run.
+struct SessionPreparedStatement : PreparedStatement {
+  parser::StatementPtr statement;
+};
+
+// Whether `$n` may stand for a value in a statement of `kind`. Definitions that are kept
+// (views, sinks, streams, tables) are planned again from their text when the server starts,
+// where no value would be at hand, so they take none, as in PostgreSQL.
+bool TakesParameters(parser::StatementKind kind) {
+  using Kind = parser::StatementKind;
+  return kind == Kind::kSelect || kind == Kind::kInsert || kind == Kind::kUpdate ||
+         kind == Kind::kDelete || kind == Kind::kExplain;
+}
+
+// Sets every slot's mode (and, for kBound, value); back to kNoValue when the scope ends,
+// so a statement never runs with the values of an earlier Execute.
+class SlotModeScope {
+ public:
+  SlotModeScope(const std::vector<std::shared_ptr<parser::ParameterSlot>>& slots,
+                parser::ParameterSlot::Mode mode, const std::vector<Value>* values = nullptr)
+      : slots_(slots) {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      slots_[i]->mode = mode;
+      if (values != nullptr) slots_[i]->value = (*values)[i];
+    }
+  }
+  ~SlotModeScope() {
+    for (const auto& slot : slots_) {
+      slot->mode = parser::ParameterSlot::Mode::kNoValue;
+      slot->value = Value::Null();
+    }
+  }
+  SlotModeScope(const SlotModeScope&) = delete;
+  SlotModeScope& operator=(const SlotModeScope&) = delete;
+
+ private:
+  const std::vector<std::shared_ptr<parser::ParameterSlot>>& slots_;
+};
+
+}  // namespace
+
+std::shared_ptr<const PreparedStatement> Session::Prepare(
+    std::string_view sql, const std::vector<std::optional<DataType>>& parameter_types) {
+  std::vector<parser::StatementPtr> statements = parser::Parse(sql);
+  if (statements.size() > 1) {
+    throw SqlError(sqlstate::kSyntaxError,
+                   "cannot insert multiple commands into a prepared statement");
+  }
+  auto prepared = std::make_shared<SessionPreparedStatement>();
+  if (statements.empty()) {
+    prepared->empty = true;
+    for (const std::optional<DataType>& type : parameter_types) {
+      prepared->parameter_types.push_back(type.value_or(TypeId::kVarchar));
+    }
+    return prepared;
+  }
+  if (transaction_ == TransactionState::kFailed &&
+      statements.front()->kind != parser::StatementKind::kTransaction) {
+    throw SqlError(
+        sqlstate::kInFailedTransaction,
+        "current transaction is aborted, commands ignored until end of transaction block");
+  }
+  prepared->statement = std::move(statements.front());
+  std::vector<std::shared_ptr<parser::ParameterSlot>>& slots = prepared->statement->parameters;
+  // Parameters declared but never used still count, as in PostgreSQL.
+  while (slots.size() < parameter_types.size()) {
+    slots.push_back(std::make_shared<parser::ParameterSlot>());
+  }
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (i < parameter_types.size() && parameter_types[i]) slots[i]->type = *parameter_types[i];
+  }
+  if (!slots.empty() && !TakesParameters(prepared->statement->kind)) {
+    if (prepared->statement->kind == parser::StatementKind::kCreateMaterializedView) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "materialized views may not be defined using bound parameters");
+    }
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "bound parameters are only supported in SELECT, INSERT, UPDATE, DELETE and "
+                   "EXPLAIN");
+  }
+  {
+    SlotModeScope describing(slots, parser::ParameterSlot::Mode::kDescribe);
+    prepared->description = Describe(*prepared->statement);
+  }
+  for (const auto& slot : slots) {
+    // A parameter nothing decides is text, as PostgreSQL resolves an unknown.
+    if (slot->type.id == TypeId::kUnknown) slot->type = TypeId::kVarchar;
+    prepared->parameter_types.push_back(slot->type);
+  }
+  return prepared;
+}
+
+executor::QueryResult Session::Describe(const parser::Statement& statement) {
+  executor::QueryResult description;
+  switch (statement.kind) {
+    case parser::StatementKind::kShowVariable: {
+      const auto& show = static_cast<const parser::ShowVariableStatement&>(statement);
+      // SHOW reads a setting and changes nothing: running it tells its columns.
+      executor::QueryResult result = Show(show);
+      description.returns_rows = true;
+      description.columns = std::move(result.columns);
+      return description;
+    }
+    case parser::StatementKind::kSetVariable:
+    case parser::StatementKind::kResetVariable:
+    case parser::StatementKind::kTransaction:
+      return description;
+    default:
+      return database_->Describe(statement);
+  }
+}
+
+executor::QueryResult Session::ExecutePrepared(const PreparedStatement& statement,
+                                               const std::vector<Value>& parameters) {
+  const auto& prepared = static_cast<const SessionPreparedStatement&>(statement);
+  const parser::Statement& parsed = *prepared.statement;
+  if (parameters.size() != parsed.parameters.size()) {
+    throw SqlError(sqlstate::kProtocolViolation,
+                   fmt::format("bind message supplies {} parameters, but prepared statement "
+                               "requires {}",
+                               parameters.size(), parsed.parameters.size()));
+  }
+  SlotModeScope bound(parsed.parameters, parser::ParameterSlot::Mode::kBound, &parameters);
+  if (transaction_ == TransactionState::kIdle) {
+    // Statements until the next Sync are one transaction, as PostgreSQL runs them.
+    writes_ = std::make_unique<executor::Transaction>();
+    transaction_ = TransactionState::kImplicit;
+  }
+  return RunInImplicitTransaction(parsed);
+}
+
+void Session::Sync() {
+  if (transaction_ == TransactionState::kImplicit) CommitImplicit();
+}
+
+}  // namespace stave::server

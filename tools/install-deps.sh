@@ -24,7 +24,15 @@ if [ "${1:-}" = "--tests" ]; then
     # tools/kafka-dev cluster by hand. No Kafka broker is packaged: the tests use librdkafka's
     # mock cluster.
     python3-confluent-kafka kcat
+    # The drivers of the extended-protocol tests (tests/e2e/extended_protocol_test.py):
+    # psycopg 3, pgJDBC and a JDK to run it, and Node.js for node-postgres (its npm package
+    # comes from tests/package.json, below). libpqxx is a build dependency already.
+    python3-psycopg libpostgresql-jdbc-java
   )
+  # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
+  # bundles npm and conflicts with Debian's npm): Debian's only when there is none.
+  command -v javac >/dev/null || packages+=(default-jdk-headless)
+  command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 
 missing=()
@@ -33,14 +41,17 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -ne 0 ]; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    sudo="sudo"
+  fi
+  echo "Installing: ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-sudo=""
-if [ "$(id -u)" != 0 ]; then
-  sudo="sudo"
+if [ "${1:-}" = "--tests" ] && [ ! -d "$(dirname "$0")/../tests/node_modules/pg" ]; then
+  # node-postgres at the version tests/package-lock.json pins.
+  (cd "$(dirname "$0")/../tests" && npm ci --no-audit --no-fund)
 fi
-echo "Installing: ${missing[*]}"
-$sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -14,6 +14,7 @@
 #include "StaveSqlLexer.h"
 #include "StaveSqlParser.h"
 #include "common/sql_error.h"
+#include "common/utf8.h"
 #include "parser/ast_builder.h"
 #include "parser/stack_limit.h"
 
@@ -25,7 +26,6 @@ using grammar::StaveSqlParser;
 
 // PostgreSQL's SQLSTATE for bytes that are not valid in the encoding
 // (character_not_in_repertoire).
-constexpr std::string_view kCharacterNotInRepertoire = "22021";
 constexpr std::string_view kOutOfMemory = "53200";
 
 // How much stack one parse may use: about a thousand levels of parentheses in an optimized
@@ -42,57 +42,6 @@ constexpr size_t kMaxParseStackBytes = 1024 * 1024;
 std::mutex& ParseMutex() {
   static std::mutex mutex;
   return mutex;
-}
-
-// Returns the length of the valid UTF-8 sequence at the start of `text`, or 0 if it is not
-// valid. Overlong forms, surrogates, code points beyond U+10FFFF and NUL are invalid, as in
-// PostgreSQL.
-size_t ValidUtf8SequenceLength(std::string_view text) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
-  unsigned char lead = byte(0);
-  if (lead == 0) return 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (!continuation(1) || !continuation(2)) return 0;
-    if (lead == 0xE0 && byte(1) < 0xA0) return 0;   // Overlong.
-    if (lead == 0xED && byte(1) >= 0xA0) return 0;  // UTF-16 surrogate.
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
-    if (lead == 0xF0 && byte(1) < 0x90) return 0;   // Overlong.
-    if (lead == 0xF4 && byte(1) >= 0x90) return 0;  // Beyond U+10FFFF.
-    return 4;
-  }
-  return 0;
-}
-
-// The ANTLR input stream decodes UTF-8 with std::codecvt, which throws an unhelpful
-// std::range_error on bad input; checking first gives PostgreSQL's error instead.
-void CheckUtf8(std::string_view sql) {
-  size_t i = 0;
-  while (i < sql.size()) {
-    size_t length = ValidUtf8SequenceLength(sql.substr(i));
-    if (length > 0) {
-      i += length;
-      continue;
-    }
-    // Like PostgreSQL, show the bytes the lead byte announces (at least one).
-    unsigned char lead = static_cast<unsigned char>(sql[i]);
-    size_t shown = (lead & 0xE0) == 0xC0   ? 2
-                   : (lead & 0xF0) == 0xE0 ? 3
-                   : (lead & 0xF8) == 0xF0 ? 4
-                                           : 1;
-    std::string bytes;
-    for (size_t j = i; j < sql.size() && j < i + shown; ++j) {
-      if (!bytes.empty()) bytes += ' ';
-      bytes += fmt::format("0x{:02x}", static_cast<unsigned char>(sql[j]));
-    }
-    throw SqlError(kCharacterNotInRepertoire,
-                   "invalid byte sequence for encoding \"UTF8\": " + bytes);
-  }
 }
 
 // Turns the first syntax error into a SqlError worded and positioned as PostgreSQL does. It
@@ -199,6 +148,8 @@ std::vector<StatementPtr> ParseLocked(std::string_view sql) {
 }  // namespace
 
 std::vector<StatementPtr> Parse(std::string_view sql) {
+  // The ANTLR input stream decodes UTF-8 with std::codecvt, which throws an unhelpful
+  // std::range_error on bad input; checking first gives PostgreSQL's error instead.
   CheckUtf8(sql);
   std::lock_guard<std::mutex> lock(ParseMutex());
   // No input may end in anything but a SqlError: the ANTLR runtime's own exceptions (and

@@ -7,6 +7,7 @@
 
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/utf8.h"
 #include "common/value_cast.h"
 
 namespace stave::server::pgwire {
@@ -56,6 +57,7 @@ Value DecodeBinary(std::string_view bytes, DataType type, int number) {
       return Value::Double(std::bit_cast<double>(DecodeSigned(bytes)));
     case TypeId::kUnknown:
     case TypeId::kVarchar:
+      CheckUtf8(bytes);
       return Value::String(std::string(bytes));
     case TypeId::kDate: {
       expect_size(4);
@@ -135,6 +137,7 @@ std::optional<DataType> DataTypeFromOid(int32_t oid) {
 
 Value DecodeParameter(std::string_view bytes, int16_t format, DataType type, int number) {
   if (format == kBinaryFormat) return DecodeBinary(bytes, type, number);
+  CheckUtf8(bytes);
   if (type.id == TypeId::kUnknown || type.IsString()) return Value::String(std::string(bytes));
   return CastValue(Value::String(std::string(bytes)), TypeId::kVarchar, type);
 }

@@ -343,6 +343,18 @@ TEST_F(PgConnectionTest, BadParameterValuesAre22P02And22P03) {
   EXPECT_EQ(ErrorField(messages[4], 'M'), "incorrect binary data format in bind parameter 1");
 }
 
+TEST_F(PgConnectionTest, TextParametersMustBeUtf8) {
+  auto messages =
+      AfterStartup(Converse(Startup() + ParseBytes("q", "SELECT $1") + SyncBytes() +
+                            BindBytes("", "q", {}, {std::string("a\xff")}) + SyncBytes() +
+                            BindBytes("", "q", {1}, {std::string("\xc3\xa9")}) + ExecuteBytes("") +
+                            SyncBytes() + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "1ZEZ2DCZ");
+  EXPECT_EQ(ErrorField(messages[2], 'C'), "22021");
+  EXPECT_EQ(ErrorField(messages[2], 'M'), "invalid byte sequence for encoding \"UTF8\": 0xff");
+  EXPECT_EQ(DataRowValues(messages[5]), std::vector<std::string>{"\xc3\xa9"});
+}
+
 TEST_F(PgConnectionTest, PerColumnResultFormats) {
   auto messages = AfterStartup(Converse(Startup() + ParseBytes("", "SELECT types") +
                                         BindBytes("", "", {}, {}, {0, 1, 1, 1, 0, 1}) +
@@ -372,8 +384,8 @@ TEST_F(PgConnectionTest, SyncEndsTheImplicitTransaction) {
 
 TEST_F(PgConnectionTest, QueryWhileSkippingUntilSyncIsIgnored) {
   auto messages =
-      AfterStartup(Converse(Startup() + ParseBytes("", "SELECT x") +
-                            QueryBytes("SELECT 1") + MessageBytes('S', "") + Terminate()));
+      AfterStartup(Converse(Startup() + ParseBytes("", "SELECT x") + QueryBytes("SELECT 1") +
+                            MessageBytes('S', "") + Terminate()));
   EXPECT_EQ(MessageTypes(messages), "EZ");
 }
 

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string_view>
+
+namespace stave {
+
+/// Throws SqlError 22021 ("invalid byte sequence for encoding \"UTF8\": 0xff", PostgreSQL's
+/// message) unless `text` is valid UTF-8. Overlong forms, surrogates, code points beyond
+/// U+10FFFF and NUL are invalid, as in PostgreSQL. Used for query strings and for text
+/// values that arrive in binary form.
+void CheckUtf8(std::string_view text);
+
+}  // namespace stave

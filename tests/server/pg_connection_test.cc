@@ -454,6 +454,24 @@ TEST_F(PgConnectionTest, TruncatedInputAnywhereEndsQuietly) {
   }
 }
 
+TEST_F(PgConnectionTest, DamagedExtendedMessagesNeverCrash) {
+  // Every byte of a Parse/Bind/Describe/Execute batch flipped in turn: whatever the damage
+  // (a bad length, a name without NUL, a count larger than the message, a bad format code),
+  // the connection answers with well-formed messages or ends; it never crashes or hangs.
+  std::string batch =
+      ParseBytes("s", "SELECT $1, $2", {23, 0}) +
+      BindBytes("p", "s", {1, 0}, {std::string("\0\0\0\x05", 4), std::string("x")}, {1, 0}) +
+      DescribeBytes('P', "p") + ExecuteBytes("p", 1) + CloseBytes('P', "p") + SyncBytes();
+  for (size_t at = 0; at < batch.size(); ++at) {
+    for (char flip : {'\x01', '\x80', '\xff'}) {
+      std::string damaged = batch;
+      damaged[at] = static_cast<char>(damaged[at] ^ flip);
+      std::string output = Converse(Startup() + damaged + SyncBytes() + Terminate());
+      EXPECT_NO_THROW(ParseBackendMessages(output)) << at;
+    }
+  }
+}
+
 TEST_F(PgConnectionTest, ByteAtATimeDelivery) {
   auto messages = AfterStartup(Converse(testing::SslRequestBytes().substr(0) + Startup() +
                                             QueryBytes("SELECT 1; SELECT 'a'") + Terminate(),

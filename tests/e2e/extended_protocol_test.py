@@ -44,7 +44,8 @@ def command_for(client, args, work_dir):
             skip("no JDK (Debian package default-jdk-headless)")
         if not os.path.exists(JDBC_JAR):
             skip("pgJDBC is not installed (Debian package libpostgresql-jdbc-java)")
-        subprocess.run(["javac", "-d", work_dir, os.path.join(CLIENTS, "PgJdbcClient.java")], check=True)
+        subprocess.run(["javac", "-cp", JDBC_JAR, "-d", work_dir, os.path.join(CLIENTS, "PgJdbcClient.java")],
+                       check=True)
         return ["java", "-cp", work_dir + os.pathsep + JDBC_JAR, "PgJdbcClient"]
     if client == "libpqxx":
         return [os.path.abspath(args.libpqxx_client)]

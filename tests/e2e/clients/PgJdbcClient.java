@@ -61,6 +61,9 @@ public class PgJdbcClient {
             check(!rs.next(), "one row in run " + run);
           }
         }
+        // By now the driver runs a named server-side statement (and asks for binary results).
+        check(select.unwrap(org.postgresql.PGStatement.class).isUseServerPrepare(),
+            "a server-prepared statement after prepareThreshold executions");
         select.setLong(1, 100);
         try (ResultSet rs = select.executeQuery()) {
           check(rs.next() && rs.getObject(6) == null, "NULL int");

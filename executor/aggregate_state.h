@@ -12,11 +12,17 @@ namespace stave::executor {
 
 /// The running state of one aggregate call within one group. Sums of integers are kept in
 /// 128 bits, so only the final result can overflow (and says so) — never an intermediate.
+/// Sums of numerics are exact too: the unscaled sum at the largest scale seen, and counts
+/// of the special values, so that every input can be retracted exactly.
 struct AggregateState {
   int64_t count = 0;  ///< Rows counted (count(*)) or non-NULL inputs.
-  __int128 int_sum = 0;
+  Int128 int_sum = 0;
   double float_sum = 0;
-  Value extremum;  ///< min/max so far; NULL before the first input.
+  Value extremum;         ///< min/max so far; NULL before the first input.
+  int32_t sum_scale = 0;  ///< numeric: the scale of `int_sum`.
+  int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
+  int64_t infinity_count = 0;
+  int64_t negative_infinity_count = 0;
 };
 
 /// All aggregate states of one group, plus how many input rows the group holds (a keyed

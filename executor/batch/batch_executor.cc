@@ -45,6 +45,7 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& 
     void String(size_t i, std::string_view value) {
       chunk->columns[i].AppendString(std::string(value));
     }
+    void Numeric(size_t i, const Decimal& value) { chunk->columns[i].AppendDecimal(value); }
   };
   bool has_row_id = scan.object->HasRowId();
   bool has_row_key = scan.object->type == planner::ObjectType::kMaterializedView;

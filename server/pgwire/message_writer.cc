@@ -82,8 +82,8 @@ void MessageWriter::WriteRowDescription(const std::vector<executor::ResultColumn
       AddInt16(0);  // Attribute number.
       AddInt32(column.type.Oid());
       AddInt16(column.type.TypeLength());
-      AddInt32(-1);  // Type modifier.
-      AddInt16(0);   // Text format.
+      AddInt32(column.type.Typmod());  // numeric(p, s) as PostgreSQL encodes it, else -1.
+      AddInt16(0);                     // Text format.
     }
   });
 }

@@ -459,6 +459,28 @@ BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int po
   return BoundExpr::MakeFunction(ScalarFunction::kCast, target, {expr});
 }
 
+namespace {
+
+// A numeric literal. One beyond the 38 digits Stave's numeric holds (1e300) is double
+// precision instead, so that it still works where a float is meant (`x < 1e300`).
+BoundExprPtr BindNumericLiteral(const parser::LiteralExpr& expr) {
+  try {
+    return BoundExpr::MakeConstant(Value::Numeric(decimal::Parse(expr.value)), TypeId::kNumeric);
+  } catch (SqlError& error) {
+    if (error.sqlstate() != sqlstate::kNumericValueOutOfRange) {
+      throw error.WithPositionIfUnset(expr.position);
+    }
+  }
+  try {
+    return BoundExpr::MakeConstant(
+        CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64), TypeId::kFloat64);
+  } catch (SqlError& error) {
+    throw error.WithPositionIfUnset(expr.position);
+  }
+}
+
+}  // namespace
+
 BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
   switch (expr.literal_kind) {
     case parser::LiteralKind::kNull:
@@ -471,12 +493,7 @@ BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
           std::from_chars(expr.value.data(), expr.value.data() + expr.value.size(), value);
       if (error != std::errc() || end != expr.value.data() + expr.value.size()) {
         // Beyond bigint an integer literal is a numeric, as in PostgreSQL.
-        try {
-          return BoundExpr::MakeConstant(Value::Numeric(decimal::Parse(expr.value)),
-                                         TypeId::kNumeric);
-        } catch (SqlError& error) {
-          throw error.WithPositionIfUnset(expr.position);
-        }
+        return BindNumericLiteral(expr);
       }
       bool fits_int32 = value >= std::numeric_limits<int32_t>::min() &&
                         value <= std::numeric_limits<int32_t>::max();
@@ -486,12 +503,7 @@ BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
     case parser::LiteralKind::kDecimal:
       // A number with a point or an exponent is a numeric, as in PostgreSQL: 1.50 keeps its
       // scale, 1e3 is 1000.
-      try {
-        return BoundExpr::MakeConstant(Value::Numeric(decimal::Parse(expr.value)),
-                                       TypeId::kNumeric);
-      } catch (SqlError& error) {
-        throw error.WithPositionIfUnset(expr.position);
-      }
+      return BindNumericLiteral(expr);
     case parser::LiteralKind::kString:
       return BoundExpr::MakeConstant(Value::String(expr.value), TypeId::kUnknown);
   }
@@ -811,7 +823,7 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       for (auto& arg : args) arg = Coerce(arg, type, expr.position);
       return BoundExpr::MakeFunction(ScalarFunction::kModulo, type, std::move(args));
     }
-    if (args.size() == 2) {
+    if (math->optional_digits && args.size() == 2) {
       // round(numeric, int) and trunc(numeric, int); integers widen to numeric, floats do
       // not (PostgreSQL has no round(double precision, integer)).
       if (args[0]->type.IsFloat() || !args[1]->type.IsInteger()) no_function();

@@ -509,8 +509,6 @@ Decimal Floor(const Decimal& value) { return ToInteger(value, -1); }
 Decimal Ceil(const Decimal& value) { return ToInteger(value, 1); }
 
 Decimal ApplyTypmod(const Decimal& value, int precision, int scale) {
-  int integer_digits = precision - scale;
-  std::string bound = integer_digits != 0 ? "10^" + std::to_string(integer_digits) : "1";
   if (value.is_nan()) return value;
   if (!value.is_finite()) {
     throw SqlError(sqlstate::kNumericValueOutOfRange, "numeric field overflow")
@@ -520,6 +518,8 @@ Decimal ApplyTypmod(const Decimal& value, int precision, int scale) {
   // At the type's scale the value must have fewer than `precision` digits.
   Int128 units = AtScale(value, scale, true);
   if (precision < kMaxDigits && Magnitude(units) >= static_cast<UInt128>(kPowersOfTen[precision])) {
+    int integer_digits = precision - scale;
+    std::string bound = integer_digits != 0 ? "10^" + std::to_string(integer_digits) : "1";
     throw SqlError(sqlstate::kNumericValueOutOfRange, "numeric field overflow")
         .WithDetail("A field with precision " + std::to_string(precision) + ", scale " +
                     std::to_string(scale) + " must round to an absolute value less than " + bound +

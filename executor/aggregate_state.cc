@@ -178,14 +178,21 @@ std::string EncodeGroupState(const GroupState& state,
       row.push_back(Value::Int(aggregate.negative_infinity_count));
     }
   }
+  storage::RowTypes types = StateTypes(calls);
+  for (int32_t scale : state.key_scales) {
+    row.push_back(Value::Int(scale));
+    types.push_back(TypeId::kInt64);
+  }
   std::string bytes;
-  storage::EncodeRow(row, StateTypes(calls), &bytes);
+  storage::EncodeRow(row, types, &bytes);
   return bytes;
 }
 
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state) {
-  auto row = storage::DecodeRow(bytes, StateTypes(calls));
+                      GroupState* state, size_t key_scale_count) {
+  storage::RowTypes types = StateTypes(calls);
+  types.insert(types.end(), key_scale_count, TypeId::kInt64);
+  auto row = storage::DecodeRow(bytes, types);
   if (!row) return false;
   state->row_count = (*row)[0].int_value();
   state->aggregates.assign(calls.size(), AggregateState());
@@ -205,6 +212,10 @@ bool DecodeGroupState(std::string_view bytes, const std::vector<planner::Aggrega
       aggregate.negative_infinity_count = (*row)[base + 3].int_value();
       base += kNumericFields;
     }
+  }
+  state->key_scales.clear();
+  for (size_t k = 0; k < key_scale_count; ++k) {
+    state->key_scales.push_back(static_cast<int32_t>((*row)[base + k].int_value()));
   }
   return true;
 }

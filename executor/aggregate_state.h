@@ -30,6 +30,10 @@ struct AggregateState {
 struct GroupState {
   int64_t row_count = 0;
   std::vector<AggregateState> aggregates;
+  /// The display scale of each group key of unconstrained numeric type, taken from the row
+  /// that created the group: the key encoding drops trailing zeros (1.50 and 1.5 are one
+  /// group), and this gives the group's key back as it was written, as PostgreSQL shows it.
+  std::vector<int32_t> key_scales;
 };
 
 /// Adds (`sign` = +1) or retracts (-1) row `row` of `arg` (ignored for count(*)).
@@ -42,10 +46,10 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
 Value AggregateResult(const planner::AggregateCall& call, const AggregateState& state);
 
 /// Encodes a group's state for a state table, and back. DecodeGroupState returns false if
-/// the bytes do not fit `calls`.
+/// the bytes do not fit `calls` and `key_scale_count` key scales.
 std::string EncodeGroupState(const GroupState& state,
                              const std::vector<planner::AggregateCall>& calls);
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state);
+                      GroupState* state, size_t key_scale_count = 0);
 
 }  // namespace stave::executor

@@ -89,7 +89,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
   std::vector<GroupState> states;
   auto new_group = [&](std::vector<Value> key_values) {
     keys.push_back(std::move(key_values));
-    states.push_back(GroupState{0, std::vector<AggregateState>(node.aggregates.size())});
+    states.push_back(GroupState{0, std::vector<AggregateState>(node.aggregates.size()), {}});
     return states.size() - 1;
   };
   if (node.group_keys.empty()) index.emplace("", new_group({}));

@@ -14,6 +14,8 @@ PhysicalType DataType::physical() const {
     case TypeId::kUnknown:
     case TypeId::kInterval:
       return PhysicalType::kString;
+    case TypeId::kNumeric:
+      return PhysicalType::kDecimal;
     default:
       return PhysicalType::kInt64;
   }
@@ -51,6 +53,8 @@ int32_t DataType::Oid() const {
       return 1184;
     case TypeId::kInterval:
       return 1186;
+    case TypeId::kNumeric:
+      return 1700;
     case TypeId::kUnknown:
       return 25;  // An untyped literal is reported as text, as PostgreSQL does for SELECT 'x'.
   }
@@ -106,14 +110,26 @@ std::string DataType::Name() const {
       return "timestamp with time zone";
     case TypeId::kInterval:
       return "interval";
+    case TypeId::kNumeric:
+      return "numeric";
     case TypeId::kUnknown:
       return "unknown";
   }
   return "unknown";
 }
 
+int32_t DataType::Typmod() const {
+  if (!HasTypmod()) return -1;
+  return ((static_cast<int32_t>(precision) << 16) | (static_cast<uint16_t>(scale) & 0x7ff)) + 4;
+}
+
+std::string DataType::NameWithTypmod() const {
+  if (!HasTypmod()) return Name();
+  return "numeric(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+}
+
 std::optional<DataType> DataTypeFromName(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, TypeId>, 26> kNames = {{
+  static constexpr std::array<std::pair<std::string_view, TypeId>, 28> kNames = {{
       {"boolean", TypeId::kBoolean},
       {"bool", TypeId::kBoolean},
       {"smallint", TypeId::kInt16},
@@ -140,6 +156,8 @@ std::optional<DataType> DataTypeFromName(std::string_view name) {
       {"timestamptz", TypeId::kTimestampTz},
       {"timestamp with time zone", TypeId::kTimestampTz},
       {"interval", TypeId::kInterval},
+      {"numeric", TypeId::kNumeric},
+      {"decimal", TypeId::kNumeric},
   }};
   for (const auto& [type_name, type_id] : kNames) {
     if (type_name == name) return DataType(type_id);

@@ -30,25 +30,41 @@ enum class TypeId : uint8_t {
   kTimestamp,    ///< Microseconds since 2000-01-01 00:00:00 (timestamp without time zone).
   kTimestampTz,  ///< Microseconds since 2000-01-01 00:00:00 UTC (timestamp with time zone).
   kInterval,     ///< temporal::EncodeInterval bytes (months, days, microseconds).
+  kNumeric,      ///< An exact decimal (common/decimal.h), with an optional precision and scale.
 };
 
 /// How values of a type are held in memory.
-enum class PhysicalType : uint8_t { kInt64, kFloat64, kString };
+enum class PhysicalType : uint8_t { kInt64, kFloat64, kString, kDecimal };
 
 /// A SQL data type. A struct rather than a bare enum so that modifiers (varchar length,
 /// numeric precision) can be added without changing every signature.
 struct DataType {
   TypeId id = TypeId::kUnknown;
+  /// numeric(precision, scale): precision 0 means unconstrained `numeric`, whose values keep
+  /// their own scale. PostgreSQL's type modifier, which its results drop.
+  int16_t precision = 0;
+  int16_t scale = 0;
 
   DataType() = default;
   constexpr DataType(TypeId type_id) : id(type_id) {}  // NOLINT: implicit on purpose.
+  static constexpr DataType Numeric(int16_t precision, int16_t scale) {
+    DataType type(TypeId::kNumeric);
+    type.precision = precision;
+    type.scale = scale;
+    return type;
+  }
 
   bool operator==(const DataType& other) const = default;
 
   PhysicalType physical() const;
   bool IsInteger() const;
   bool IsFloat() const;
-  bool IsNumeric() const { return IsInteger() || IsFloat(); }
+  /// numeric, with or without a precision.
+  bool IsDecimal() const { return id == TypeId::kNumeric; }
+  /// Integer, floating point or numeric.
+  bool IsNumeric() const { return IsInteger() || IsFloat() || IsDecimal(); }
+  /// numeric(p, s) rather than unconstrained numeric.
+  bool HasTypmod() const { return id == TypeId::kNumeric && precision > 0; }
   bool IsString() const { return id == TypeId::kVarchar; }
   /// date, time, timestamp, timestamptz or interval.
   bool IsTemporal() const { return id >= TypeId::kDate && id <= TypeId::kInterval; }
@@ -59,8 +75,14 @@ struct DataType {
   int32_t Oid() const;
   /// The PostgreSQL type length (pg_type.typlen) sent in RowDescription.
   int16_t TypeLength() const;
-  /// The PostgreSQL name, as `format_type` prints it (e.g. "bigint", "character varying").
+  /// The PostgreSQL type modifier (atttypmod) sent in RowDescription: -1, or for
+  /// numeric(p, s) ((p << 16) | s) + 4 as PostgreSQL encodes it.
+  int32_t Typmod() const;
+  /// The PostgreSQL name, as error messages print it (e.g. "bigint", "character varying",
+  /// "numeric" without its modifier).
   std::string Name() const;
+  /// The name with its modifier, as `format_type` prints it ("numeric(10,2)").
+  std::string NameWithTypmod() const;
 };
 
 /// Resolves a SQL type name as written by a user ("int", "bigint", "double precision",

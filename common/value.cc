@@ -100,6 +100,8 @@ std::string Value::ToText(DataType type) const {
       return temporal::FormatTimestamp(int_value(), true);
     case TypeId::kInterval:
       return temporal::FormatInterval(temporal::DecodeInterval(string_value()));
+    case TypeId::kNumeric:
+      return decimal::Format(decimal_value());
   }
   return string_value();
 }
@@ -114,6 +116,9 @@ int CompareValues(const Value& left, const Value& right) {
     double a = left.double_value(), b = right.double_value();
     if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? (std::isnan(b) ? 0 : 1) : -1;
     return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  if (std::holds_alternative<Decimal>(left.data_)) {
+    return decimal::Compare(left.decimal_value(), right.decimal_value());
   }
   int c = left.string_value().compare(right.string_value());
   return c < 0 ? -1 : (c > 0 ? 1 : 0);

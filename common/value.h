@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "common/data_type.h"
+#include "common/decimal.h"
 
 namespace stave {
 
@@ -20,6 +21,7 @@ class Value {
   static Value Double(double v) { return Value(Storage(v)); }
   static Value String(std::string v) { return Value(Storage(std::move(v))); }
   static Value Boolean(bool v) { return Int(v ? 1 : 0); }
+  static Value Numeric(const Decimal& v) { return Value(Storage(v)); }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(data_); }
   /// REQUIRES: holds an integer (integer, boolean or temporal types).
@@ -28,6 +30,8 @@ class Value {
   double double_value() const { return std::get<double>(data_); }
   /// REQUIRES: holds a string. The view lives as long as this Value.
   const std::string& string_value() const { return std::get<std::string>(data_); }
+  /// REQUIRES: holds a numeric.
+  const Decimal& decimal_value() const { return std::get<Decimal>(data_); }
 
   bool operator==(const Value& other) const = default;
 
@@ -36,7 +40,8 @@ class Value {
   std::string ToText(DataType type) const;
 
  private:
-  using Storage = std::variant<std::monostate, int64_t, double, std::string>;
+  // A Decimal is 32 bytes held in place, so numeric values never allocate.
+  using Storage = std::variant<std::monostate, int64_t, double, std::string, Decimal>;
   explicit Value(Storage data) : data_(std::move(data)) {}
   Storage data_;
   friend int CompareValues(const Value& left, const Value& right);
@@ -48,7 +53,8 @@ std::string FormatDouble(double value);
 /// The same for float4, rounded to single precision first.
 std::string FormatFloat(float value);
 
-/// Three-way comparison of two non-null values of the same physical type.
+/// Three-way comparison of two non-null values of the same physical type (numerics by
+/// value: 1.10 equals 1.1).
 int CompareValues(const Value& left, const Value& right);
 
 }  // namespace stave

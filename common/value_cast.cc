@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 
@@ -31,6 +32,12 @@ std::string_view Trim(std::string_view text) {
 
 [[noreturn]] void ThrowOutOfRange(DataType to) {
   throw SqlError(sqlstate::kNumericValueOutOfRange, to.Name() + " out of range");
+}
+
+// A numeric value as a value of `to`: rounded and checked against numeric(p, s).
+Decimal FitNumeric(const Decimal& value, DataType to) {
+  if (!to.HasTypmod()) return value;
+  return decimal::ApplyTypmod(value, to.precision, to.scale);
 }
 
 Value ParseText(const std::string& original, DataType to) {
@@ -108,6 +115,8 @@ Value ParseText(const std::string& original, DataType to) {
       return Value::Int(temporal::ParseTimestamp(original, true));
     case TypeId::kInterval:
       return Value::String(temporal::EncodeInterval(temporal::ParseInterval(original)));
+    case TypeId::kNumeric:
+      return Value::Numeric(FitNumeric(decimal::Parse(original), to));
   }
   ThrowBadText(original, to);
 }
@@ -202,6 +211,32 @@ Value CastValue(const Value& value, DataType from, DataType to) {
   if (from.IsInteger() && to.IsInteger()) {
     CheckIntegerRange(value.int_value(), to);
     return value;
+  }
+  if (to.IsDecimal()) {
+    if (from.IsDecimal()) return Value::Numeric(FitNumeric(value.decimal_value(), to));
+    if (from.IsInteger()) {
+      return Value::Numeric(FitNumeric(decimal::FromInteger(value.int_value()), to));
+    }
+    if (from.IsFloat()) {
+      // PostgreSQL converts through the float's text with its type's digits (DBL_DIG 15,
+      // FLT_DIG 6), so 0.1::float8::numeric is exactly 0.1.
+      int digits = from.id == TypeId::kFloat32 ? 6 : 15;
+      return Value::Numeric(FitNumeric(decimal::FromDouble(value.double_value(), digits), to));
+    }
+  }
+  if (from.IsDecimal() && to.IsInteger()) {
+    int64_t integer = decimal::ToInt64(value.decimal_value(), to.Name());
+    CheckIntegerRange(integer, to);
+    return Value::Int(integer);
+  }
+  if (from.IsDecimal() && to.IsFloat()) {
+    double d = decimal::ToDouble(value.decimal_value());
+    if (to.id != TypeId::kFloat32) return Value::Double(d);
+    auto single = static_cast<float>(d);
+    if (std::isinf(single) && !std::isinf(d)) {
+      throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: overflow");
+    }
+    return Value::Double(single);
   }
   if (from.IsInteger() && to.IsFloat()) {
     double d = static_cast<double>(value.int_value());

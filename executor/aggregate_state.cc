@@ -10,6 +10,15 @@ namespace {
 
 using planner::AggregateKind;
 
+bool HasNumericArgument(const planner::AggregateCall& call) {
+  return call.arg && call.arg->type.IsDecimal();
+}
+
+// Fields per call: count, int_sum (high and low 64 bits), float_sum, extremum, and for a
+// numeric argument sum_scale and the three special-value counts.
+constexpr size_t kFieldsPerCall = 5;
+constexpr size_t kNumericFields = 4;
+
 storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
   storage::RowTypes types = {TypeId::kInt64};
   for (const auto& call : calls) {
@@ -18,8 +27,59 @@ storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
     types.push_back(TypeId::kInt64);                                        // int_sum, low 64 bits
     types.push_back(TypeId::kFloat64);                                      // float_sum
     types.push_back(call.arg ? call.arg->type : DataType(TypeId::kInt64));  // extremum
+    if (HasNumericArgument(call)) types.insert(types.end(), kNumericFields, TypeId::kInt64);
   }
   return types;
+}
+
+[[noreturn]] void ThrowSumOverflow() {
+  throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
+}
+
+// Adds sign × value to a numeric sum, first widening the sum's scale if the value has more
+// digits after the point.
+void AccumulateDecimal(const Decimal& value, int sign, AggregateState* state) {
+  switch (value.kind) {
+    case Decimal::Kind::kNaN:
+      state->nan_count += sign;
+      return;
+    case Decimal::Kind::kInfinity:
+      state->infinity_count += sign;
+      return;
+    case Decimal::Kind::kNegativeInfinity:
+      state->negative_infinity_count += sign;
+      return;
+    case Decimal::Kind::kFinite:
+      break;
+  }
+  Int128 unscaled = value.unscaled;
+  if (value.scale > state->sum_scale) {
+    int widen = value.scale - state->sum_scale;
+    if (state->int_sum != 0 &&
+        (widen > decimal::kMaxDigits ||
+         __builtin_mul_overflow(state->int_sum, decimal::PowerOfTen(widen), &state->int_sum))) {
+      ThrowSumOverflow();
+    }
+    state->sum_scale = value.scale;
+  } else if (value.scale < state->sum_scale) {
+    int widen = state->sum_scale - value.scale;
+    if (unscaled != 0 &&
+        (widen > decimal::kMaxDigits ||
+         __builtin_mul_overflow(unscaled, decimal::PowerOfTen(widen), &unscaled))) {
+      ThrowSumOverflow();
+    }
+  }
+  if (__builtin_add_overflow(state->int_sum, unscaled * sign, &state->int_sum)) ThrowSumOverflow();
+}
+
+// A numeric sum as a value: NaN if any input is NaN or infinities of both signs meet.
+Decimal DecimalSum(const AggregateState& state) {
+  if (state.nan_count > 0 || (state.infinity_count > 0 && state.negative_infinity_count > 0)) {
+    return Decimal::NaN();
+  }
+  if (state.infinity_count > 0) return Decimal::Infinity(false);
+  if (state.negative_infinity_count > 0) return Decimal::Infinity(true);
+  return decimal::FromInt128(state.int_sum, state.sum_scale);
 }
 
 }  // namespace
@@ -37,6 +97,8 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
     case AggregateKind::kAvg:
       if (arg->type.IsInteger()) {
         state->int_sum += static_cast<__int128>(arg->ints[row]) * sign;
+      } else if (arg->type.IsDecimal()) {
+        AccumulateDecimal(arg->decimals[row], sign, state);
       } else {
         state->float_sum += arg->doubles[row] * sign;
       }
@@ -72,20 +134,26 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
       return Value::Int(state.count);
     case AggregateKind::kSum:
       if (state.count == 0) return Value::Null();
-      if (call.arg->type.IsInteger()) {
+      if (call.result_type.id == TypeId::kInt64) {
         if (state.int_sum > std::numeric_limits<int64_t>::max() ||
             state.int_sum < std::numeric_limits<int64_t>::min()) {
           throw SqlError(sqlstate::kNumericValueOutOfRange, "bigint out of range in sum()");
         }
         return Value::Int(static_cast<int64_t>(state.int_sum));
       }
+      if (call.arg->type.IsDecimal()) return Value::Numeric(DecimalSum(state));
+      if (call.arg->type.IsInteger()) return Value::Numeric(decimal::FromInt128(state.int_sum));
       return Value::Double(state.float_sum);
-    case AggregateKind::kAvg:
+    case AggregateKind::kAvg: {
       if (state.count == 0) return Value::Null();
-      if (call.arg->type.IsInteger()) {
-        return Value::Double(static_cast<double>(state.int_sum) / static_cast<double>(state.count));
+      if (call.arg->type.IsFloat()) {
+        return Value::Double(state.float_sum / static_cast<double>(state.count));
       }
-      return Value::Double(state.float_sum / static_cast<double>(state.count));
+      // PostgreSQL's avg is numeric division of the sum by the count (numeric_avg).
+      Decimal sum =
+          call.arg->type.IsDecimal() ? DecimalSum(state) : decimal::FromInt128(state.int_sum);
+      return Value::Numeric(decimal::Divide(sum, decimal::FromInteger(state.count)));
+    }
     case AggregateKind::kMin:
     case AggregateKind::kMax:
       return state.count == 0 ? Value::Null() : state.extremum;
@@ -96,32 +164,58 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
 std::string EncodeGroupState(const GroupState& state,
                              const std::vector<planner::AggregateCall>& calls) {
   std::vector<Value> row = {Value::Int(state.row_count)};
-  for (const AggregateState& aggregate : state.aggregates) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const AggregateState& aggregate = state.aggregates[i];
     row.push_back(Value::Int(aggregate.count));
     row.push_back(Value::Int(static_cast<int64_t>(aggregate.int_sum >> 64)));
     row.push_back(Value::Int(static_cast<int64_t>(static_cast<uint64_t>(aggregate.int_sum))));
     row.push_back(Value::Double(aggregate.float_sum));
     row.push_back(aggregate.extremum);
+    if (HasNumericArgument(calls[i])) {
+      row.push_back(Value::Int(aggregate.sum_scale));
+      row.push_back(Value::Int(aggregate.nan_count));
+      row.push_back(Value::Int(aggregate.infinity_count));
+      row.push_back(Value::Int(aggregate.negative_infinity_count));
+    }
+  }
+  storage::RowTypes types = StateTypes(calls);
+  for (int32_t scale : state.key_scales) {
+    row.push_back(Value::Int(scale));
+    types.push_back(TypeId::kInt64);
   }
   std::string bytes;
-  storage::EncodeRow(row, StateTypes(calls), &bytes);
+  storage::EncodeRow(row, types, &bytes);
   return bytes;
 }
 
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state) {
-  auto row = storage::DecodeRow(bytes, StateTypes(calls));
+                      GroupState* state, size_t key_scale_count) {
+  storage::RowTypes types = StateTypes(calls);
+  types.insert(types.end(), key_scale_count, TypeId::kInt64);
+  auto row = storage::DecodeRow(bytes, types);
   if (!row) return false;
   state->row_count = (*row)[0].int_value();
   state->aggregates.assign(calls.size(), AggregateState());
+  size_t base = 1;
   for (size_t i = 0; i < calls.size(); ++i) {
-    size_t base = 1 + i * 5;
     AggregateState& aggregate = state->aggregates[i];
     aggregate.count = (*row)[base].int_value();
     aggregate.int_sum = (static_cast<__int128>((*row)[base + 1].int_value()) << 64) |
                         static_cast<__int128>(static_cast<uint64_t>((*row)[base + 2].int_value()));
     aggregate.float_sum = (*row)[base + 3].double_value();
     aggregate.extremum = (*row)[base + 4];
+    base += kFieldsPerCall;
+    if (HasNumericArgument(calls[i])) {
+      aggregate.sum_scale = static_cast<int32_t>((*row)[base].int_value());
+      aggregate.nan_count = (*row)[base + 1].int_value();
+      aggregate.infinity_count = (*row)[base + 2].int_value();
+      aggregate.negative_infinity_count = (*row)[base + 3].int_value();
+      base += kNumericFields;
+    }
+  }
+  state->key_scales.clear();
+  for (size_t k = 0; k < key_scale_count; ++k) {
+    state->key_scales.push_back(static_cast<int32_t>((*row)[base + k].int_value()));
   }
   return true;
 }

@@ -12,11 +12,17 @@ namespace stave::executor {
 
 /// The running state of one aggregate call within one group. Sums of integers are kept in
 /// 128 bits, so only the final result can overflow (and says so) — never an intermediate.
+/// Sums of numerics are exact too: the unscaled sum at the largest scale seen, and counts
+/// of the special values, so that every input can be retracted exactly.
 struct AggregateState {
   int64_t count = 0;  ///< Rows counted (count(*)) or non-NULL inputs.
-  __int128 int_sum = 0;
+  Int128 int_sum = 0;
   double float_sum = 0;
-  Value extremum;  ///< min/max so far; NULL before the first input.
+  Value extremum;         ///< min/max so far; NULL before the first input.
+  int32_t sum_scale = 0;  ///< numeric: the scale of `int_sum`.
+  int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
+  int64_t infinity_count = 0;
+  int64_t negative_infinity_count = 0;
 };
 
 /// All aggregate states of one group, plus how many input rows the group holds (a keyed
@@ -24,6 +30,10 @@ struct AggregateState {
 struct GroupState {
   int64_t row_count = 0;
   std::vector<AggregateState> aggregates;
+  /// The display scale of each group key of unconstrained numeric type, taken from the row
+  /// that created the group: the key encoding drops trailing zeros (1.50 and 1.5 are one
+  /// group), and this gives the group's key back as it was written, as PostgreSQL shows it.
+  std::vector<int32_t> key_scales;
 };
 
 /// Adds (`sign` = +1) or retracts (-1) row `row` of `arg` (ignored for count(*)).
@@ -36,10 +46,10 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
 Value AggregateResult(const planner::AggregateCall& call, const AggregateState& state);
 
 /// Encodes a group's state for a state table, and back. DecodeGroupState returns false if
-/// the bytes do not fit `calls`.
+/// the bytes do not fit `calls` and `key_scale_count` key scales.
 std::string EncodeGroupState(const GroupState& state,
                              const std::vector<planner::AggregateCall>& calls);
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state);
+                      GroupState* state, size_t key_scale_count = 0);
 
 }  // namespace stave::executor

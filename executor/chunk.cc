@@ -14,6 +14,9 @@ void Column::Reserve(size_t rows) {
     case PhysicalType::kString:
       strings.reserve(rows);
       break;
+    case PhysicalType::kDecimal:
+      decimals.reserve(rows);
+      break;
   }
 }
 
@@ -28,6 +31,9 @@ void Column::AppendNull() {
       break;
     case PhysicalType::kString:
       strings.emplace_back();
+      break;
+    case PhysicalType::kDecimal:
+      decimals.emplace_back();
       break;
   }
 }
@@ -47,6 +53,11 @@ void Column::AppendString(std::string value) {
   strings.push_back(std::move(value));
 }
 
+void Column::AppendDecimal(const Decimal& value) {
+  nulls.push_back(0);
+  decimals.push_back(value);
+}
+
 void Column::AppendValue(const Value& value) {
   if (value.is_null()) {
     AppendNull();
@@ -61,6 +72,9 @@ void Column::AppendValue(const Value& value) {
       break;
     case PhysicalType::kString:
       AppendString(value.string_value());
+      break;
+    case PhysicalType::kDecimal:
+      AppendDecimal(value.decimal_value());
       break;
   }
 }
@@ -77,6 +91,9 @@ void Column::AppendFrom(const Column& other, size_t row) {
     case PhysicalType::kString:
       strings.push_back(other.strings[row]);
       break;
+    case PhysicalType::kDecimal:
+      decimals.push_back(other.decimals[row]);
+      break;
   }
 }
 
@@ -89,6 +106,8 @@ Value Column::GetValue(size_t row) const {
       return Value::Double(doubles[row]);
     case PhysicalType::kString:
       return Value::String(strings[row]);
+    case PhysicalType::kDecimal:
+      return Value::Numeric(decimals[row]);
   }
   return Value::Null();
 }

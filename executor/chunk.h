@@ -23,6 +23,7 @@ struct Column {
   std::vector<int64_t> ints;
   std::vector<double> doubles;
   std::vector<std::string> strings;
+  std::vector<Decimal> decimals;
   std::vector<uint8_t> nulls;  ///< 1 = NULL.
 
   Column() = default;
@@ -36,6 +37,7 @@ struct Column {
   void AppendInt(int64_t value);
   void AppendDouble(double value);
   void AppendString(std::string value);
+  void AppendDecimal(const Decimal& value);
   void AppendValue(const Value& value);
   /// Appends row `row` of `other` (same physical type).
   void AppendFrom(const Column& other, size_t row);

@@ -292,6 +292,26 @@ double Math(ScalarFunction function, double x, double y) {
   throw SqlError(sqlstate::kInternalError, "not a math function");
 }
 
+// round, trunc, floor, ceil and sign over numeric; `digits` is round's and trunc's second
+// argument (0 without one).
+Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
+  switch (function) {
+    case ScalarFunction::kRound:
+      return decimal::Round(x, digits);
+    case ScalarFunction::kTrunc:
+      return decimal::Trunc(x, digits);
+    case ScalarFunction::kFloor:
+      return decimal::Floor(x);
+    case ScalarFunction::kCeil:
+      return decimal::Ceil(x);
+    case ScalarFunction::kSign:
+      return decimal::Sign(x);
+    default:
+      break;
+  }
+  throw SqlError(sqlstate::kInternalError, "not a numeric function");
+}
+
 bool IsStringFunction(ScalarFunction function) {
   switch (function) {
     case ScalarFunction::kSubstr:
@@ -443,6 +463,9 @@ bool EvaluateScalarFunction(const planner::BoundExpr& expr, std::vector<Column>*
       out->AppendNull();
     } else if (is_string) {
       out->AppendValue(StringRow(function, args, i, &regexp));
+    } else if (expr.type.IsDecimal()) {
+      out->AppendDecimal(
+          DecimalMath(function, args[0].decimals[i], args.size() > 1 ? args[1].ints[i] : 0));
     } else {
       out->AppendDouble(
           Math(function, args[0].doubles[i], args.size() > 1 ? args[1].doubles[i] : 0.0));

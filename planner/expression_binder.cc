@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "common/value_cast.h"
@@ -46,11 +47,16 @@ int IntegerRank(DataType type) {
   }
 }
 
-// The type both numeric operands become, as PostgreSQL's numeric promotion does.
+// The type both numeric operands become, as PostgreSQL's numeric promotion does: floats
+// win, then numeric (whose precision an expression drops), then the wider integer.
 DataType CommonNumericType(DataType left, DataType right) {
   if (left.IsFloat() || right.IsFloat()) {
     if (left.id == TypeId::kFloat32 && right.id == TypeId::kFloat32) return TypeId::kFloat32;
     return TypeId::kFloat64;
+  }
+  if (left.IsDecimal() || right.IsDecimal()) {
+    // Equal types keep their modifier (CASE and UNION of numeric(10,2) stay numeric(10,2)).
+    return left == right ? left : DataType(TypeId::kNumeric);
   }
   return IntegerRank(left) >= IntegerRank(right) ? left : right;
 }
@@ -93,17 +99,18 @@ const StringFunction* FindStringFunction(std::string_view name) {
 struct MathFunction {
   ScalarFunction function;
   size_t arity;
+  bool optional_digits = false;  ///< round(x, n) and trunc(x, n) over numeric.
 };
 
 const MathFunction* FindMathFunction(std::string_view name) {
   static const std::map<std::string_view, MathFunction> functions = {
-      {"round", {ScalarFunction::kRound, 1}}, {"floor", {ScalarFunction::kFloor, 1}},
-      {"ceil", {ScalarFunction::kCeil, 1}},   {"ceiling", {ScalarFunction::kCeil, 1}},
-      {"trunc", {ScalarFunction::kTrunc, 1}}, {"sqrt", {ScalarFunction::kSqrt, 1}},
-      {"power", {ScalarFunction::kPower, 2}}, {"pow", {ScalarFunction::kPower, 2}},
-      {"exp", {ScalarFunction::kExp, 1}},     {"ln", {ScalarFunction::kLn, 1}},
-      {"log", {ScalarFunction::kLog10, 1}},   {"log10", {ScalarFunction::kLog10, 1}},
-      {"sign", {ScalarFunction::kSign, 1}},   {"mod", {ScalarFunction::kModulo, 2}},
+      {"round", {ScalarFunction::kRound, 1, true}}, {"floor", {ScalarFunction::kFloor, 1}},
+      {"ceil", {ScalarFunction::kCeil, 1}},         {"ceiling", {ScalarFunction::kCeil, 1}},
+      {"trunc", {ScalarFunction::kTrunc, 1, true}}, {"sqrt", {ScalarFunction::kSqrt, 1}},
+      {"power", {ScalarFunction::kPower, 2}},       {"pow", {ScalarFunction::kPower, 2}},
+      {"exp", {ScalarFunction::kExp, 1}},           {"ln", {ScalarFunction::kLn, 1}},
+      {"log", {ScalarFunction::kLog10, 1}},         {"log10", {ScalarFunction::kLog10, 1}},
+      {"sign", {ScalarFunction::kSign, 1}},         {"mod", {ScalarFunction::kModulo, 2}},
   };
   auto it = functions.find(name);
   return it == functions.end() ? nullptr : &it->second;
@@ -217,6 +224,28 @@ DataType ResolveType(const parser::TypeName& type) {
     throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", type.name),
                    type.position);
   }
+  if (resolved->IsDecimal() && !type.modifiers.empty()) {
+    // PostgreSQL's numeric typmod checks (numerictypmodin), with its messages.
+    if (type.modifiers.size() > 2) {
+      throw SqlError(sqlstate::kInvalidParameterValue, "invalid NUMERIC type modifier",
+                     type.position);
+    }
+    int64_t precision = type.modifiers[0];
+    int64_t scale = type.modifiers.size() == 2 ? type.modifiers[1] : 0;
+    if (precision < 1 || precision > decimal::kMaxPrecision) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("NUMERIC precision {} must be between 1 and {}", precision,
+                                 decimal::kMaxPrecision),
+                     type.position);
+    }
+    if (scale < -decimal::kMaxScale || scale > decimal::kMaxScale) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("NUMERIC scale {} must be between {} and {}", scale,
+                                 -decimal::kMaxScale, decimal::kMaxScale),
+                     type.position);
+    }
+    return DataType::Numeric(static_cast<int16_t>(precision), static_cast<int16_t>(scale));
+  }
   return *resolved;
 }
 
@@ -259,6 +288,8 @@ std::string DefaultColumnName(const Expr& expr) {
           return "timestamptz";
         case TypeId::kInterval:
           return "interval";
+        case TypeId::kNumeric:
+          return "numeric";
         default:
           return "?column?";
       }
@@ -454,6 +485,28 @@ BoundExprPtr ExpressionBinder::BindParameter(const parser::ParameterExpr& expr) 
   return untyped;
 }
 
+namespace {
+
+// A numeric literal. One beyond the 38 digits Stave's numeric holds (1e300) is double
+// precision instead, so that it still works where a float is meant (`x < 1e300`).
+BoundExprPtr BindNumericLiteral(const parser::LiteralExpr& expr) {
+  try {
+    return BoundExpr::MakeConstant(Value::Numeric(decimal::Parse(expr.value)), TypeId::kNumeric);
+  } catch (SqlError& error) {
+    if (error.sqlstate() != sqlstate::kNumericValueOutOfRange) {
+      throw error.WithPositionIfUnset(expr.position);
+    }
+  }
+  try {
+    return BoundExpr::MakeConstant(
+        CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64), TypeId::kFloat64);
+  } catch (SqlError& error) {
+    throw error.WithPositionIfUnset(expr.position);
+  }
+}
+
+}  // namespace
+
 BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
   switch (expr.literal_kind) {
     case parser::LiteralKind::kNull:
@@ -465,10 +518,8 @@ BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
       auto [end, error] =
           std::from_chars(expr.value.data(), expr.value.data() + expr.value.size(), value);
       if (error != std::errc() || end != expr.value.data() + expr.value.size()) {
-        throw SqlError(
-            sqlstate::kNumericValueOutOfRange,
-            fmt::format("integer literal {} is out of range for type bigint", expr.value),
-            expr.position);
+        // Beyond bigint an integer literal is a numeric, as in PostgreSQL.
+        return BindNumericLiteral(expr);
       }
       bool fits_int32 = value >= std::numeric_limits<int32_t>::min() &&
                         value <= std::numeric_limits<int32_t>::max();
@@ -476,10 +527,9 @@ BoundExprPtr ExpressionBinder::BindLiteral(const parser::LiteralExpr& expr) {
                                      fits_int32 ? TypeId::kInt32 : TypeId::kInt64);
     }
     case parser::LiteralKind::kDecimal:
-      // Stave has no numeric type yet: decimal literals are double precision.
-      return BoundExpr::MakeConstant(
-          CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64),
-          TypeId::kFloat64);
+      // A number with a point or an exponent is a numeric, as in PostgreSQL: 1.50 keeps its
+      // scale, 1e3 is 1000.
+      return BindNumericLiteral(expr);
     case parser::LiteralKind::kString:
       return BoundExpr::MakeConstant(Value::String(expr.value), TypeId::kUnknown);
   }
@@ -528,6 +578,10 @@ BoundExprPtr ExpressionBinder::BindUnary(const parser::UnaryExpr& expr) {
         if (operand->type.IsFloat()) {
           return BoundExpr::MakeConstant(Value::Double(-operand->constant.double_value()),
                                          operand->type);
+        }
+        if (operand->type.IsDecimal()) {
+          return BoundExpr::MakeConstant(
+              Value::Numeric(decimal::Negate(operand->constant.decimal_value())), operand->type);
         }
         int64_t value = operand->constant.int_value();
         if (value == std::numeric_limits<int64_t>::min()) {
@@ -706,6 +760,7 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
                      fmt::format("function abs({}) does not exist", arg->type.Name()),
                      expr.position);
     }
+    if (arg->type.IsDecimal()) arg = Coerce(arg, TypeId::kNumeric, expr.position);
     return BoundExpr::MakeFunction(ScalarFunction::kAbs, arg->type, {arg});
   }
   if (name == "lower" || name == "upper" || name == "length" || name == "char_length") {
@@ -766,7 +821,7 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     return BoundExpr::MakeFunction(string->function, string->result, std::move(args));
   }
   if (const MathFunction* math = FindMathFunction(name)) {
-    expect_args(math->arity);
+    if (!(math->optional_digits && expr.args.size() == 2)) expect_args(math->arity);
     std::vector<BoundExprPtr> args;
     for (const auto& each : expr.args) {
       BoundExprPtr arg = Bind(*each);
@@ -779,20 +834,39 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       }
       args.push_back(std::move(arg));
     }
-    // mod keeps integers; the rest compute in double precision, as PostgreSQL's float8
-    // versions do (there is no numeric type yet).
+    auto no_function = [&] {
+      std::vector<std::string> types;
+      for (const auto& arg : args) types.push_back(arg->type.Name());
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function {}({}) does not exist", name, fmt::join(types, ", ")),
+                     expr.position)
+          .WithHint("No function matches the given name and argument types.");
+    };
     if (math->function == ScalarFunction::kModulo) {
+      // mod exists for integers and numeric in PostgreSQL, not for floats.
       DataType type = CommonNumericType(args[0]->type, args[1]->type);
-      if (type.IsFloat()) {  // PostgreSQL has mod over integers and numeric only.
-        throw SqlError(sqlstate::kUndefinedFunction,
-                       fmt::format("function mod({}, {}) does not exist", args[0]->type.Name(),
-                                   args[1]->type.Name()),
-                       expr.position)
-            .WithHint("No function matches the given name and argument types.");
-      }
+      if (type.IsFloat()) no_function();
       for (auto& arg : args) arg = Coerce(arg, type, expr.position);
       return BoundExpr::MakeFunction(ScalarFunction::kModulo, type, std::move(args));
     }
+    if (math->optional_digits && args.size() == 2) {
+      // round(numeric, int) and trunc(numeric, int); integers widen to numeric, floats do
+      // not (PostgreSQL has no round(double precision, integer)).
+      if (args[0]->type.IsFloat() || !args[1]->type.IsInteger()) no_function();
+      args[0] = Coerce(args[0], TypeId::kNumeric, expr.position);
+      args[1] = Coerce(args[1], TypeId::kInt32, expr.position);
+      return BoundExpr::MakeFunction(math->function, TypeId::kNumeric, std::move(args));
+    }
+    bool exact = math->function == ScalarFunction::kRound ||
+                 math->function == ScalarFunction::kTrunc ||
+                 math->function == ScalarFunction::kFloor ||
+                 math->function == ScalarFunction::kCeil || math->function == ScalarFunction::kSign;
+    if (exact && args[0]->type.IsDecimal()) {
+      args[0] = Coerce(args[0], TypeId::kNumeric, expr.position);
+      return BoundExpr::MakeFunction(math->function, TypeId::kNumeric, std::move(args));
+    }
+    // The rest compute in double precision, as PostgreSQL's float8 versions do (its numeric
+    // versions of sqrt, exp, ln, log and power are not there yet).
     for (auto& arg : args) arg = Coerce(arg, TypeId::kFloat64, expr.position);
     return BoundExpr::MakeFunction(math->function, TypeId::kFloat64, std::move(args));
   }

@@ -117,7 +117,8 @@ bool UnifyKeyTypes(BoundExprPtr* left, BoundExprPtr* right, int position) {
   if (a.IsInteger() && b.IsInteger()) {
     target = DataType(TypeId::kInt64);
   } else if (a.IsNumeric() && b.IsNumeric()) {
-    target = DataType(TypeId::kFloat64);
+    // Integers meet numeric exactly, as PostgreSQL compares them; floats make both floats.
+    target = a.IsFloat() || b.IsFloat() ? DataType(TypeId::kFloat64) : DataType(TypeId::kNumeric);
   } else if (a.IsString() && b.IsString()) {
     target = DataType(TypeId::kVarchar);
   } else {

@@ -110,13 +110,22 @@ class GroupedExpressionBinder : public ExpressionBinder {
       } else if (name == "sum") {
         require_numeric();
         aggregate.kind = AggregateKind::kSum;
-        // Integers sum to bigint (PostgreSQL gives numeric for a bigint input; Stave has no
-        // numeric type yet and reports an overflow instead of losing digits).
-        aggregate.result_type = arg->type.IsInteger() ? DataType(TypeId::kInt64) : arg->type;
+        // PostgreSQL's types: smallint and integer sum to bigint, bigint and numeric to
+        // numeric (the sum is kept in 128 bits, so it never overflows on the way), floats
+        // to their own type.
+        if (arg->type.id == TypeId::kInt16 || arg->type.id == TypeId::kInt32) {
+          aggregate.result_type = TypeId::kInt64;
+        } else if (arg->type.id == TypeId::kInt64 || arg->type.IsDecimal()) {
+          aggregate.result_type = TypeId::kNumeric;
+        } else {
+          aggregate.result_type = arg->type;
+        }
       } else if (name == "avg") {
         require_numeric();
         aggregate.kind = AggregateKind::kAvg;
-        aggregate.result_type = TypeId::kFloat64;
+        // numeric for integer and numeric inputs, double precision for floats.
+        aggregate.result_type =
+            arg->type.IsFloat() ? DataType(TypeId::kFloat64) : DataType(TypeId::kNumeric);
       } else {
         aggregate.kind = name == "min" ? AggregateKind::kMin : AggregateKind::kMax;
         aggregate.result_type = arg->type;
@@ -273,7 +282,8 @@ DataType SetOperationType(DataType a, DataType b, std::string_view op, int posit
   if (b.id == TypeId::kUnknown) return a;
   if (a.IsNumeric() && b.IsNumeric()) {
     if (a.IsFloat() || b.IsFloat()) return TypeId::kFloat64;
-    return a.id > b.id ? a : b;  // kInt16 < kInt32 < kInt64.
+    if (a.IsDecimal() || b.IsDecimal()) return TypeId::kNumeric;  // without a precision
+    return a.id > b.id ? a : b;                                   // kInt16 < kInt32 < kInt64.
   }
   if ((a.IsTimestamp() || a.id == TypeId::kDate) && (b.IsTimestamp() || b.id == TypeId::kDate)) {
     if (a.id == TypeId::kTimestampTz || b.id == TypeId::kTimestampTz) return TypeId::kTimestampTz;

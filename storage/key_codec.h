@@ -13,11 +13,19 @@ namespace stave::storage {
 /// (ascending, NULLS LAST), so RocksDB range scans walk state in key order. Each value is a
 /// marker byte (0x01 value, 0x02 NULL) followed by: integers as big-endian with the sign bit
 /// flipped; doubles as IEEE-754 bits transformed so that byte order is numeric order;
-/// strings with 0x00 escaped as 0x00 0xFF and terminated by 0x00 0x00.
+/// strings with 0x00 escaped as 0x00 0xFF and terminated by 0x00 0x00; numerics by value, so
+/// that 1.10 and 1.1 have one encoding (EncodeKeyDecimal).
 void EncodeKeyValue(const Value& value, DataType type, std::string* out);
 
+/// A numeric as a key: a class byte (-Infinity, negative, zero, positive, Infinity, NaN, in
+/// PostgreSQL's order), then for a nonzero value the exponent of its first digit (2 bytes,
+/// biased) and its digits left-aligned in 38 decimal places (16 bytes, big-endian), both
+/// inverted for negative values. Trailing zeros do not change the encoding.
+void EncodeKeyDecimal(const Decimal& value, std::string* out);
+
 /// Decodes one value written by EncodeKeyValue from the front of `*in`, advancing it.
-/// Returns false if the bytes are malformed.
+/// Returns false if the bytes are malformed. A numeric comes back with the scale of `type`
+/// when it has one, otherwise with no trailing fraction zeros.
 bool DecodeKeyValue(std::string_view* in, DataType type, Value* value);
 
 /// Appends `value` as 4 big-endian bytes (ids in keys sort numerically).

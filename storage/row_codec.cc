@@ -15,6 +15,33 @@ void AppendFixed64(uint64_t value, std::string* out) {
 
 }  // namespace
 
+void AppendRowDecimal(const Decimal& value, std::string* out) {
+  out->push_back(static_cast<char>(value.kind));
+  if (!value.is_finite()) return;
+  AppendVarint(static_cast<uint64_t>(value.scale), out);
+  UInt128 zigzag =
+      (static_cast<UInt128>(value.unscaled) << 1) ^ static_cast<UInt128>(value.unscaled >> 127);
+  AppendVarint(static_cast<uint64_t>(zigzag), out);
+  AppendVarint(static_cast<uint64_t>(zigzag >> 64), out);
+}
+
+bool ReadRowDecimal(std::string_view* in, Decimal* value) {
+  if (in->empty()) return false;
+  auto kind = static_cast<uint8_t>(in->front());
+  in->remove_prefix(1);
+  if (kind > static_cast<uint8_t>(Decimal::Kind::kNegativeInfinity)) return false;
+  *value = Decimal();
+  value->kind = static_cast<Decimal::Kind>(kind);
+  if (!value->is_finite()) return true;
+  uint64_t scale = 0, low = 0, high = 0;
+  if (!ReadVarint(in, &scale) || !ReadVarint(in, &low) || !ReadVarint(in, &high)) return false;
+  if (scale > static_cast<uint64_t>(decimal::kMaxScale)) return false;
+  UInt128 zigzag = (static_cast<UInt128>(high) << 64) | low;
+  value->unscaled = static_cast<Int128>(zigzag >> 1) ^ -static_cast<Int128>(zigzag & 1);
+  value->scale = static_cast<int32_t>(scale);
+  return true;
+}
+
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out) {
   for (size_t i = 0; i < types.size(); ++i) {
     const Value& value = row[i];
@@ -38,6 +65,9 @@ void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string
         AppendVarint(value.string_value().size(), out);
         out->append(value.string_value());
         break;
+      case PhysicalType::kDecimal:
+        AppendRowDecimal(value.decimal_value(), out);
+        break;
     }
   }
 }
@@ -51,6 +81,7 @@ std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTyp
     void String(size_t, std::string_view value) {
       row.push_back(Value::String(std::string(value)));
     }
+    void Numeric(size_t, const Decimal& value) { row.push_back(Value::Numeric(value)); }
   } values;
   values.row.reserve(types.size());
   if (!VisitRow(bytes, types, values)) return std::nullopt;

@@ -17,17 +17,25 @@ namespace stave::storage {
 using RowTypes = std::vector<DataType>;
 
 /// Compact, not order-preserving encoding of a row for state values: per column a tag byte
-/// (0 NULL, 1 value) then 8 little-endian bytes for integers and doubles, or a varint length
-/// and the bytes for strings.
+/// (0 NULL, 1 value) then 8 little-endian bytes for integers and doubles, a varint length
+/// and the bytes for strings, or a numeric as AppendRowDecimal writes it.
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out);
+
+/// A numeric in a row: its kind (0 finite, 1 NaN, 2 Infinity, 3 -Infinity), then for a
+/// finite value the scale and the zigzagged unscaled value's low and high 64 bits, each a
+/// varint (a small value takes 4 bytes).
+void AppendRowDecimal(const Decimal& value, std::string* out);
+/// Reads what AppendRowDecimal wrote from the front of `*in`, advancing it; false if the
+/// bytes are malformed.
+bool ReadRowDecimal(std::string_view* in, Decimal* value);
 
 /// Decodes a row written by EncodeRow. Returns nullopt if the bytes do not match `types`.
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types);
 
 /// Decodes a row written by EncodeRow field by field, without building Values (scans decode
 /// straight into columns): for column `i` it calls `visitor.Null(i)`, `visitor.Int(i, v)`,
-/// `visitor.Double(i, v)` or `visitor.String(i, std::string_view)`. Returns false if the
-/// bytes do not match `types`; the visitor may have seen part of the row then.
+/// `visitor.Double(i, v)`, `visitor.String(i, std::string_view)` or `visitor.Numeric(i, d)`.
+/// Returns false if the bytes do not match `types`; the visitor may have seen part of the row then.
 template <typename Visitor>
 bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
   for (size_t i = 0; i < types.size(); ++i) {
@@ -60,6 +68,12 @@ bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
         if (!ReadVarint(&bytes, &length) || length > bytes.size()) return false;
         visitor.String(i, bytes.substr(0, length));
         bytes.remove_prefix(length);
+        break;
+      }
+      case PhysicalType::kDecimal: {
+        Decimal value;
+        if (!ReadRowDecimal(&bytes, &value)) return false;
+        visitor.Numeric(i, value);
         break;
       }
     }

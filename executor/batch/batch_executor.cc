@@ -45,6 +45,7 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& 
     void String(size_t i, std::string_view value) {
       chunk->columns[i].AppendString(std::string(value));
     }
+    void Numeric(size_t i, const Decimal& value) { chunk->columns[i].AppendDecimal(value); }
   };
   bool has_row_id = scan.object->HasRowId();
   bool has_row_key = scan.object->type == planner::ObjectType::kMaterializedView;
@@ -88,7 +89,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
   std::vector<GroupState> states;
   auto new_group = [&](std::vector<Value> key_values) {
     keys.push_back(std::move(key_values));
-    states.push_back(GroupState{0, std::vector<AggregateState>(node.aggregates.size())});
+    states.push_back(GroupState{0, std::vector<AggregateState>(node.aggregates.size()), {}});
     return states.size() - 1;
   };
   if (node.group_keys.empty()) index.emplace("", new_group({}));

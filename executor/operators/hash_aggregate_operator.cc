@@ -19,7 +19,10 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
       cached_groups_(cached_groups),
       instance_(instance),
       parallelism_(parallelism) {
-  for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
+  for (const auto& key : node_->group_keys) {
+    if (key->type.IsDecimal() && !key->type.HasTypmod()) scaled_keys_.push_back(key_types_.size());
+    key_types_.push_back(key->type);
+  }
   for (const auto& column : node_->output) output_types_.push_back(column.type);
 }
 
@@ -40,7 +43,7 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
   if (!stored) return nullptr;
   Group group;
-  if (!DecodeGroupState(*stored, node_->aggregates, &group.state)) {
+  if (!DecodeGroupState(*stored, node_->aggregates, &group.state, scaled_keys_.size())) {
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
@@ -63,6 +66,17 @@ std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
     Value value;
     storage::DecodeKeyValue(&rest, type, &value);
     row.push_back(std::move(value));
+  }
+  for (size_t i = 0; i < scaled_keys_.size() && i < state.key_scales.size(); ++i) {
+    Value& value = row[scaled_keys_[i]];
+    if (value.is_null() || !value.decimal_value().is_finite()) continue;
+    // The key as the group's first row wrote it: its trailing zeros back.
+    Decimal written = value.decimal_value();
+    int missing = state.key_scales[i] - written.scale;
+    if (missing <= 0 || missing > decimal::kMaxDigits) continue;
+    Int128 unscaled = 0;
+    if (__builtin_mul_overflow(written.unscaled, decimal::PowerOfTen(missing), &unscaled)) continue;
+    value = Value::Numeric({unscaled, state.key_scales[i], Decimal::Kind::kFinite});
   }
   for (size_t i = 0; i < node_->aggregates.size(); ++i) {
     row.push_back(AggregateResult(node_->aggregates[i], state.aggregates[i]));
@@ -149,6 +163,9 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     }
     if (!group) {
       group = CreateGroup(key);
+      for (size_t k : scaled_keys_) {
+        group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
+      }
       if (node_->window_close) {
         if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
       }

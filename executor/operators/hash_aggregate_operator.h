@@ -71,6 +71,8 @@ class HashAggregateOperator : public StreamOperator {
   size_t instance_;
   size_t parallelism_;
   std::vector<DataType> key_types_;
+  /// The group keys of unconstrained numeric type, whose scales GroupState::key_scales keeps.
+  std::vector<size_t> scaled_keys_;
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;
   size_t dirty_groups_ = 0;  // Groups changed in this epoch, for the memory estimate.

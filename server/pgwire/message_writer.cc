@@ -101,7 +101,7 @@ void MessageWriter::WriteRowDescription(const std::vector<executor::ResultColumn
       AddInt16(0);  // Attribute number.
       AddInt32(column.type.Oid());
       AddInt16(column.type.TypeLength());
-      AddInt32(-1);  // Type modifier.
+      AddInt32(column.type.Typmod());  // numeric(p, s) as PostgreSQL encodes it, else -1.
       AddInt16(IsBinary(formats, i) ? kBinaryFormat : kTextFormat);
     }
   });

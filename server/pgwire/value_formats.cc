@@ -4,7 +4,9 @@
 
 #include <bit>
 #include <cstring>
+#include <vector>
 
+#include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "common/utf8.h"
@@ -30,6 +32,97 @@ void AppendBigEndian(std::string* out, uint64_t value, int size) {
 [[noreturn]] void ThrowBadBinary(int number) {
   throw SqlError(kInvalidBinaryRepresentation,
                  fmt::format("incorrect binary data format in bind parameter {}", number));
+}
+
+// PostgreSQL's binary numeric: int16 ndigits, int16 weight, uint16 sign, int16 dscale, then
+// ndigits base-10000 digits, the first worth 10000^weight. Both directions go through the
+// decimal text, which keeps them short and exact.
+constexpr uint16_t kNumericPositive = 0x0000;
+constexpr uint16_t kNumericNegative = 0x4000;
+constexpr uint16_t kNumericNaN = 0xC000;
+constexpr uint16_t kNumericInfinity = 0xD000;
+constexpr uint16_t kNumericNegativeInfinity = 0xF000;
+
+Value DecodeBinaryNumeric(std::string_view bytes, int number) {
+  if (bytes.size() < 8) ThrowBadBinary(number);
+  auto field = [&](size_t index) {
+    return static_cast<uint16_t>((static_cast<unsigned char>(bytes[2 * index]) << 8) |
+                                 static_cast<unsigned char>(bytes[2 * index + 1]));
+  };
+  int ndigits = static_cast<int16_t>(field(0));
+  int weight = static_cast<int16_t>(field(1));
+  uint16_t sign = field(2);
+  int dscale = static_cast<int16_t>(field(3));
+  if (ndigits < 0 || dscale < 0 || bytes.size() != 8 + 2 * static_cast<size_t>(ndigits)) {
+    ThrowBadBinary(number);
+  }
+  if (sign == kNumericNaN) return Value::Numeric(Decimal::NaN());
+  if (sign == kNumericInfinity || sign == kNumericNegativeInfinity) {
+    return Value::Numeric(Decimal::Infinity(sign == kNumericNegativeInfinity));
+  }
+  if (sign != kNumericPositive && sign != kNumericNegative) ThrowBadBinary(number);
+  std::string whole;     // Digits before the point.
+  std::string fraction;  // Digits after it.
+  for (int i = 0; i < ndigits; ++i) {
+    uint16_t digit = field(4 + static_cast<size_t>(i));
+    if (digit >= 10000) ThrowBadBinary(number);
+    int position = weight - i;  // This group is worth 10000^position.
+    std::string group = fmt::format("{:04d}", digit);
+    if (position >= 0) {
+      whole += group;
+    } else {
+      if (fraction.empty()) fraction.assign(4 * static_cast<size_t>(-position - 1), '0');
+      fraction += group;
+    }
+  }
+  if (ndigits > 0 && weight >= ndigits)
+    whole.append(4 * static_cast<size_t>(weight - ndigits + 1), '0');
+  fraction.resize(static_cast<size_t>(dscale), '0');  // Exactly the display scale.
+  std::string text = (sign == kNumericNegative ? "-" : "") + (whole.empty() ? "0" : whole);
+  if (!fraction.empty()) text += "." + fraction;
+  return Value::Numeric(decimal::Parse(text));
+}
+
+std::string EncodeBinaryNumeric(const Decimal& value) {
+  std::string out;
+  auto add = [&](int value16) { AppendBigEndian(&out, static_cast<uint16_t>(value16), 2); };
+  if (!value.is_finite()) {
+    add(0);
+    add(0);
+    add(value.is_nan() ? kNumericNaN
+                       : (value.kind == Decimal::Kind::kInfinity ? kNumericInfinity
+                                                                 : kNumericNegativeInfinity));
+    add(0);
+    return out;
+  }
+  std::string text = decimal::Format(value);
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.erase(0, 1);
+  size_t point = text.find('.');
+  std::string whole = text.substr(0, point);
+  std::string fraction = point == std::string::npos ? "" : text.substr(point + 1);
+  whole.insert(0, (4 - whole.size() % 4) % 4, '0');
+  fraction.append((4 - fraction.size() % 4) % 4, '0');
+  std::vector<int> groups;
+  for (size_t i = 0; i < whole.size(); i += 4) groups.push_back(std::stoi(whole.substr(i, 4)));
+  for (size_t i = 0; i < fraction.size(); i += 4) {
+    groups.push_back(std::stoi(fraction.substr(i, 4)));
+  }
+  int weight = static_cast<int>(whole.size() / 4) - 1;
+  size_t first = 0;
+  while (first < groups.size() && groups[first] == 0) {
+    ++first;
+    --weight;
+  }
+  size_t last = groups.size();
+  while (last > first && groups[last - 1] == 0) --last;
+  if (first == last) weight = 0;
+  add(static_cast<int>(last - first));
+  add(weight);
+  add(negative && first != last ? kNumericNegative : kNumericPositive);
+  add(value.scale);
+  for (size_t i = first; i < last; ++i) add(groups[i]);
+  return out;
 }
 
 Value DecodeBinary(std::string_view bytes, DataType type, int number) {
@@ -88,6 +181,8 @@ Value DecodeBinary(std::string_view bytes, DataType type, int number) {
       interval.months = static_cast<int32_t>(DecodeSigned(bytes.substr(12, 4)));
       return Value::String(temporal::EncodeInterval(interval));
     }
+    case TypeId::kNumeric:
+      return CastValue(DecodeBinaryNumeric(bytes, number), TypeId::kNumeric, type);
   }
   ThrowBadBinary(number);
 }
@@ -126,12 +221,14 @@ std::optional<DataType> DataTypeFromOid(int32_t oid) {
       return TypeId::kTimestampTz;
     case 1186:
       return TypeId::kInterval;
+    case 1700:
+      return TypeId::kNumeric;
     default:
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("parameters of the type with OID {} are not supported", oid))
           .WithHint(
               "Stave has boolean, smallint, integer, bigint, real, double precision, text, "
-              "date, time, timestamp, timestamptz and interval.");
+              "numeric, date, time, timestamp, timestamptz and interval.");
   }
 }
 
@@ -174,6 +271,8 @@ std::string EncodeBinaryValue(const Value& value, DataType type) {
       AppendBigEndian(&out, static_cast<uint32_t>(interval.months), 4);
       return out;
     }
+    case TypeId::kNumeric:
+      return EncodeBinaryNumeric(value.decimal_value());
     case TypeId::kUnknown:
     case TypeId::kVarchar:
       return value.ToText(type);

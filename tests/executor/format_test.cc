@@ -826,6 +826,36 @@ TEST(FormatTemporalTest, JsonEncoderWritesIsoTextThatDecodesBack) {
   EXPECT_EQ(decoding.RowOf(json), values);
 }
 
+std::vector<PayloadColumn> NumericColumns() {
+  return {{1, "n", TypeId::kNumeric}, {2, "m", DataType::Numeric(6, 2)}};
+}
+
+TEST(FormatNumericTest, JsonAndCsvKeepEveryDigit) {
+  Decoding json("json", NumericColumns());
+  // The number's own digits, not a double's; the column's scale rounds half away from zero.
+  auto row = json.RowOf(R"({"n":0.10000000000000000000001,"m":12.345})");
+  EXPECT_EQ(row[0].ToText(TypeId::kNumeric), "0.10000000000000000000001");
+  EXPECT_EQ(row[1].ToText(TypeId::kNumeric), "12.35");
+  row = json.RowOf(R"({"n":"NaN","m":-1e2 })");
+  EXPECT_EQ(row[0].ToText(TypeId::kNumeric), "NaN");
+  EXPECT_EQ(row[1].ToText(TypeId::kNumeric), "-100.00");
+  EXPECT_EQ(json.RowOf(R"({"n":null})"), NullRow(2));
+  EXPECT_TRUE(Contains(json.ErrorOf(R"({"m":12345})"), "SQLSTATE 22003"));
+  EXPECT_FALSE(json.Decode(R"({"n":true})").ok);
+  Decoding csv("csv", NumericColumns());
+  row = csv.RowOf("1.50,-0.005");
+  EXPECT_EQ(row[0].ToText(TypeId::kNumeric), "1.50");
+  EXPECT_EQ(row[1].ToText(TypeId::kNumeric), "-0.01");
+  EXPECT_TRUE(Contains(csv.ErrorOf("abc,1"), "SQLSTATE 22P02"));
+}
+
+TEST(FormatNumericTest, JsonEncoderWritesNumbersWithTheirScale) {
+  Chunk chunk = Chunk::WithTypes({TypeId::kNumeric, TypeId::kNumeric});
+  chunk.AppendRow({Value::Numeric(decimal::Parse("-12.50")), Value::Numeric(Decimal::NaN())},
+                  RowOp::kInsert);
+  EXPECT_EQ(Encode(chunk, 0, {"a", "b"}), R"({"a":-12.50,"b":"NaN"})");
+}
+
 TEST(FormatRoundTripTest, EncoderOutputDecodesToTheSameValues) {
   std::vector<PayloadColumn> columns = TestColumns();
   for (PayloadColumn& column : columns) column.index -= 1;

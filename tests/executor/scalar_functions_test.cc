@@ -106,9 +106,13 @@ TEST_F(ScalarFunctionsTest, RegularExpressions) {
 }
 
 TEST_F(ScalarFunctionsTest, Math) {
-  // Decimal literals are double precision here: PostgreSQL's round(2.5::float8) is 2 (half
-  // to even), its round(2.5) of a numeric 3.
-  EXPECT_EQ(Eval("round(2.5)"), "2");
+  // Decimal literals are numeric: round(2.5) is 3 (half away from zero), while
+  // round(2.5::float8) is 2 (half to even).
+  EXPECT_EQ(Eval("round(2.5)"), "3");
+  EXPECT_EQ(Eval("round(2.5::float8)"), "2");
+  EXPECT_EQ(Eval("round(2.345, 2)"), "2.35");
+  EXPECT_EQ(Eval("trunc(-2.345, 1)"), "-2.3");
+  EXPECT_EQ(ErrorOf("round(2.5::float8, 1)"), "42883");
   EXPECT_EQ(Eval("round(-3.7)"), "-4");
   EXPECT_EQ(Eval("floor(-1.5)"), "-2");
   EXPECT_EQ(Eval("ceil(1.2)"), "2");
@@ -131,7 +135,8 @@ TEST_F(ScalarFunctionsTest, Math) {
   EXPECT_EQ(Eval("mod(7, 3)"), "1");
   EXPECT_EQ(Eval("mod(-7, 3)"), "-1");
   EXPECT_EQ(ErrorOf("mod(7, 0)"), "22012");
-  EXPECT_EQ(ErrorOf("mod(7.5, 2)"), "42883");
+  EXPECT_EQ(Eval("mod(7.5, 2)"), "1.5");
+  EXPECT_EQ(ErrorOf("mod(7.5::float8, 2)"), "42883");
   EXPECT_EQ(Eval("round(NULL)"), "NULL");
   EXPECT_EQ(ErrorOf("sqrt('x' || 'y')"), "42883");
 }

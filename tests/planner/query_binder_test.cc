@@ -56,7 +56,7 @@ TEST_F(QueryBinderTest, GroupedViewKeysByGroupExpression) {
   EXPECT_EQ(query.root->output[0].name, "parity");
   EXPECT_EQ(query.root->output[1].name, "count");
   EXPECT_EQ(query.root->output[2].name, "sum");
-  EXPECT_EQ(query.root->output[2].type, DataType(TypeId::kInt64));
+  EXPECT_EQ(query.root->output[2].type, DataType(TypeId::kNumeric));  // sum(bigint), as PostgreSQL
   ASSERT_EQ(query.root->kind, PlanNodeKind::kProject);
   EXPECT_EQ(query.root->input->kind, PlanNodeKind::kAggregate);
 }

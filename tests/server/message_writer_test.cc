@@ -60,6 +60,15 @@ TEST(MessageWriterTest, RowDescriptionOfVarcharHasVariableLength) {
   EXPECT_EQ(writer.data(), expected);
 }
 
+TEST(MessageWriterTest, RowDescriptionOfNumericCarriesItsTypmod) {
+  MessageWriter writer;
+  writer.WriteRowDescription({{"n", DataType::Numeric(10, 2)}});
+  // numeric (OID 1700), typlen -1, typmod ((10 << 16) | 2) + 4 as PostgreSQL sends it.
+  std::string expected = Bytes({'T', 0, 0, 0,    26,   0,    1,    'n',  0,    0,    0,    0, 0, 0,
+                                0,   0, 0, 0x06, 0xA4, 0xff, 0xff, 0x00, 0x0A, 0x00, 0x06, 0, 0});
+  EXPECT_EQ(writer.data(), expected);
+}
+
 TEST(MessageWriterTest, DataRowUsesTextFormatAndMinusOneForNull) {
   MessageWriter writer;
   writer.WriteDataRow({Value::Int(42), Value::Null(), Value::String("x"), Value::Boolean(false),

@@ -28,9 +28,9 @@ a comment.
     1 abc 2.500 true
 
 `query` takes one letter per column: I integer, R floating point (printed with three decimals, so
-a double and a numeric compare equal: avg is double precision in Stave, numeric in PostgreSQL),
+a double and a numeric compare equal),
 T text (any type, as the server prints it), B boolean (printed true/false). The column types are
-checked too: I must be an integer type (PostgreSQL's numeric too: its sum of bigint), R a float
+checked too: I must be an integer type (or a numeric holding integers: sum of bigint), R a float
 (or numeric), B boolean. Each expected row is one line, its values separated by spaces or tabs
 (runs of whitespace are one separator, also inside values); NULL is `NULL`, the empty string
 `(empty)`. `nosort` (the default) compares rows in order, `rowsort` sorts the rows of both sides
@@ -456,7 +456,7 @@ def check_types(result, types, engine):
     if len(result.columns) != len(types):
         return "%d columns, but the record declares %d (%s)" % (len(result.columns), len(types), types)
     for index, ((name, oid), letter) in enumerate(zip(result.columns, types)):
-        allowed = {"I": INT_OIDS | ({NUMERIC_OID} if engine == "postgres" else set()),
+        allowed = {"I": INT_OIDS | {NUMERIC_OID},
                    "R": FLOAT_OIDS | {NUMERIC_OID},
                    "B": {BOOL_OID}}.get(letter)
         if allowed is not None and oid not in allowed:

@@ -58,6 +58,66 @@ TEST(KeyCodecTest, RoundTrips) {
   EXPECT_FALSE(DecodeKeyValue(&truncated, TypeId::kInt64, &a));
 }
 
+Value Numeric(const char* text) { return Value::Numeric(decimal::Parse(text)); }
+
+TEST(KeyCodecTest, NumericByteOrderIsValueOrder) {
+  std::vector<const char*> values = {"-Infinity", "-99999999999999999999999999999999999999",
+                                     "-1000",     "-999.99",
+                                     "-1.5",      "-1",
+                                     "-0.001",    "-0.0000000000000000000000000000000000000000001",
+                                     "0",         "0.0000000000000000000000000000000000000000001",
+                                     "0.001",     "0.0011",
+                                     "1",         "1.0000001",
+                                     "1.5",       "9",
+                                     "10",        "999.99",
+                                     "1000",      "99999999999999999999999999999999999999",
+                                     "Infinity",  "NaN"};
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    EXPECT_LT(Key(Numeric(values[i]), TypeId::kNumeric),
+              Key(Numeric(values[i + 1]), TypeId::kNumeric))
+        << values[i] << " < " << values[i + 1];
+  }
+  // Equal values with other scales have one key, so they group and join together.
+  EXPECT_EQ(Key(Numeric("1.10"), TypeId::kNumeric), Key(Numeric("1.1"), TypeId::kNumeric));
+  EXPECT_EQ(Key(Numeric("-2.500"), TypeId::kNumeric), Key(Numeric("-2.5"), TypeId::kNumeric));
+  EXPECT_EQ(Key(Numeric("0.00"), TypeId::kNumeric), Key(Numeric("0"), TypeId::kNumeric));
+  EXPECT_EQ(Key(Numeric("100"), TypeId::kNumeric), Key(Numeric("100.000"), TypeId::kNumeric));
+}
+
+TEST(KeyCodecTest, NumericRoundTripsWithTheTypesScale) {
+  for (const char* text : {"-1000", "0.001", "123.45", "-0.5", "1e30", "NaN", "-Infinity", "0"}) {
+    std::string key;
+    EncodeKeyValue(Numeric(text), TypeId::kNumeric, &key);
+    std::string_view rest = key;
+    Value decoded;
+    ASSERT_TRUE(DecodeKeyValue(&rest, TypeId::kNumeric, &decoded)) << text;
+    EXPECT_TRUE(rest.empty());
+    EXPECT_EQ(decoded.decimal_value(), decimal::Normalize(decimal::Parse(text))) << text;
+  }
+  // numeric(10,2) keys come back with two digits after the point.
+  std::string key;
+  EncodeKeyValue(Numeric("1.50"), DataType::Numeric(10, 2), &key);
+  std::string_view rest = key;
+  Value decoded;
+  ASSERT_TRUE(DecodeKeyValue(&rest, DataType::Numeric(10, 2), &decoded));
+  EXPECT_EQ(decoded.ToText(TypeId::kNumeric), "1.50");
+  std::string_view truncated = std::string_view(key).substr(0, 5);
+  EXPECT_FALSE(DecodeKeyValue(&truncated, TypeId::kNumeric, &decoded));
+}
+
+TEST(RowCodecTest, NumericsKeepTheirScale) {
+  RowTypes types = {TypeId::kNumeric, TypeId::kNumeric, TypeId::kNumeric, TypeId::kNumeric};
+  std::vector<Value> row = {Numeric("1.50"), Numeric("-99999999999999999999999999999999999999"),
+                            Numeric("NaN"), Value::Null()};
+  std::string bytes;
+  EncodeRow(row, types, &bytes);
+  auto decoded = DecodeRow(bytes, types);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(*decoded, row);
+  EXPECT_EQ((*decoded)[0].ToText(TypeId::kNumeric), "1.50");
+  EXPECT_FALSE(DecodeRow(std::string_view(bytes).substr(0, bytes.size() - 3), types));
+}
+
 TEST(RowCodecTest, RoundTripsAndRejectsGarbage) {
   RowTypes types = {TypeId::kInt64, TypeId::kVarchar, TypeId::kFloat64, TypeId::kBoolean};
   std::vector<Value> row = {Value::Int(1), Value::String("hello"), Value::Null(),

@@ -96,7 +96,8 @@ DatagenOptions DatagenOptions::Parse(const std::map<std::string, std::string>& o
   std::map<std::string, size_t> column_index;
   for (size_t i = 0; i < columns.size(); ++i) {
     column_index[columns[i].name] = i;
-    if (columns[i].type.IsTemporal() && !columns[i].type.IsTimestamp()) {
+    if ((columns[i].type.IsTemporal() && !columns[i].type.IsTimestamp()) ||
+        columns[i].type.IsDecimal()) {
       ThrowOption(fmt::format("datagen cannot generate column '{}' of type {} yet", columns[i].name,
                               columns[i].type.Name()));
     }

@@ -202,6 +202,7 @@ class CsvDecoder final : public RecordDecoder {
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
       case TypeId::kInterval:
+      case TypeId::kNumeric:  // Parsed as PostgreSQL parses its text, with the column's scale.
         return DecodeTemporalText(column.name, column.type, text, out, error);
       case TypeId::kUnknown:
         break;

@@ -34,6 +34,9 @@ void RemoveLastValue(Column* column) {
     case PhysicalType::kString:
       column->strings.pop_back();
       break;
+    case PhysicalType::kDecimal:
+      column->decimals.pop_back();
+      break;
   }
 }
 

@@ -299,6 +299,25 @@ class JsonDecoder final : public RecordDecoder {
         }
         break;
       }
+      case TypeId::kNumeric: {
+        // The number's own digits, not a double's: 0.1 stays exactly 0.1. A string is
+        // taken too ("NaN", "Infinity", or digits a producer quoted to keep them exact).
+        std::string_view text;
+        if (value.get_string().get(text) == simdjson::SUCCESS) {
+          return DecodeTemporalText(column.name, column.type, text, out, error);
+        }
+        simdjson::ondemand::json_type type;
+        if (value.type().get(type) == simdjson::SUCCESS &&
+            type == simdjson::ondemand::json_type::number) {
+          std::string_view raw = value.raw_json_token();
+          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\t' ||
+                                  raw.back() == '\r')) {
+            raw.remove_suffix(1);
+          }
+          return DecodeTemporalText(column.name, column.type, raw, out, error);
+        }
+        break;
+      }
       case TypeId::kUnknown:
         break;
     }

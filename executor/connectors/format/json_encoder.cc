@@ -43,6 +43,16 @@ void AppendJsonDouble(double value, DataType type, std::string* out) {
   }
 }
 
+// A numeric as a JSON number with all its digits, as PostgreSQL's to_json writes it; NaN
+// and the infinities, which JSON numbers cannot be, as strings.
+void AppendJsonDecimal(const Decimal& value, std::string* out) {
+  if (value.is_finite()) {
+    out->append(decimal::Format(value));
+  } else {
+    AppendJsonString(decimal::Format(value), out);
+  }
+}
+
 void AppendColumnValue(const Column& column, size_t row, std::string* out) {
   if (column.IsNull(row)) {
     out->append("null");
@@ -61,6 +71,9 @@ void AppendColumnValue(const Column& column, size_t row, std::string* out) {
       return;
     case PhysicalType::kString:
       AppendJsonString(column.strings[row], out);
+      return;
+    case PhysicalType::kDecimal:
+      AppendJsonDecimal(column.decimals[row], out);
       return;
   }
 }
@@ -145,6 +158,9 @@ void AppendJsonValue(const Value& value, DataType type, std::string* out) {
       return;
     case PhysicalType::kString:
       AppendJsonString(value.string_value(), out);
+      return;
+    case PhysicalType::kDecimal:
+      AppendJsonDecimal(value.decimal_value(), out);
       return;
   }
 }

@@ -58,7 +58,7 @@ std::string UrlWithoutPassword(const std::string& url) {
 // The PostgreSQL type a column of `type` gets in a table the sink creates: `text` for
 // character data (unbounded, as Stave's varchar is), else the type's own name.
 std::string PostgresTypeName(DataType type) {
-  return type.IsString() || type.id == TypeId::kUnknown ? "text" : type.Name();
+  return type.IsString() || type.id == TypeId::kUnknown ? "text" : type.NameWithTypmod();
 }
 
 // Whether an existing target column of PostgreSQL type `target` (format_type's spelling)
@@ -89,6 +89,9 @@ bool AcceptsType(const std::string& target, DataType type) {
       // Values go as text in PostgreSQL's own output format (timestamptz with its +00), so
       // only the same type takes them without loss.
       return target == type.Name();
+    case TypeId::kNumeric:
+      // Unconstrained numeric takes every value; numeric(p, s) only the same precision.
+      return target == "numeric" || target == type.NameWithTypmod();
   }
   return false;
 }

@@ -1,0 +1,177 @@
+#include "common/decimal.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/sql_error.h"
+#include "common/value_cast.h"
+
+namespace stave {
+namespace {
+
+using decimal::Format;
+using decimal::Parse;
+
+std::string Text(const Decimal& value) { return Format(value); }
+
+std::string SqlStateOf(void (*body)()) {
+  try {
+    body();
+  } catch (const SqlError& error) {
+    return error.sqlstate();
+  }
+  return "none";
+}
+
+// Expected answers are PostgreSQL 15's.
+TEST(DecimalTest, ParsesAndPrintsLikePostgres) {
+  EXPECT_EQ(Text(Parse("1.50")), "1.50");
+  EXPECT_EQ(Parse("1.50").scale, 2);
+  EXPECT_EQ(Text(Parse("1e3")), "1000");
+  EXPECT_EQ(Text(Parse("1.5e-3")), "0.0015");
+  EXPECT_EQ(Text(Parse("1.500e1")), "15.00");
+  EXPECT_EQ(Text(Parse(" -0.0 ")), "0.0");
+  EXPECT_EQ(Text(Parse(".5")), "0.5");
+  EXPECT_EQ(Text(Parse("+7.")), "7");
+  EXPECT_EQ(Text(Parse("-123.456")), "-123.456");
+  EXPECT_EQ(Text(Parse("0.000000000000000000000000000000000000000000001")),
+            "0.000000000000000000000000000000000000000000001");
+  EXPECT_EQ(Text(Parse("99999999999999999999999999999999999999")),
+            "99999999999999999999999999999999999999");
+  EXPECT_EQ(Text(Parse("NaN")), "NaN");
+  EXPECT_EQ(Text(Parse("-infinity")), "-Infinity");
+  EXPECT_EQ(Text(Parse("inf")), "Infinity");
+  EXPECT_EQ(SqlStateOf([] { Parse("abc"); }), "22P02");
+  EXPECT_EQ(SqlStateOf([] { Parse("1.2.3"); }), "22P02");
+  EXPECT_EQ(SqlStateOf([] { Parse("1e"); }), "22P02");
+  EXPECT_EQ(SqlStateOf([] { Parse(""); }), "22P02");
+  // 39 digits: beyond what Stave holds.
+  EXPECT_EQ(SqlStateOf([] { Parse("123456789012345678901234567890123456789"); }), "22003");
+}
+
+TEST(DecimalTest, ArithmeticScales) {
+  EXPECT_EQ(Text(decimal::Add(Parse("1.5"), Parse("2.25"))), "3.75");
+  EXPECT_EQ(Text(decimal::Subtract(Parse("1.50"), Parse("2"))), "-0.50");
+  EXPECT_EQ(Text(decimal::Multiply(Parse("1.5"), Parse("2.25"))), "3.375");
+  EXPECT_EQ(Text(decimal::Multiply(Parse("-0.10"), Parse("3"))), "-0.30");
+  EXPECT_EQ(Text(decimal::Modulo(Parse("5.5"), Parse("2"))), "1.5");
+  EXPECT_EQ(Text(decimal::Modulo(Parse("-5.5"), Parse("2"))), "-1.5");
+  EXPECT_EQ(Text(decimal::Modulo(Parse("10"), Parse("0.3"))), "0.1");
+}
+
+TEST(DecimalTest, DivisionFollowsSelectDivScale) {
+  auto divide = [](const char* a, const char* b) {
+    return Text(decimal::Divide(Parse(a), Parse(b)));
+  };
+  EXPECT_EQ(divide("1", "3"), "0.33333333333333333333");
+  EXPECT_EQ(divide("2", "3"), "0.66666666666666666667");
+  EXPECT_EQ(divide("-2", "3"), "-0.66666666666666666667");
+  EXPECT_EQ(divide("10", "4"), "2.5000000000000000");
+  EXPECT_EQ(divide("100", "3"), "33.3333333333333333");
+  EXPECT_EQ(divide("1", "7"), "0.14285714285714285714");
+  EXPECT_EQ(divide("1.0", "3"), "0.33333333333333333333");
+  EXPECT_EQ(divide("12345.678", "0.001"), "12345678.000000000000");
+  EXPECT_EQ(divide("7.50", "2.5"), "3.0000000000000000");
+  EXPECT_EQ(divide("123456789012345678", "10"), "12345678901234568");
+  // A divisor of 38 digits takes the digit-at-a-time path.
+  EXPECT_EQ(divide("1", "99999999999999999999999999999999999999"),
+            "0.00000000000000000000000000000000000001000000000000000000");
+  EXPECT_EQ(SqlStateOf([] { decimal::Divide(Parse("1"), Parse("0.00")); }), "22012");
+  EXPECT_EQ(SqlStateOf([] { decimal::Modulo(Parse("1"), Parse("0")); }), "22012");
+}
+
+TEST(DecimalTest, OverflowBeyond38Digits) {
+  EXPECT_EQ(SqlStateOf([] {
+              decimal::Multiply(Parse("10000000000000000000000000000000000000"), Parse("100"));
+            }),
+            "22003");
+  EXPECT_EQ(
+      SqlStateOf([] { decimal::Add(Parse("99999999999999999999999999999999999999"), Parse("1")); }),
+      "22003");
+}
+
+TEST(DecimalTest, RoundingIsHalfAwayFromZero) {
+  EXPECT_EQ(Text(decimal::Round(Parse("2.5"), 0)), "3");
+  EXPECT_EQ(Text(decimal::Round(Parse("-2.5"), 0)), "-3");
+  EXPECT_EQ(Text(decimal::Round(Parse("1.2345"), 2)), "1.23");
+  EXPECT_EQ(Text(decimal::Round(Parse("1.235"), 2)), "1.24");
+  EXPECT_EQ(Text(decimal::Round(Parse("1234.5"), -2)), "1200");
+  EXPECT_EQ(Text(decimal::Round(Parse("1250"), -2)), "1300");
+  EXPECT_EQ(Text(decimal::Round(Parse("1.5"), 3)), "1.500");
+  EXPECT_EQ(Text(decimal::Round(Parse("0.5"), -5)), "0");
+  EXPECT_EQ(Text(decimal::Trunc(Parse("-1.99"), 1)), "-1.9");
+  EXPECT_EQ(Text(decimal::Trunc(Parse("1999"), -3)), "1000");
+  EXPECT_EQ(Text(decimal::Floor(Parse("-1.5"))), "-2");
+  EXPECT_EQ(Text(decimal::Floor(Parse("1.5"))), "1");
+  EXPECT_EQ(Text(decimal::Ceil(Parse("-1.5"))), "-1");
+  EXPECT_EQ(Text(decimal::Ceil(Parse("1.1"))), "2");
+  EXPECT_EQ(Text(decimal::Ceil(Parse("-0.5"))), "0");
+  EXPECT_EQ(Text(decimal::Sign(Parse("-0.5"))), "-1");
+  EXPECT_EQ(Text(decimal::Abs(Parse("-0.50"))), "0.50");
+}
+
+TEST(DecimalTest, Typmod) {
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("123.456"), 5, 2)), "123.46");
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("1"), 5, 2)), "1.00");
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("0.005"), 3, 2)), "0.01");
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("12345"), 3, -2)), "12300");
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("NaN"), 3, 1)), "NaN");
+  EXPECT_EQ(SqlStateOf([] { decimal::ApplyTypmod(Parse("999.995"), 5, 2); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { decimal::ApplyTypmod(Parse("Infinity"), 5, 2); }), "22003");
+  try {
+    decimal::ApplyTypmod(Parse("1000"), 5, 2);
+    FAIL();
+  } catch (const SqlError& error) {
+    EXPECT_STREQ(error.what(), "numeric field overflow");
+    EXPECT_EQ(error.detail(),
+              "A field with precision 5, scale 2 must round to an absolute value less than 10^3.");
+  }
+}
+
+TEST(DecimalTest, ComparesByValue) {
+  EXPECT_EQ(decimal::Compare(Parse("1.10"), Parse("1.1")), 0);
+  EXPECT_LT(decimal::Compare(Parse("-2"), Parse("-1.5")), 0);
+  EXPECT_GT(decimal::Compare(Parse("0.001"), Parse("0")), 0);
+  EXPECT_GT(decimal::Compare(Parse("10000000000000000000000000000000000000"),
+                             Parse("0.0000000000000000000000000000000000001")),
+            0);
+  EXPECT_GT(decimal::Compare(Parse("NaN"), Parse("Infinity")), 0);
+  EXPECT_LT(decimal::Compare(Parse("-Infinity"), Parse("-99999")), 0);
+  EXPECT_EQ(decimal::Compare(Parse("NaN"), Parse("NaN")), 0);
+  EXPECT_EQ(decimal::Normalize(Parse("1.100")), Parse("1.1"));
+  EXPECT_EQ(decimal::Normalize(Parse("0.00")), Parse("0"));
+}
+
+TEST(DecimalTest, Conversions) {
+  EXPECT_EQ(Text(decimal::FromDouble(0.1, 15)), "0.1");
+  EXPECT_EQ(Text(decimal::FromDouble(1.0 / 3, 15)), "0.333333333333333");
+  EXPECT_EQ(Text(decimal::FromDouble(1e20, 15)), "100000000000000000000");
+  EXPECT_DOUBLE_EQ(decimal::ToDouble(Parse("0.1")), 0.1);
+  EXPECT_DOUBLE_EQ(decimal::ToDouble(Parse("12345678901234567890.5")), 12345678901234567890.5);
+  EXPECT_EQ(decimal::ToInt64(Parse("2.5"), "bigint"), 3);
+  EXPECT_EQ(decimal::ToInt64(Parse("-2.5"), "bigint"), -3);
+  EXPECT_EQ(SqlStateOf([] { decimal::ToInt64(Parse("1e19"), "bigint"); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { decimal::ToInt64(Parse("NaN"), "bigint"); }), "0A000");
+  // Casts apply the target's precision and scale.
+  Value cast = CastValue(Value::String("3.14159"), TypeId::kVarchar, DataType::Numeric(4, 2));
+  EXPECT_EQ(cast.ToText(TypeId::kNumeric), "3.14");
+  EXPECT_EQ(CastValue(Value::Numeric(Parse("2.5")), TypeId::kNumeric, TypeId::kInt32).int_value(),
+            3);
+  EXPECT_EQ(DataType::Numeric(10, 2).Typmod(), (10 << 16 | 2) + 4);
+  EXPECT_EQ(DataType(TypeId::kNumeric).Typmod(), -1);
+}
+
+TEST(DecimalTest, ValueHoldsNumericsInPlace) {
+  // The fast path must not allocate: a Decimal is a trivially copyable 32-byte value.
+  static_assert(std::is_trivially_copyable_v<Decimal>);
+  static_assert(sizeof(Decimal) == 32);
+  Value a = Value::Numeric(Parse("1.10"));
+  Value b = Value::Numeric(Parse("1.1"));
+  EXPECT_EQ(CompareValues(a, b), 0);
+  EXPECT_FALSE(a == b);  // The representation differs (the scale prints).
+  EXPECT_EQ(a.ToText(TypeId::kNumeric), "1.10");
+}
+
+}  // namespace
+}  // namespace stave

@@ -287,7 +287,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             operators.push_back(std::make_unique<HashJoinOperator>(
                 std::static_pointer_cast<const planner::JoinNode>(FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, left_slot)),
-                storage::StateTable(store, StateTableId(owner.id, right_slot))));
+                storage::StateTable(store, StateTableId(owner.id, right_slot)), instance,
+                parallelism));
             break;
           }
           default:
@@ -426,7 +427,12 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
     for (const planner::PlanNode* node : stage.nodes) {
       std::string state;
       if (node->kind == planner::PlanNodeKind::kAggregate) state = " [state: groups]";
-      if (node->kind == planner::PlanNodeKind::kJoin) state = " [state: rows of each side]";
+      if (node->kind == planner::PlanNodeKind::kJoin) {
+        const auto* join = static_cast<const planner::JoinNode*>(node);
+        bool cleaned = !join->expiry[0].empty() || !join->expiry[1].empty();
+        state = cleaned ? " [state: rows of each side, cleaned by watermark]"
+                        : " [state: rows of each side]";
+      }
       lines.push_back("  " + planner::ExplainNode(*node) + state);
     }
     if (s == last) lines.push_back("  " + sink);

@@ -119,6 +119,20 @@ struct JoinNode : PlanNode {
   std::vector<BoundExprPtr> right_keys;
   BoundExprPtr residual;  ///< Null: none.
 
+  /// One term of when a stored row of a side can no longer meet any row still to come from
+  /// the other side: once the other side's watermark reaches the row's value in `column`
+  /// (of the side's own input) plus `offset`. Found from time bounds between the two sides
+  /// (planner/join_state_cleaning.h). A NULL in `column` never meets anything.
+  struct Expiry {
+    size_t column = 0;
+    int64_t offset = 0;
+    std::string bound;  ///< The condition it comes from, for EXPLAIN.
+  };
+  /// Per side (0 left, 1 right): a stored row expires at the earliest of its terms, and is
+  /// then dropped from state (its joined and NULL-padded rows stay in the result). Empty:
+  /// the side's rows are kept for good.
+  std::vector<Expiry> expiry[2];
+
   bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
   bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }
 };

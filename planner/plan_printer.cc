@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "common/temporal.h"
+#include "planner/join_state_cleaning.h"
 
 namespace stave::planner {
 namespace {
@@ -116,6 +117,8 @@ std::string DescribeNode(const PlanNode& node) {
       if (join.residual) {
         text += "; condition: " + ExplainExpression(*join.residual, join.output);
       }
+      std::string cleaning = DescribeJoinStateCleaning(join);
+      if (!cleaning.empty()) text += "; state cleaned by watermark: " + cleaning;
       return text;
     }
   }

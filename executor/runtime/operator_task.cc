@@ -66,6 +66,14 @@ void OperatorTask::Handle(size_t index, Message message) {
       break;
     case Message::Kind::kWatermark: {
       input.watermark = std::max(input.watermark, message.watermark);
+      int64_t side_lowest = INT64_MAX;
+      for (const Input& each : inputs_) {
+        if (each.side == input.side) side_lowest = std::min(side_lowest, each.watermark);
+      }
+      if (side_lowest > side_watermarks_[input.side]) {
+        side_watermarks_[input.side] = side_lowest;
+        operators_.front()->OnInputWatermark(input.side, side_lowest);
+      }
       int64_t lowest = INT64_MAX;
       for (const Input& each : inputs_) lowest = std::min(lowest, each.watermark);
       if (lowest > watermark_) {

@@ -21,7 +21,8 @@ enum class PlanNodeKind {
   kSort,
   kLimit,
   kJoin,
-  kUnion
+  kUnion,
+  kTemporalFilter
 };
 
 struct PlanNode;
@@ -142,6 +143,19 @@ struct JoinNode : PlanNode {
 struct UnionNode : PlanNode {
   UnionNode() : PlanNode(PlanNodeKind::kUnion) {}
   PlanNodePtr right;
+};
+
+/// A filter over the current time in a streaming definition (`WHERE ts > now() - INTERVAL
+/// '1' HOUR`): a row is in the result while now() < `time + offset` (`<=` when
+/// `inclusive`), now() being the processing time of the epoch (storage::EpochBatch::time).
+/// As now() only grows, a row leaves once and for good: the operator retracts it when an
+/// epoch's time passes it. A row whose time is NULL is never in.
+struct TemporalFilterNode : PlanNode {
+  TemporalFilterNode() : PlanNode(PlanNodeKind::kTemporalFilter) {}
+  BoundExprPtr time;  ///< Over the input: a timestamptz (or timestamp) per row.
+  int64_t offset = 0;
+  bool inclusive = false;
+  BoundExprPtr condition;  ///< As written, for EXPLAIN.
 };
 
 /// A node's second input (a join's right side, a union's second operand), or null.

@@ -104,6 +104,13 @@ std::string DescribeNode(const PlanNode& node) {
     }
     case PlanNodeKind::kUnion:
       return "Union: all rows of both inputs";
+    case PlanNodeKind::kTemporalFilter: {
+      const auto& filter = static_cast<const TemporalFilterNode&>(node);
+      return fmt::format("TemporalFilter: {}; a row leaves when now() {} {} + {}",
+                         ExplainExpression(*filter.condition, input),
+                         filter.inclusive ? "passes" : "reaches",
+                         ExplainExpression(*filter.time, input), filter.offset);
+    }
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(node);
       std::vector<std::string> keys;

@@ -57,7 +57,10 @@ void OperatorTask::Handle(size_t index, Message message) {
       operators_.front()->OnInputChunk(input.side, std::move(message.chunk));
       break;
     case Message::Kind::kBarrier:
-      if (inputs_at_barrier_ == 0) barrier_epoch_ = message.epoch;
+      if (inputs_at_barrier_ == 0) {
+        barrier_epoch_ = message.epoch;
+        barrier_time_ = message.epoch_time;
+      }
       if (message.epoch != barrier_epoch_) {
         throw SqlError(sqlstate::kInternalError, "barriers of different epochs met");
       }
@@ -90,7 +93,7 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(epoch);
+  report.batch = std::make_unique<storage::EpochBatch>(epoch, barrier_time_);
   operators_.front()->OnBarrier(report.batch.get());
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;
@@ -104,7 +107,7 @@ void OperatorTask::CompleteBarrier() {
   failpoint::Hit("epoch_operator_flushed");
   for (Input& input : inputs_) input.at_barrier = false;
   inputs_at_barrier_ = 0;
-  if (outbox_) outbox_->Broadcast(Message::Barrier(report.epoch));
+  if (outbox_) outbox_->Broadcast(Message::Barrier(report.epoch, report.batch->time()));
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 

@@ -217,6 +217,37 @@ TEST_F(DatabaseTest, WindowedJoinStateStaysBounded) {
   EXPECT_LE(most, 40u) << "state keys of the windowed aggregates and their join";
 }
 
+// A temporal filter over an endless stream whose event time keeps up with the clock: the
+// view holds the last second of rows, and the filter's state only those, as rows leave.
+TEST_F(DatabaseTest, TemporalFilterStateStaysBounded) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  Run("CREATE STREAM s (id BIGINT, at TIMESTAMPTZ) WITH (connector = 'datagen', "
+      "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.at.start' = 'now', "
+      "'fields.at.step' = '500 microseconds', 'rows-per-second' = '2000')");
+  Run("CREATE MATERIALIZED VIEW recent AS SELECT id, at FROM s "
+      "WHERE at > now() - INTERVAL '1' SECOND");
+  uint32_t view_id = database_->catalog().Find("recent")->id;
+  size_t most = 0;
+  size_t most_rows = 0;
+  int64_t last_id = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (last_id < 12000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    Run("CHECKPOINT");
+    most = std::max(most, OperatorStateKeys(database_->store(), view_id));
+    std::vector<std::string> seen = Rows("SELECT count(*), coalesce(max(id), 0) FROM recent");
+    size_t bar = seen.front().find('|');
+    most_rows = std::max<size_t>(most_rows, std::stoul(seen.front().substr(0, bar)));
+    last_id = std::stoll(seen.front().substr(bar + 1));
+  }
+  ASSERT_GE(last_id, 12000);
+  // The view holds no row older than the bound, and not the thousands that went through.
+  EXPECT_EQ(Rows("SELECT count(*) FROM recent WHERE at < now() - INTERVAL '10' SECOND"),
+            std::vector<std::string>{"0"});
+  EXPECT_LE(most_rows, 6000u) << "rows in the view";
+  EXPECT_LE(most, 6000u) << "state keys of the temporal filter";
+}
+
 TEST_F(DatabaseTest, ViewsReadTheirStreamIndependently) {
   Open();
   Run("CREATE STREAM s (id BIGINT) WITH (connector = 'datagen', 'fields.id.kind' = 'sequence', "

@@ -92,13 +92,12 @@ int64_t StatementTimestamp(std::string_view function, int position) {
   if (context == nullptr) return temporal::CurrentTimestamp();  // INSERT ... VALUES (now()).
   if (context->streaming_) {
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("{} is not supported in a materialized view or sink: temporal "
-                               "filters are not supported yet",
-                               function),
+                   fmt::format("{} is not supported in a materialized view or sink", function),
                    position)
         .WithHint(
-            "A view runs forever, so the current time has no single value there; compute it "
-            "in the query that reads the view.");
+            "A view runs forever, so the current time has no single value there; a temporal "
+            "filter (WHERE time > now() - INTERVAL '…') keeps recent rows, or compute it in "
+            "the query that reads the view.");
   }
   if (!context->statement_time_) context->statement_time_ = temporal::CurrentTimestamp();
   return *context->statement_time_;

@@ -7,6 +7,7 @@
 
 #include "common/failpoint.h"
 #include "common/sql_error.h"
+#include "common/temporal.h"
 
 namespace stave::executor {
 
@@ -151,16 +152,19 @@ std::vector<BarrierReport> Engine::CollectBarrier(uint64_t epoch, const SourceTa
     reports_.clear();
     reported_tasks_.clear();
   }
+  // The epoch's processing time, what now() is in views: never behind an earlier epoch's,
+  // should the clock step back.
+  epoch_time_ = std::max(epoch_time_, temporal::CurrentTimestamp());
   for (auto& [id, job] : jobs_) {
     if (!job->started()) {
       // Added by a change in this epoch. Its barrier is requested before its tasks run, so
       // it reads nothing in this epoch; and it does not wait for the targets, taken before
       // the job existed (a view over a view could only meet them after this very epoch).
-      job->InjectBarrier(epoch, {});
+      job->InjectBarrier(epoch, {}, epoch_time_);
       job->Start(scheduler_.get(), this);
       if (job->failed()) OnJobFailed(id, job->error());
     } else if (!job->failed()) {
-      job->InjectBarrier(epoch, targets);
+      job->InjectBarrier(epoch, targets, epoch_time_);
     }
   }
   std::unique_lock lock(collect_mutex_);

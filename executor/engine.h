@@ -137,6 +137,7 @@ class Engine : private EpochCollector {
   std::mutex collect_mutex_;
   std::condition_variable collected_;
   uint64_t collecting_epoch_ = 0;              // GUARDED_BY(collect_mutex_)
+  int64_t epoch_time_ = 0;                     // Of the last barrier (coordinator thread).
   std::vector<BarrierReport> reports_;         // GUARDED_BY(collect_mutex_)
   std::map<uint32_t, size_t> reported_tasks_;  // GUARDED_BY(collect_mutex_)
 

@@ -135,8 +135,8 @@ void Job::Stop() {
   context_.Cancel();
 }
 
-void Job::InjectBarrier(uint64_t epoch, const SourceTargets& targets) {
-  for (const auto& source : sources_) source->RequestBarrier(epoch, targets);
+void Job::InjectBarrier(uint64_t epoch, const SourceTargets& targets, int64_t time) {
+  for (const auto& source : sources_) source->RequestBarrier(epoch, targets, time);
 }
 
 void Job::Wake() {

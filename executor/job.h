@@ -95,7 +95,7 @@ class Job {
   void Stop();
 
   /// Injects the barrier of `epoch` once the source has read `targets`.
-  void InjectBarrier(uint64_t epoch, const SourceTargets& targets);
+  void InjectBarrier(uint64_t epoch, const SourceTargets& targets, int64_t time = 0);
   /// Tells the source there may be new data.
   void Wake();
 

@@ -15,6 +15,7 @@
 #include "executor/operators/materialize_operator.h"
 #include "executor/operators/project_operator.h"
 #include "executor/operators/sink_operator.h"
+#include "executor/operators/temporal_filter_operator.h"
 #include "executor/operators/time_window_operator.h"
 #include "executor/operators/union_operator.h"
 #include "executor/runtime/partitioner.h"
@@ -143,6 +144,15 @@ class StagePlanner {
         size_t stage = NewStage();
         Connect(left, stage, 0, join->left_keys);
         Connect(right, stage, 1, join->right_keys);
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
+      case planner::PlanNodeKind::kTemporalFilter: {
+        // Keyed by the whole row: all changes of a row meet in one instance, which holds
+        // the row's state.
+        Fragment input = Build(node->input.get());
+        size_t stage = NewStage();
+        Connect(input, stage, 0, EveryColumn(node->input->output));
         stages[stage].nodes.push_back(node);
         return Fragment{-1, static_cast<int>(stage)};
       }
@@ -280,6 +290,12 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
           case planner::PlanNodeKind::kUnion:
             operators.push_back(std::make_unique<UnionOperator>());
             break;
+          case planner::PlanNodeKind::kTemporalFilter:
+            operators.push_back(std::make_unique<TemporalFilterOperator>(
+                std::static_pointer_cast<const planner::TemporalFilterNode>(
+                    FindNode(query.root, node)),
+                storage::StateTable(store, StateTableId(owner.id, slot++)), instance, parallelism));
+            break;
           case planner::PlanNodeKind::kJoin: {
             // Two slots: the left side's rows, then the right side's.
             uint32_t left_slot = slot++;
@@ -287,7 +303,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             operators.push_back(std::make_unique<HashJoinOperator>(
                 std::static_pointer_cast<const planner::JoinNode>(FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, left_slot)),
-                storage::StateTable(store, StateTableId(owner.id, right_slot))));
+                storage::StateTable(store, StateTableId(owner.id, right_slot)), instance,
+                parallelism));
             break;
           }
           default:
@@ -313,6 +330,7 @@ bool HasStatefulNode(const planner::PlanNode* node) {
   if (!node) return false;
   if (node->kind == planner::PlanNodeKind::kAggregate) return true;
   if (node->kind == planner::PlanNodeKind::kJoin) return true;
+  if (node->kind == planner::PlanNodeKind::kTemporalFilter) return true;
   if (const planner::PlanNodePtr* second = planner::SecondInput(*node)) {
     if (HasStatefulNode(second->get())) return true;
   }
@@ -426,7 +444,15 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
     for (const planner::PlanNode* node : stage.nodes) {
       std::string state;
       if (node->kind == planner::PlanNodeKind::kAggregate) state = " [state: groups]";
-      if (node->kind == planner::PlanNodeKind::kJoin) state = " [state: rows of each side]";
+      if (node->kind == planner::PlanNodeKind::kTemporalFilter) {
+        state = " [state: rows until they leave]";
+      }
+      if (node->kind == planner::PlanNodeKind::kJoin) {
+        const auto* join = static_cast<const planner::JoinNode*>(node);
+        bool cleaned = !join->expiry[0].empty() || !join->expiry[1].empty();
+        state = cleaned ? " [state: rows of each side, cleaned by watermark]"
+                        : " [state: rows of each side]";
+      }
       lines.push_back("  " + planner::ExplainNode(*node) + state);
     }
     if (s == last) lines.push_back("  " + sink);

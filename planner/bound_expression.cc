@@ -128,6 +128,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "make_timestamp";
     case ScalarFunction::kMakeInterval:
       return "make_interval";
+    case ScalarFunction::kNow:
+      return "now";
     case ScalarFunction::kLower:
       return "lower";
     case ScalarFunction::kUpper:

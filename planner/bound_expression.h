@@ -88,6 +88,9 @@ enum class ScalarFunction {
   kMakeTime,       ///< make_time(hour, min, sec).
   kMakeTimestamp,  ///< make_timestamp(year, month, day, hour, min, sec).
   kMakeInterval,   ///< make_interval(years, months, weeks, days, hours, mins, secs).
+  /// now() in a streaming definition: only a temporal filter may hold it (TemporalFilterNode);
+  /// never evaluated.
+  kNow,
 };
 
 std::string_view ScalarFunctionName(ScalarFunction function);

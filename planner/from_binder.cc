@@ -7,6 +7,7 @@
 
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "planner/join_state_cleaning.h"
 #include "planner/stream_watermark.h"
 
 namespace stave::planner {
@@ -61,6 +62,8 @@ struct PendingJoin {
   size_t right_width = 0;    // Columns of the right input.
   bool takes_where = false;  // WHERE equalities may become its keys (inner, not nullable).
   int position = 0;
+  std::vector<std::string> qualified_names;  // For EXPLAIN of state cleaning.  // Of the join's
+                                             // output columns, for EXPLAIN.
 };
 
 struct FromContext {
@@ -163,6 +166,42 @@ bool TakeEquality(const BoundExprPtr& conjunct, size_t offset, PendingJoin* join
 
 BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context);
+
+/// Moves a WHERE comparison between the two sides of an inner join into the join's
+/// condition, where it can bound the join's state (see join_state_cleaning.h): the result
+/// is the same, as an inner join's condition and a WHERE over it filter the same pairs.
+bool TakeTimeBound(const BoundExprPtr& conjunct, FromContext* context) {
+  if (conjunct->kind != BoundExpr::Kind::kFunction || conjunct->args.size() != 2) return false;
+  switch (conjunct->function) {
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+      break;
+    default:
+      return false;
+  }
+  std::set<size_t> first;
+  std::set<size_t> second;
+  CollectColumns(*conjunct->args[0], &first);
+  CollectColumns(*conjunct->args[1], &second);
+  for (PendingJoin& join : context->joins) {  // Innermost first.
+    if (!join.takes_where) continue;
+    size_t left_begin = join.offset;
+    size_t right_begin = left_begin + join.left_width;
+    size_t right_end = right_begin + join.right_width;
+    bool spans =
+        (Within(first, left_begin, right_begin) && Within(second, right_begin, right_end)) ||
+        (Within(second, left_begin, right_begin) && Within(first, right_begin, right_end));
+    if (!spans) continue;
+    std::vector<BoundExprPtr> conjuncts;
+    if (join.node->residual) conjuncts.push_back(join.node->residual);
+    conjuncts.push_back(Shift(conjunct, -static_cast<int64_t>(left_begin)));
+    join.node->residual = AndOf(conjuncts);
+    return true;
+  }
+  return false;
+}
 
 BoundFrom BindTable(const parser::TableRef& from, FromContext* context) {
   const Catalog& catalog = *context->catalog;
@@ -342,6 +381,7 @@ BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
   if (object.watermark_column == time_column) {
     bound.window_close_offsets = {{visible.size(), node->size}, {visible.size() + 1, 0}};
   }
+
   bound.scope.table_name = input.scope.table_name;
   for (size_t i = 0; i < visible.size() + 2; ++i) bound.star.push_back(i);
   const std::string& qualifier = ref.alias.empty() ? input.scope.table_name : ref.alias;
@@ -417,8 +457,18 @@ BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
   scope.relations.insert(scope.relations.end(), right.scope.relations.begin(),
                          right.scope.relations.end());
 
-  PendingJoin pending{
-      join, offset, left_width, right.plan->output.size(), takes_where && inner, ref.position};
+  PendingJoin pending;
+  pending.node = join;
+  pending.offset = offset;
+  pending.left_width = left_width;
+  pending.right_width = right.plan->output.size();
+  pending.takes_where = takes_where && inner;
+  pending.position = ref.position;
+  for (size_t i = 0; i < scope.columns.size(); ++i) {
+    const std::string& qualifier = scope.sources[i].qualifier;
+    pending.qualified_names.push_back(qualifier.empty() ? scope.columns[i].name
+                                                        : qualifier + "." + scope.columns[i].name);
+  }
   std::vector<BoundExprPtr> residual;
   std::vector<BoundExprPtr> merged;  // Full join USING columns: coalesce(left, right).
   std::vector<size_t> using_left;
@@ -565,11 +615,17 @@ BoundFrom BindFrom(const parser::TableRef& from, const parser::Expr* where, cons
           break;
         }
       }
+      if (!taken && purpose == QueryPurpose::kMaterializedView) {
+        taken = TakeTimeBound(conjunct, &context);
+      }
       if (!taken) remaining.push_back(conjunct);
     }
     bound.where = AndOf(remaining);
   }
   if (purpose == QueryPurpose::kMaterializedView) {
+    for (PendingJoin& join : context.joins) {
+      PlanJoinStateCleaning(join.node.get(), join.qualified_names);
+    }
     for (const PendingJoin& join : context.joins) {
       if (join.node->left_keys.empty()) {
         throw SqlError(sqlstate::kFeatureNotSupported,

@@ -21,7 +21,8 @@ enum class PlanNodeKind {
   kSort,
   kLimit,
   kJoin,
-  kUnion
+  kUnion,
+  kTemporalFilter
 };
 
 struct PlanNode;
@@ -119,6 +120,20 @@ struct JoinNode : PlanNode {
   std::vector<BoundExprPtr> right_keys;
   BoundExprPtr residual;  ///< Null: none.
 
+  /// One term of when a stored row of a side can no longer meet any row still to come from
+  /// the other side: once the other side's watermark reaches the row's value in `column`
+  /// (of the side's own input) plus `offset`. Found from time bounds between the two sides
+  /// (planner/join_state_cleaning.h). A NULL in `column` never meets anything.
+  struct Expiry {
+    size_t column = 0;
+    int64_t offset = 0;
+    std::string bound;  ///< The condition it comes from, for EXPLAIN.
+  };
+  /// Per side (0 left, 1 right): a stored row expires at the earliest of its terms, and is
+  /// then dropped from state (its joined and NULL-padded rows stay in the result). Empty:
+  /// the side's rows are kept for good.
+  std::vector<Expiry> expiry[2];
+
   bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
   bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }
 };
@@ -128,6 +143,19 @@ struct JoinNode : PlanNode {
 struct UnionNode : PlanNode {
   UnionNode() : PlanNode(PlanNodeKind::kUnion) {}
   PlanNodePtr right;
+};
+
+/// A filter over the current time in a streaming definition (`WHERE ts > now() - INTERVAL
+/// '1' HOUR`): a row is in the result while now() < `time + offset` (`<=` when
+/// `inclusive`), now() being the processing time of the epoch (storage::EpochBatch::time).
+/// As now() only grows, a row leaves once and for good: the operator retracts it when an
+/// epoch's time passes it. A row whose time is NULL is never in.
+struct TemporalFilterNode : PlanNode {
+  TemporalFilterNode() : PlanNode(PlanNodeKind::kTemporalFilter) {}
+  BoundExprPtr time;  ///< Over the input: a timestamptz (or timestamp) per row.
+  int64_t offset = 0;
+  bool inclusive = false;
+  BoundExprPtr condition;  ///< As written, for EXPLAIN.
 };
 
 /// A node's second input (a join's right side, a union's second operand), or null.

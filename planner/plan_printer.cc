@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "common/temporal.h"
+#include "planner/join_state_cleaning.h"
 
 namespace stave::planner {
 namespace {
@@ -103,6 +104,13 @@ std::string DescribeNode(const PlanNode& node) {
     }
     case PlanNodeKind::kUnion:
       return "Union: all rows of both inputs";
+    case PlanNodeKind::kTemporalFilter: {
+      const auto& filter = static_cast<const TemporalFilterNode&>(node);
+      return fmt::format("TemporalFilter: {}; a row leaves when now() {} {} + {}",
+                         ExplainExpression(*filter.condition, input),
+                         filter.inclusive ? "passes" : "reaches",
+                         ExplainExpression(*filter.time, input), filter.offset);
+    }
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(node);
       std::vector<std::string> keys;
@@ -116,6 +124,8 @@ std::string DescribeNode(const PlanNode& node) {
       if (join.residual) {
         text += "; condition: " + ExplainExpression(*join.residual, join.output);
       }
+      std::string cleaning = DescribeJoinStateCleaning(join);
+      if (!cleaning.empty()) text += "; state cleaned by watermark: " + cleaning;
       return text;
     }
   }

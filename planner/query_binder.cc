@@ -10,6 +10,7 @@
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
 #include "planner/temporal_binding.h"
+#include "planner/temporal_filter.h"
 
 namespace stave::planner {
 namespace {
@@ -485,12 +486,32 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       from.where = binder.BindPredicate(*select.where, "WHERE");
     }
   }
+  // Temporal filters (WHERE ts > now() - INTERVAL …) become operators of their own, over
+  // the other conditions (fewer rows to keep).
+  size_t now_taken = 0;
+  std::vector<std::shared_ptr<TemporalFilterNode>> temporal_filters;
+  if (from.where && ContainsNow(*from.where)) {
+    temporal_filters = TakeTemporalFilters(&from.where, &now_taken);
+  }
   if (from.where) {
     auto filter = std::make_shared<FilterNode>();
     filter->predicate = from.where;
     filter->input = plan;
     filter->output = plan->output;
     plan = filter;
+  }
+  for (const auto& temporal_filter : temporal_filters) {
+    temporal_filter->input = plan;
+    temporal_filter->output = plan->output;
+    plan = temporal_filter;
+  }
+  if (!temporal_filters.empty()) {
+    // Rows leave as time passes. The filter routes rows by their whole value, so the two
+    // halves of an input row's update may take different instances: the result is kept as
+    // a multiset of whole rows (as a join's is), where their order does not matter.
+    retracting = true;
+    query.has_join = true;
+    input_key.clear();
   }
 
   // Expand the select list.
@@ -759,6 +780,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     }
   }
   query.root = plan;
+  // Any now() no temporal filter took is refused.
+  temporal_context.CheckNowTaken(now_taken);
   return query;
 }
 

@@ -69,18 +69,35 @@ ScopedTemporalContext::ScopedTemporalContext(bool streaming)
 
 ScopedTemporalContext::~ScopedTemporalContext() { current_context = previous_; }
 
+void ScopedTemporalContext::CheckNowTaken(size_t taken) const {
+  if (now_positions_.size() <= taken) return;
+  throw SqlError(sqlstate::kFeatureNotSupported,
+                 "now() in a materialized view or sink is supported only in a temporal filter: "
+                 "WHERE time > now() - INTERVAL '…' (or >=), as a condition of its own",
+                 now_positions_[taken])
+      .WithHint(
+          "A view runs forever, so the current time has no single value there; a temporal "
+          "filter keeps the recent rows and retracts them as time passes.");
+}
+
+std::optional<BoundExprPtr> StreamingNow(int position) {
+  ScopedTemporalContext* context = current_context;
+  if (context == nullptr || !context->streaming_) return std::nullopt;
+  context->now_positions_.push_back(position);
+  return BoundExpr::MakeFunction(ScalarFunction::kNow, TypeId::kTimestampTz, {});
+}
+
 int64_t StatementTimestamp(std::string_view function, int position) {
   ScopedTemporalContext* context = current_context;
   if (context == nullptr) return temporal::CurrentTimestamp();  // INSERT ... VALUES (now()).
   if (context->streaming_) {
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("{} is not supported in a materialized view or sink: temporal "
-                               "filters are not supported yet",
-                               function),
+                   fmt::format("{} is not supported in a materialized view or sink", function),
                    position)
         .WithHint(
-            "A view runs forever, so the current time has no single value there; compute it "
-            "in the query that reads the view.");
+            "A view runs forever, so the current time has no single value there; a temporal "
+            "filter (WHERE time > now() - INTERVAL '…') keeps recent rows, or compute it in "
+            "the query that reads the view.");
   }
   if (!context->statement_time_) context->statement_time_ = temporal::CurrentTimestamp();
   return *context->statement_time_;
@@ -170,6 +187,7 @@ BoundExprPtr BindTemporalArithmetic(std::string_view symbol, BoundExprPtr left, 
 
 std::optional<BoundExprPtr> BindCurrentTimeName(std::string_view name, int position) {
   if (name == "current_timestamp") {
+    if (std::optional<BoundExprPtr> now = StreamingNow(position)) return now;
     return Constant(StatementTimestamp("current_timestamp", position), TypeId::kTimestampTz);
   }
   if (name == "localtimestamp") {
@@ -217,6 +235,7 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
   };
   if (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") {
     arity(0, 0);
+    if (std::optional<BoundExprPtr> now = StreamingNow(position)) return *now;
     return Constant(StatementTimestamp(name + "()", position), TypeId::kTimestampTz);
   }
   if (name == "date_trunc" || name == "date_part" || name == "extract") {

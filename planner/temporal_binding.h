@@ -17,9 +17,10 @@ namespace stave::planner {
 
 /// Set while a query is bound (by BindQuery). Gives every current-time function of one
 /// statement the same value (the statement's start, as PostgreSQL's now() is constant within
-/// a statement), and tells whether the query defines a materialized view or sink: there the
-/// current time has no meaning yet (a view runs forever), so it is refused with 0A000 until
-/// temporal filters give it one.
+/// a statement), and tells whether the query defines a materialized view or sink: there
+/// now() and current_timestamp bind to ScalarFunction::kNow, which only a temporal filter may
+/// take (planner/temporal_filter.h), and the other current-time functions are refused with
+/// 0A000 (a view runs forever, so they have no single value there).
 class ScopedTemporalContext {
  public:
   explicit ScopedTemporalContext(bool streaming);
@@ -27,12 +28,21 @@ class ScopedTemporalContext {
   ScopedTemporalContext(const ScopedTemporalContext&) = delete;
   ScopedTemporalContext& operator=(const ScopedTemporalContext&) = delete;
 
+  /// Throws 0A000 at the first now() of this query beyond the `taken` ones temporal filters
+  /// took.
+  void CheckNowTaken(size_t taken) const;
+
  private:
   bool streaming_;
   std::optional<int64_t> statement_time_;
+  std::vector<int> now_positions_;  // Of the now() calls bound as kNow.
   ScopedTemporalContext* previous_;
   friend int64_t StatementTimestamp(std::string_view function, int position);
+  friend std::optional<BoundExprPtr> StreamingNow(int position);
 };
+
+/// now() in a streaming definition (ScalarFunction::kNow); nullopt elsewhere.
+std::optional<BoundExprPtr> StreamingNow(int position);
 
 /// The statement's start as a timestamptz; throws 0A000 inside a streaming definition.
 int64_t StatementTimestamp(std::string_view function, int position);

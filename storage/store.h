@@ -69,11 +69,15 @@ class WriteBatch {
 /// the checkpoint's commit point.
 class EpochBatch : public WriteBatch {
  public:
-  explicit EpochBatch(uint64_t epoch) : epoch_(epoch) {}
+  explicit EpochBatch(uint64_t epoch, int64_t time = 0) : epoch_(epoch), time_(time) {}
   uint64_t epoch() const { return epoch_; }
+  /// The epoch's processing time (microseconds since 2000-01-01 UTC, as a timestamptz): when
+  /// the coordinator injected its barrier. What now() is in a view from this epoch on.
+  int64_t time() const { return time_; }
 
  private:
   uint64_t epoch_;
+  int64_t time_;
 };
 
 /// A consistent read-only view of everything committed up to one epoch: ad-hoc SELECTs read

@@ -355,6 +355,9 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
       }
       return output;
     }
+    case planner::PlanNodeKind::kTemporalFilter:
+      // A SELECT binds now() to the statement's start: its filters are plain ones.
+      break;
   }
   throw SqlError(sqlstate::kInternalError, "unknown plan node");
 }

@@ -4,13 +4,18 @@
 
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
+#include "executor/runtime/partitioner.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
 
 HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node,
-                                   storage::StateTable left_state, storage::StateTable right_state)
-    : node_(std::move(node)), states_{std::move(left_state), std::move(right_state)} {
+                                   storage::StateTable left_state, storage::StateTable right_state,
+                                   size_t instance, size_t parallelism)
+    : node_(std::move(node)),
+      states_{std::move(left_state), std::move(right_state)},
+      instance_(instance),
+      parallelism_(parallelism) {
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
@@ -107,6 +112,13 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
       EmitRow(theirs, mine, times);
     }
   };
+  // Rows of a side cleaned by watermark: when this one expires (it is stored only until).
+  std::optional<int64_t> expiry;
+  bool cleaned = !node_->expiry[side].empty();
+  if (cleaned && !null_key) {
+    expiry = RowExpiry(side, row);
+    null_key = !expiry;  // A NULL time meets nothing either.
+  }
   if (null_key) {
     // NULL equals nothing: the row never matches and is not kept.
     if (pads_self) emit(row, null_rows_[other], sign);
@@ -152,6 +164,12 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   }
   if (others_changed) Store(other, key, others);
 
+  if (cleaned && *expiry <= watermarks_[other]) {
+    // Expired on arrival: it met what the other side still holds, and nothing to come.
+    if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
+    return;
+  }
+  if (cleaned) expiry_index_[side][*expiry].insert(key);
   std::vector<Entry> mine = Load(side, key);
   std::string encoded;
   storage::EncodeRow(row, types_[side], &encoded);
@@ -172,6 +190,83 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
   states_[0].FlushTo(batch);
   states_[1].FlushTo(batch);
   StreamOperator::OnBarrier(batch);
+}
+
+// State cleaning by watermark.
+
+void HashJoinOperator::Start() {
+  for (size_t side = 0; side < 2; ++side) {
+    if (!node_->expiry[side].empty()) LoadExpiryIndex(side);
+  }
+}
+
+size_t HashJoinOperator::indexed_expiries(size_t side) const {
+  size_t keys = 0;
+  for (const auto& [expiry, indexed] : expiry_index_[side]) keys += indexed.size();
+  return keys;
+}
+
+std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
+                                                   const std::vector<Value>& row) const {
+  int64_t earliest = INT64_MAX;
+  for (const planner::JoinNode::Expiry& term : node_->expiry[side]) {
+    const Value& time = row[term.column];
+    if (time.is_null()) return std::nullopt;
+    int64_t expiry = 0;
+    if (__builtin_add_overflow(time.int_value(), term.offset, &expiry)) {
+      // Past either end of time: never, or at once.
+      expiry = term.offset > 0 ? INT64_MAX : INT64_MIN;
+    }
+    earliest = std::min(earliest, expiry);
+  }
+  return earliest;
+}
+
+void HashJoinOperator::LoadExpiryIndex(size_t side) {
+  std::shared_ptr<const storage::Snapshot> snapshot = states_[side].store()->NewSnapshot();
+  Status status = snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view key,
+                                                                         std::string_view value) {
+    // Scanned keys start with their virtual node (big-endian).
+    auto virtual_node =
+        static_cast<uint16_t>((static_cast<uint8_t>(key[0]) << 8) | static_cast<uint8_t>(key[1]));
+    key.remove_prefix(2);
+    if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
+    for (const Entry& entry : DecodeEntries(value)) {
+      std::optional<std::vector<Value>> row = storage::DecodeRow(entry.row, types_[side]);
+      if (!row) throw SqlError("XX001", "corrupt join state");
+      if (std::optional<int64_t> expiry = RowExpiry(side, *row)) {
+        expiry_index_[side][*expiry].emplace(key);
+      }
+    }
+    return true;
+  });
+  if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+}
+
+void HashJoinOperator::OnInputWatermark(size_t side, int64_t watermark) {
+  if (side > 1 || watermark <= watermarks_[side]) return;
+  watermarks_[side] = watermark;
+  // The other side's rows are the ones this side's rows to come can no longer meet.
+  if (!node_->expiry[1 - side].empty()) ExpireRows(1 - side, watermark);
+}
+
+void HashJoinOperator::ExpireRows(size_t side, int64_t watermark) {
+  std::map<int64_t, std::set<std::string>>& index = expiry_index_[side];
+  while (!index.empty() && index.begin()->first <= watermark) {
+    for (const std::string& key : index.begin()->second) {
+      std::vector<Entry> entries = Load(side, key);
+      size_t before = entries.size();
+      std::erase_if(entries, [&](const Entry& entry) {
+        std::optional<std::vector<Value>> row = storage::DecodeRow(entry.row, types_[side]);
+        if (!row) throw SqlError("XX001", "corrupt join state");
+        std::optional<int64_t> expiry = RowExpiry(side, *row);
+        return !expiry || *expiry <= watermark;
+      });
+      // A key indexed under several expiries may have lost its rows already.
+      if (entries.size() != before) Store(side, key, entries);
+    }
+    index.erase(index.begin());
+  }
 }
 
 }  // namespace stave::executor

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,15 +37,31 @@ namespace stave::executor {
 ///
 /// Keeping one entry per key makes a change cost a read and a write of the key's entry
 /// (StateTable serves point reads only); keys with very many rows pay for their size.
+///
+/// State cleaning by watermark: where the plan gives a side expiry terms (`node->expiry`,
+/// from time bounds between the two sides: an interval join, a join of windows on their
+/// bounds), a stored row of that side is dropped once the other side's watermark reaches
+/// its expiry: no row still to come can meet it. Its joined rows stay in the result, and so
+/// does an outer join's NULL-padded row of a row that never met anything, as in PostgreSQL's
+/// answer over all the data. A row that expires on arrival probes the other side but is not
+/// stored; a row whose time is NULL meets nothing. The keys holding expiring rows are
+/// indexed in memory by expiry time; Start rebuilds the index from the state this instance
+/// owns, so the state stays bounded across restarts.
 class HashJoinOperator : public StreamOperator {
  public:
   /// `left_state` and `right_state`: each side's rows (separate slots of the view).
+  /// `instance` of `parallelism`: whose virtual nodes' keys this instance holds.
   HashJoinOperator(std::shared_ptr<const planner::JoinNode> node, storage::StateTable left_state,
-                   storage::StateTable right_state);
+                   storage::StateTable right_state, size_t instance = 0, size_t parallelism = 1);
 
+  void Start() override;
   void OnChunk(Chunk chunk) override { OnInputChunk(0, std::move(chunk)); }
   void OnInputChunk(size_t side, Chunk chunk) override;
+  void OnInputWatermark(size_t side, int64_t watermark) override;
   void OnBarrier(storage::EpochBatch* batch) override;
+
+  /// Keys of `side` indexed for expiry (for tests: the state a watermark will clean).
+  size_t indexed_expiries(size_t side) const;
   size_t BufferedBytes() const override {
     return states_[0].buffered_bytes() + states_[1].buffered_bytes();
   }
@@ -66,12 +85,26 @@ class HashJoinOperator : public StreamOperator {
   std::vector<Entry> Load(size_t side, const std::string& key);
   void Store(size_t side, const std::string& key, const std::vector<Entry>& entries);
 
+  /// When a row of `side` expires: the earliest of its terms; nullopt if a term's column is
+  /// NULL (the row meets nothing). REQUIRES: the side has expiry terms.
+  std::optional<int64_t> RowExpiry(size_t side, const std::vector<Value>& row) const;
+  /// Indexes the expiring rows of the keys in `side`'s state that this instance owns.
+  void LoadExpiryIndex(size_t side);
+  /// Drops the rows of `side` whose expiry is at or below `watermark`.
+  void ExpireRows(size_t side, int64_t watermark);
+
   std::shared_ptr<const planner::JoinNode> node_;
   storage::StateTable states_[2];
   storage::RowTypes types_[2];
   std::vector<DataType> output_types_;
   Chunk output_;
   std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
+  size_t instance_;
+  size_t parallelism_;
+  // Each side's watermark: rows of the other side expire against it.
+  int64_t watermarks_[2] = {INT64_MIN, INT64_MIN};
+  // Per side with expiry terms: expiry time → keys holding a row that expires then.
+  std::map<int64_t, std::set<std::string>> expiry_index_[2];
 };
 
 }  // namespace stave::executor

@@ -41,6 +41,14 @@ class StreamOperator {
     if (downstream_) downstream_->OnWatermark(watermark);
   }
 
+  /// Input `side`'s own watermark reached `watermark` (for an operator with several inputs;
+  /// called before OnWatermark with the minimum over all inputs). A join forgets the rows
+  /// of one side that no row still to come from the other side can meet.
+  virtual void OnInputWatermark(size_t side, int64_t watermark) {
+    (void)side;
+    (void)watermark;
+  }
+
   /// Writes this epoch's state delta into `batch`, then forwards the barrier.
   virtual void OnBarrier(storage::EpochBatch* batch) {
     if (downstream_) downstream_->OnBarrier(batch);

@@ -16,19 +16,21 @@ namespace stave::executor {
 struct Message {
   enum class Kind : uint8_t { kChunk, kBarrier, kWatermark };
   Kind kind = Kind::kChunk;
-  Chunk chunk;            ///< kChunk.
-  uint64_t epoch = 0;     ///< kBarrier: the epoch the barrier closes.
-  int64_t watermark = 0;  ///< kWatermark: event time in microseconds.
+  Chunk chunk;             ///< kChunk.
+  uint64_t epoch = 0;      ///< kBarrier: the epoch the barrier closes.
+  int64_t epoch_time = 0;  ///< kBarrier: the epoch's processing time (EpochBatch::time).
+  int64_t watermark = 0;   ///< kWatermark: event time in microseconds.
 
   static Message Rows(Chunk rows) {
     Message message;
     message.chunk = std::move(rows);
     return message;
   }
-  static Message Barrier(uint64_t epoch) {
+  static Message Barrier(uint64_t epoch, int64_t epoch_time = 0) {
     Message message;
     message.kind = Kind::kBarrier;
     message.epoch = epoch;
+    message.epoch_time = epoch_time;
     return message;
   }
   static Message Watermark(int64_t watermark) {

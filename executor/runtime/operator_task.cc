@@ -57,7 +57,10 @@ void OperatorTask::Handle(size_t index, Message message) {
       operators_.front()->OnInputChunk(input.side, std::move(message.chunk));
       break;
     case Message::Kind::kBarrier:
-      if (inputs_at_barrier_ == 0) barrier_epoch_ = message.epoch;
+      if (inputs_at_barrier_ == 0) {
+        barrier_epoch_ = message.epoch;
+        barrier_time_ = message.epoch_time;
+      }
       if (message.epoch != barrier_epoch_) {
         throw SqlError(sqlstate::kInternalError, "barriers of different epochs met");
       }
@@ -66,6 +69,14 @@ void OperatorTask::Handle(size_t index, Message message) {
       break;
     case Message::Kind::kWatermark: {
       input.watermark = std::max(input.watermark, message.watermark);
+      int64_t side_lowest = INT64_MAX;
+      for (const Input& each : inputs_) {
+        if (each.side == input.side) side_lowest = std::min(side_lowest, each.watermark);
+      }
+      if (side_lowest > side_watermarks_[input.side]) {
+        side_watermarks_[input.side] = side_lowest;
+        operators_.front()->OnInputWatermark(input.side, side_lowest);
+      }
       int64_t lowest = INT64_MAX;
       for (const Input& each : inputs_) lowest = std::min(lowest, each.watermark);
       if (lowest > watermark_) {
@@ -82,7 +93,7 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(epoch);
+  report.batch = std::make_unique<storage::EpochBatch>(epoch, barrier_time_);
   operators_.front()->OnBarrier(report.batch.get());
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;
@@ -96,7 +107,7 @@ void OperatorTask::CompleteBarrier() {
   failpoint::Hit("epoch_operator_flushed");
   for (Input& input : inputs_) input.at_barrier = false;
   inputs_at_barrier_ = 0;
-  if (outbox_) outbox_->Broadcast(Message::Barrier(report.epoch));
+  if (outbox_) outbox_->Broadcast(Message::Barrier(report.epoch, report.batch->time()));
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 

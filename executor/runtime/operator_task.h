@@ -61,7 +61,9 @@ class OperatorTask : public JobTask {
   size_t next_input_ = 0;  // Inputs are read in turn, for fairness.
   size_t inputs_at_barrier_ = 0;
   uint64_t barrier_epoch_ = 0;
+  int64_t barrier_time_ = 0;  // The aligning barrier's epoch time.
   int64_t watermark_ = INT64_MIN;
+  int64_t side_watermarks_[2] = {INT64_MIN, INT64_MIN};  // Per input side of the first operator.
   std::atomic<size_t> buffered_bytes_{0};
   /// The report of a barrier the last operator is still finishing (BarrierPending).
   std::optional<BarrierReport> pending_report_;

@@ -31,10 +31,10 @@ SourceTask::SourceTask(JobContext* job, std::unique_ptr<SourceReader> reader,
       throttle_(throttle),
       position_name_(std::move(position_name)) {}
 
-void SourceTask::RequestBarrier(uint64_t epoch, SourceTargets targets) {
+void SourceTask::RequestBarrier(uint64_t epoch, SourceTargets targets, int64_t time) {
   {
     std::lock_guard lock(mutex_);
-    request_ = BarrierRequest{epoch, std::move(targets)};
+    request_ = BarrierRequest{epoch, std::move(targets), time};
   }
   Wake();
 }
@@ -49,7 +49,7 @@ void SourceTask::MaybeInjectBarrier() {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = request->epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(request->epoch);
+  report.batch = std::make_unique<storage::EpochBatch>(request->epoch, request->time);
   report.batch->PutSourcePosition(job_->job_id(), position_name_, reader_->Position());
   for (const DeadLetter& letter : dead_letters_) {
     report.batch->PutDeadLetter(letter.stream_id, letter.partition, letter.offset,
@@ -57,7 +57,7 @@ void SourceTask::MaybeInjectBarrier() {
   }
   dead_letters_.clear();
   report.retained_log = reader_->RetainedLog();
-  outbox_->Broadcast(Message::Barrier(request->epoch));
+  outbox_->Broadcast(Message::Barrier(request->epoch, request->time));
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 

@@ -43,7 +43,7 @@ class SourceTask : public JobTask {
   Outbox* outbox() { return outbox_.get(); }
 
   /// Asks for the barrier of `epoch` once the source has read `targets`. Thread-safe.
-  void RequestBarrier(uint64_t epoch, SourceTargets targets);
+  void RequestBarrier(uint64_t epoch, SourceTargets targets, int64_t time = 0);
 
  protected:
   PollResult PollSlice() override;
@@ -52,6 +52,7 @@ class SourceTask : public JobTask {
   struct BarrierRequest {
     uint64_t epoch;
     SourceTargets targets;
+    int64_t time;
   };
   /// Injects the requested barrier if the source has read far enough.
   void MaybeInjectBarrier();

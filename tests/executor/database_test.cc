@@ -151,6 +151,103 @@ TEST_F(DatabaseTest, ClosedWindowsLeaveNoState) {
   EXPECT_LE(most, 40u) << "state keys of the window aggregates";
 }
 
+// An interval join on a key that never repeats: without cleaning its state would hold every
+// row of both endless streams; the watermark of each side lets the other forget its rows.
+TEST_F(DatabaseTest, IntervalJoinStateStaysBounded) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  for (const char* name : {"a", "b"}) {
+    Run(std::string("CREATE STREAM ") + name +
+        " (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - 5) WITH (connector = 'datagen', "
+        "'fields.id.kind' = 'sequence', 'fields.ts.kind' = 'sequence', 'fields.ts.start' = '1', "
+        "'rows-per-second' = '20000')");
+  }
+  Run("CREATE MATERIALIZED VIEW joined AS SELECT a.id AS id, b.ts - a.ts AS lag FROM a JOIN b "
+      "ON a.id = b.id AND b.ts BETWEEN a.ts - 10 AND a.ts + 10");
+  uint32_t view_id = database_->catalog().Find("joined")->id;
+  size_t most = 0;
+  size_t rows = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (rows < 100000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Run("CHECKPOINT");
+    most = std::max(most, OperatorStateKeys(database_->store(), view_id));
+    rows = std::stoul(Rows("SELECT count(*) FROM joined").front());
+  }
+  ASSERT_GE(rows, 100000u);
+  // Every id met its partner, once, with the same time.
+  std::vector<std::string> summary =
+      Rows("SELECT count(*) = max(id), min(id), min(lag), max(lag) FROM joined");
+  EXPECT_EQ(summary, std::vector<std::string>{"t|1|0|0"});
+  // The rows still inside the interval of the other side's watermark (a checkpoint's worth
+  // of rows at most), never the hundred thousand the streams went through.
+  EXPECT_LE(most, 10000u) << "state keys of the interval join";
+}
+
+// Nexmark q8's shape: two windowed aggregates joined on their window. Once both watermarks
+// pass a window, its groups leave the aggregates and its rows leave the join.
+TEST_F(DatabaseTest, WindowedJoinStateStaysBounded) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  for (const char* name : {"a", "b"}) {
+    Run(std::string("CREATE STREAM ") + name +
+        " (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH (connector = 'datagen', "
+        "'fields.id.kind' = 'sequence', 'fields.ts.kind' = 'sequence', 'fields.ts.start' = '1', "
+        "'rows-per-second' = '50000')");
+  }
+  Run("CREATE MATERIALIZED VIEW joined AS SELECT x.window_start AS w, x.n AS a_rows, y.n AS "
+      "b_rows FROM (SELECT window_start, count(*) AS n FROM TUMBLE(a, ts, 1000) GROUP BY "
+      "window_start) x JOIN (SELECT window_start, count(*) AS n FROM TUMBLE(b, ts, 1000) GROUP BY "
+      "window_start) y ON x.window_start = y.window_start");
+  uint32_t view_id = database_->catalog().Find("joined")->id;
+  size_t most = 0;
+  size_t windows = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (windows < 150 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Run("CHECKPOINT");
+    most = std::max(most, OperatorStateKeys(database_->store(), view_id));
+    windows = std::stoul(Rows("SELECT count(*) FROM joined").front());
+  }
+  ASSERT_GE(windows, 150u);
+  // Every closed window holds the final counts of both sides.
+  EXPECT_EQ(Rows("SELECT a_rows, b_rows FROM joined WHERE w = 0"),
+            std::vector<std::string>{"999|999"});
+  EXPECT_EQ(Rows("SELECT count(*) FROM joined WHERE w > 0 AND w < 100000 AND (a_rows <> 1000 OR "
+                 "b_rows <> 1000)"),
+            std::vector<std::string>{"0"});
+  EXPECT_LE(most, 40u) << "state keys of the windowed aggregates and their join";
+}
+
+// A temporal filter over an endless stream whose event time keeps up with the clock: the
+// view holds the last second of rows, and the filter's state only those, as rows leave.
+TEST_F(DatabaseTest, TemporalFilterStateStaysBounded) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  Run("CREATE STREAM s (id BIGINT, at TIMESTAMPTZ) WITH (connector = 'datagen', "
+      "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.at.start' = 'now', "
+      "'fields.at.step' = '500 microseconds', 'rows-per-second' = '2000')");
+  Run("CREATE MATERIALIZED VIEW recent AS SELECT id, at FROM s "
+      "WHERE at > now() - INTERVAL '1' SECOND");
+  uint32_t view_id = database_->catalog().Find("recent")->id;
+  size_t most = 0;
+  size_t most_rows = 0;
+  int64_t last_id = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (last_id < 12000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    Run("CHECKPOINT");
+    most = std::max(most, OperatorStateKeys(database_->store(), view_id));
+    std::vector<std::string> seen = Rows("SELECT count(*), coalesce(max(id), 0) FROM recent");
+    size_t bar = seen.front().find('|');
+    most_rows = std::max<size_t>(most_rows, std::stoul(seen.front().substr(0, bar)));
+    last_id = std::stoll(seen.front().substr(bar + 1));
+  }
+  ASSERT_GE(last_id, 12000);
+  // The view holds no row older than the bound, and not the thousands that went through.
+  EXPECT_EQ(Rows("SELECT count(*) FROM recent WHERE at < now() - INTERVAL '10' SECOND"),
+            std::vector<std::string>{"0"});
+  EXPECT_LE(most_rows, 6000u) << "rows in the view";
+  EXPECT_LE(most, 6000u) << "state keys of the temporal filter";
+}
+
 TEST_F(DatabaseTest, ViewsReadTheirStreamIndependently) {
   Open();
   Run("CREATE STREAM s (id BIGINT) WITH (connector = 'datagen', 'fields.id.kind' = 'sequence', "

@@ -188,6 +188,8 @@ struct WindowFunction {
 struct WindowNode : PlanNode {
   WindowNode() : PlanNode(PlanNodeKind::kWindow) {}
   std::vector<WindowFunction> functions;
+  /// Whether the input only ever grows (carried over to a TopNNode made from this node).
+  bool append_only_input = false;
 };
 
 /// The rows whose ranking function `function` is at most `limit`: a WindowNode of one
@@ -198,6 +200,9 @@ struct TopNNode : PlanNode {
   TopNNode() : PlanNode(PlanNodeKind::kTopN) {}
   WindowFunction function;
   int64_t limit = 1;
+  /// Whether the input only ever grows: a row ranked past the limit can never come back,
+  /// so the streaming operator keeps only the rows of rank up to the limit.
+  bool append_only_input = false;
 };
 
 /// A bound SELECT: a plan whose first `visible_columns` output columns are the result. Any

@@ -136,7 +136,9 @@ std::string DescribeNode(const PlanNode& node) {
     }
     case PlanNodeKind::kTopN: {
       const auto& top = static_cast<const TopNNode&>(node);
-      return fmt::format("TopN: {} <= {}", DescribeWindowFunction(top.function, input), top.limit);
+      return fmt::format(
+          "TopN: {} <= {}{}", DescribeWindowFunction(top.function, input), top.limit,
+          top.append_only_input ? "; append-only input: keeps the top rows only" : "");
     }
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(node);

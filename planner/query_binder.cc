@@ -729,7 +729,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       plan = filter;
     }
   }
-  plan = MakeWindowNode(plan, std::move(window_functions));
+  bool input_append_only = !grouped && !retracting && !HasOuterJoin(plan);
+  plan = MakeWindowNode(plan, std::move(window_functions), input_append_only);
   plan = MakeProject(plan, projection, ColumnsOf(projection, projection_names));
   if (has_windows && purpose == QueryPurpose::kMaterializedView) {
     // Only a top-N survives into a view (RewriteTopN), and its rows come and go as ranks
@@ -740,7 +741,7 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     query.has_join = true;
   }
   if (distinct_on) {
-    plan = MakeDistinctOn(plan, distinct_on_columns, sort_keys);
+    plan = MakeDistinctOn(plan, distinct_on_columns, sort_keys, input_append_only);
     query.keyed = true;
     query.key_columns = distinct_on_columns;
     query.append_only = false;

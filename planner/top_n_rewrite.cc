@@ -150,6 +150,7 @@ PlanNodePtr Rewrite(const PlanNodePtr& node, const UpperBounds& bounds) {
         auto top = std::make_shared<TopNNode>();
         top->function = window.functions[0];
         top->limit = std::max<int64_t>(bound->second, 0);
+        top->append_only_input = window.append_only_input;
         top->output = node->output;
         top->input = Rewrite(node->input, {});
         return top;

@@ -139,9 +139,11 @@ std::string WindowFunction::Name() const {
   return "?";
 }
 
-PlanNodePtr MakeWindowNode(PlanNodePtr input, std::vector<WindowFunction> functions) {
+PlanNodePtr MakeWindowNode(PlanNodePtr input, std::vector<WindowFunction> functions,
+                           bool append_only_input) {
   if (functions.empty()) return input;
   auto window = std::make_shared<WindowNode>();
+  window->append_only_input = append_only_input;
   window->output = input->output;
   for (const WindowFunction& function : functions) {
     window->output.push_back({function.Name(), function.result_type});
@@ -152,8 +154,9 @@ PlanNodePtr MakeWindowNode(PlanNodePtr input, std::vector<WindowFunction> functi
 }
 
 PlanNodePtr MakeDistinctOn(PlanNodePtr input, const std::vector<size_t>& distinct_on,
-                           const std::vector<SortKey>& order) {
+                           const std::vector<SortKey>& order, bool append_only_input) {
   auto top = std::make_shared<TopNNode>();
+  top->append_only_input = append_only_input;
   top->function.kind = WindowFunctionKind::kRowNumber;
   for (size_t column : distinct_on) {
     top->function.partition_keys.push_back(

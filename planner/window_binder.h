@@ -36,11 +36,13 @@ class WindowExpressionBinder : public ExpressionBinder {
 };
 
 /// `input` with a WindowNode computing `functions` over it; `input` itself if there are none.
-PlanNodePtr MakeWindowNode(PlanNodePtr input, std::vector<WindowFunction> functions);
+/// `append_only_input`: whether `input` only ever grows.
+PlanNodePtr MakeWindowNode(PlanNodePtr input, std::vector<WindowFunction> functions,
+                           bool append_only_input);
 
 /// DISTINCT ON: the first row of `input` (by `order`) for each value of the columns
 /// `distinct_on`, as a top-1 TopNNode. Output: `input`'s columns, then the row number.
 PlanNodePtr MakeDistinctOn(PlanNodePtr input, const std::vector<size_t>& distinct_on,
-                           const std::vector<SortKey>& order);
+                           const std::vector<SortKey>& order, bool append_only_input);
 
 }  // namespace stave::planner

@@ -103,6 +103,31 @@ std::vector<std::pair<std::string, int64_t>> TopNOperator::TopRows(
   return top;
 }
 
+void TopNOperator::DropRowsPastLimit(Partition* partition) const {
+  std::vector<std::pair<std::string, int64_t>> top = TopRows(partition->entries);
+  // The top rows are a prefix of the entries (in order, copies adjacent): keep as many
+  // copies of each as they hold, and no entry after them.
+  auto& entries = partition->entries;
+  size_t next = 0;
+  size_t kept = 0;
+  for (; kept < entries.size(); ++kept) {
+    int64_t copies = 0;
+    while (next < top.size() && top[next].first == entries[kept].row) {
+      ++copies;
+      ++next;
+    }
+    if (copies == 0) break;
+    if (entries[kept].count != copies) {
+      entries[kept].count = copies;
+      partition->dirty = true;
+    }
+  }
+  if (kept < entries.size()) {
+    entries.resize(kept);
+    partition->dirty = true;
+  }
+}
+
 void TopNOperator::Apply(Partition* partition, std::vector<Value> order, std::string row,
                          int sign) {
   const auto& keys = node_->function.order_keys;
@@ -162,6 +187,7 @@ void TopNOperator::OnChunk(Chunk chunk) {
       storage::EncodeRow(chunk.GetRow(row), input_types_, &encoded);
       Apply(partition, std::move(order), std::move(encoded), RowSign(chunk.ops[row]));
     }
+    if (node_->append_only_input) DropRowsPastLimit(partition);
     std::vector<std::pair<std::string, int64_t>> after = TopRows(partition->entries);
     // The difference, as counts of (row, rank): retractions first, then insertions.
     std::map<std::pair<std::string, int64_t>, int64_t> change;

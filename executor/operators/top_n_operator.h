@@ -33,7 +33,8 @@ namespace stave::executor {
 ///
 /// Keeping a whole partition in one entry makes a change cost a read and a write of the
 /// partition (StateTable serves point reads only): partitions with very many rows pay for
-/// their size, even when N is small.
+/// their size. Over an append-only input only the rows of rank up to N are kept, so the
+/// state stays bounded by N (and the peers at rank N) per partition.
 class TopNOperator : public StreamOperator {
  public:
   TopNOperator(std::shared_ptr<const planner::TopNNode> node, storage::StateTable state);
@@ -61,6 +62,9 @@ class TopNOperator : public StreamOperator {
   std::vector<Entry> Decode(std::string_view bytes) const;
   /// The partition's top rows: (encoded row, rank), one pair per copy.
   std::vector<std::pair<std::string, int64_t>> TopRows(const std::vector<Entry>& entries) const;
+  /// Over an append-only input: drops the rows ranked past the limit, which no later input
+  /// can bring back (nothing above them is ever deleted).
+  void DropRowsPastLimit(Partition* partition) const;
   /// Adds `sign` copies of a row to a partition, keeping the entries in order.
   void Apply(Partition* partition, std::vector<Value> order, std::string row, int sign);
 

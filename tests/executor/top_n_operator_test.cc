@@ -97,6 +97,23 @@ TEST_F(TopNOperatorTest, RankAndDenseRankShareRanksAmongPeers) {
   EXPECT_EQ(out_.counts, (std::map<std::string, int64_t>{{"1|9|1", 2}, {"1|7|2", 1}}));
 }
 
+TEST_F(TopNOperatorTest, AppendOnlyInputKeepsOnlyTheTopRows) {
+  auto node = TopByValue(planner::WindowFunctionKind::kRank, 2);
+  node->append_only_input = true;
+  TopNOperator top(node, storage::StateTable(store_.get(), 1));
+  top.set_downstream(&out_);
+  top.OnChunk(Rows({{RowOp::kInsert, 1, 5}, {RowOp::kInsert, 1, 9}, {RowOp::kInsert, 1, 7}}));
+  EXPECT_EQ(out_.counts, (std::map<std::string, int64_t>{{"1|9|1", 1}, {"1|7|2", 1}}));
+  // Peers at the last rank stay; a better row pushes them out, and dropped rows never return.
+  top.OnChunk(Rows({{RowOp::kInsert, 1, 7}}));
+  EXPECT_EQ(out_.counts, (std::map<std::string, int64_t>{{"1|9|1", 1}, {"1|7|2", 2}}));
+  top.OnChunk(Rows({{RowOp::kInsert, 1, 8}, {RowOp::kInsert, 1, 6}}));
+  EXPECT_EQ(out_.counts, (std::map<std::string, int64_t>{{"1|9|1", 1}, {"1|8|2", 1}}));
+  Commit(&top, 1);
+  top.OnChunk(Rows({{RowOp::kInsert, 1, 10}}));
+  EXPECT_EQ(out_.counts, (std::map<std::string, int64_t>{{"1|10|1", 1}, {"1|9|2", 1}}));
+}
+
 TEST_F(TopNOperatorTest, ResumesFromCommittedState) {
   {
     auto top = Make(planner::WindowFunctionKind::kRowNumber, 1);

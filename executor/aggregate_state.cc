@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "common/sql_error.h"
+#include "storage/key_codec.h"
 #include "storage/row_codec.h"
 
 namespace stave::executor {
@@ -82,6 +83,13 @@ Decimal DecimalSum(const AggregateState& state) {
   return decimal::FromInt128(state.int_sum, state.sum_scale);
 }
 
+bool HasDistinct(const std::vector<planner::AggregateCall>& calls) {
+  for (const auto& call : calls) {
+    if (call.distinct) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void Accumulate(const planner::AggregateCall& call, AggregateState* state, const Column* arg,
@@ -91,6 +99,18 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
     return;
   }
   if (arg->IsNull(row)) return;
+  if (call.distinct) {
+    std::string key;
+    storage::EncodeKeyValue(arg->GetValue(row), arg->type, &key);
+    auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
+    int64_t before = it->second;
+    it->second += sign;
+    int64_t after = it->second;
+    if (after == 0) state->distinct_values.erase(it);
+    // Only a value's first arrival and its last departure change the aggregate.
+    if ((before > 0) == (after > 0)) return;
+    sign = after > 0 ? 1 : -1;
+  }
   state->count += sign;
   switch (call.kind) {
     case AggregateKind::kSum:
@@ -185,11 +205,36 @@ std::string EncodeGroupState(const GroupState& state,
   }
   std::string bytes;
   storage::EncodeRow(row, types, &bytes);
-  return bytes;
+  if (!HasDistinct(calls)) return bytes;
+  // With DISTINCT aggregates: the fixed part's length, the fixed part, then each DISTINCT
+  // aggregate's values and their counts.
+  std::string framed;
+  storage::AppendBigEndian32(static_cast<uint32_t>(bytes.size()), &framed);
+  framed += bytes;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!calls[i].distinct) continue;
+    const auto& values = state.aggregates[i].distinct_values;
+    storage::AppendBigEndian32(static_cast<uint32_t>(values.size()), &framed);
+    for (const auto& [value, count] : values) {
+      storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), &framed);
+      framed += value;
+      storage::AppendBigEndian64(static_cast<uint64_t>(count), &framed);
+    }
+  }
+  return framed;
 }
 
 bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
                       GroupState* state, size_t key_scale_count) {
+  std::string_view distinct_part;
+  if (HasDistinct(calls)) {
+    if (bytes.size() < 4) return false;
+    uint32_t size = storage::ReadBigEndian32(bytes);
+    bytes.remove_prefix(4);
+    if (bytes.size() < size) return false;
+    distinct_part = bytes.substr(size);
+    bytes = bytes.substr(0, size);
+  }
   storage::RowTypes types = StateTypes(calls);
   types.insert(types.end(), key_scale_count, TypeId::kInt64);
   auto row = storage::DecodeRow(bytes, types);
@@ -217,7 +262,24 @@ bool DecodeGroupState(std::string_view bytes, const std::vector<planner::Aggrega
   for (size_t k = 0; k < key_scale_count; ++k) {
     state->key_scales.push_back(static_cast<int32_t>((*row)[base + k].int_value()));
   }
-  return true;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!calls[i].distinct) continue;
+    if (distinct_part.size() < 4) return false;
+    uint32_t values = storage::ReadBigEndian32(distinct_part);
+    distinct_part.remove_prefix(4);
+    for (uint32_t v = 0; v < values; ++v) {
+      if (distinct_part.size() < 4) return false;
+      uint32_t size = storage::ReadBigEndian32(distinct_part);
+      distinct_part.remove_prefix(4);
+      if (distinct_part.size() < size + 8u) return false;
+      std::string value(distinct_part.substr(0, size));
+      distinct_part.remove_prefix(size);
+      state->aggregates[i].distinct_values.emplace(
+          std::move(value), static_cast<int64_t>(storage::ReadBigEndian64(distinct_part)));
+      distinct_part.remove_prefix(8);
+    }
+  }
+  return distinct_part.empty();
 }
 
 }  // namespace stave::executor

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,11 @@ struct AggregateState {
   int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
   int64_t infinity_count = 0;
   int64_t negative_infinity_count = 0;
+  /// For an aggregate over DISTINCT values: how many input rows hold each value (by its
+  /// memcomparable encoding). A value is accumulated when its count goes from 0 to 1 and
+  /// retracted when it drops back to 0, so deletes and updates keep the result exact. Kept
+  /// in the group's state entry: a group with very many distinct values pays for their size.
+  std::map<std::string, int64_t> distinct_values;
 };
 
 /// All aggregate states of one group, plus how many input rows the group holds (a keyed

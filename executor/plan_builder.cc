@@ -17,6 +17,7 @@
 #include "executor/operators/sink_operator.h"
 #include "executor/operators/temporal_filter_operator.h"
 #include "executor/operators/time_window_operator.h"
+#include "executor/operators/top_n_operator.h"
 #include "executor/operators/union_operator.h"
 #include "executor/runtime/partitioner.h"
 #include "planner/plan_printer.h"
@@ -134,6 +135,15 @@ class StagePlanner {
         Fragment input = Build(node->input.get());
         size_t stage = NewStage();
         Connect(input, stage, 0, static_cast<const planner::AggregateNode*>(node)->group_keys);
+        stages[stage].nodes.push_back(node);
+        return Fragment{-1, static_cast<int>(stage)};
+      }
+      case planner::PlanNodeKind::kTopN: {
+        // Route by the partition keys: an instance ranks whole partitions.
+        Fragment input = Build(node->input.get());
+        size_t stage = NewStage();
+        Connect(input, stage, 0,
+                static_cast<const planner::TopNNode*>(node)->function.partition_keys);
         stages[stage].nodes.push_back(node);
         return Fragment{-1, static_cast<int>(stage)};
       }
@@ -296,6 +306,11 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                     FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, slot++)), instance, parallelism));
             break;
+          case planner::PlanNodeKind::kTopN:
+            operators.push_back(std::make_unique<TopNOperator>(
+                std::static_pointer_cast<const planner::TopNNode>(FindNode(query.root, node)),
+                storage::StateTable(store, StateTableId(owner.id, slot++))));
+            break;
           case planner::PlanNodeKind::kJoin: {
             // Two slots: the left side's rows, then the right side's.
             uint32_t left_slot = slot++;
@@ -331,6 +346,7 @@ bool HasStatefulNode(const planner::PlanNode* node) {
   if (node->kind == planner::PlanNodeKind::kAggregate) return true;
   if (node->kind == planner::PlanNodeKind::kJoin) return true;
   if (node->kind == planner::PlanNodeKind::kTemporalFilter) return true;
+  if (node->kind == planner::PlanNodeKind::kTopN) return true;
   if (const planner::PlanNodePtr* second = planner::SecondInput(*node)) {
     if (HasStatefulNode(second->get())) return true;
   }
@@ -453,6 +469,7 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
         state = cleaned ? " [state: rows of each side, cleaned by watermark]"
                         : " [state: rows of each side]";
       }
+      if (node->kind == planner::PlanNodeKind::kTopN) state = " [state: rows of each partition]";
       lines.push_back("  " + planner::ExplainNode(*node) + state);
     }
     if (s == last) lines.push_back("  " + sink);

@@ -105,7 +105,7 @@ queryPrimary
     ;
 
 querySpecification
-    : SELECT setQuantifier? selectItem (COMMA selectItem)*
+    : SELECT (setQuantifier | distinctOn)? selectItem (COMMA selectItem)*
       (FROM fromItem (COMMA fromItem)*)?
       (WHERE where=expression)?
       (GROUP BY groupBy+=expression (COMMA groupBy+=expression)*)?
@@ -115,6 +115,11 @@ querySpecification
 setQuantifier
     : DISTINCT
     | ALL
+    ;
+
+// PostgreSQL's DISTINCT ON: the first row (in ORDER BY order) of each distinct value.
+distinctOn
+    : DISTINCT ON LPAREN expression (COMMA expression)* RPAREN
     ;
 
 selectItem
@@ -350,8 +355,8 @@ primaryExpression
     // names the unit of a bare number (and the last field kept), as the SQL standard does.
     | dataTypeName stringValue intervalField?                             #typeConstructor
     | EXTRACT LPAREN (field=identifier | fieldText=stringValue) FROM valueExpression RPAREN  #extract
-    | functionName LPAREN ASTERISK RPAREN                                 #functionCall
-    | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN  #functionCall
+    | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
+    | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN overClause?  #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
@@ -359,6 +364,13 @@ primaryExpression
     | LPAREN expression RPAREN                                            #parenthesizedExpression
     // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
     | primaryExpression DOUBLE_COLON dataType                             #postfixCast
+    ;
+
+// A window function's window: its partition and its order (no frame clause: the default
+// frame, as PostgreSQL's).
+overClause
+    : OVER LPAREN (PARTITION BY partition+=expression (COMMA partition+=expression)*)?
+      (ORDER BY sortItem (COMMA sortItem)*)? RPAREN
     ;
 
 whenClause
@@ -461,7 +473,8 @@ reserved
 nonReserved
     : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
     | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
-    | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | PAUSE | PRECISION | READ
+    | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | OVER | PARTITION | PAUSE
+    | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION
     | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS | SYSTEM | TABLES | TIME
     | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING | VIEW | VIEWS | WATERMARK
@@ -543,6 +556,8 @@ ONLY: O N L Y;
 OR: O R;
 ORDER: O R D E R;
 OUTER: O U T E R;
+OVER: O V E R;
+PARTITION: P A R T I T I O N;
 PAUSE: P A U S E;
 PRECISION: P R E C I S I O N;
 PRIMARY: P R I M A R Y;

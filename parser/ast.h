@@ -145,13 +145,17 @@ struct BinaryExpr : Expr {
   ExprPtr right;
 };
 
-/// `f(a, b)`, `count(*)`, `count(DISTINCT a)`, `pg_catalog.version()`.
+struct WindowSpec;
+
+/// `f(a, b)`, `count(*)`, `count(DISTINCT a)`, `pg_catalog.version()`, and window function
+/// calls `row_number() OVER (PARTITION BY a ORDER BY b)`.
 struct FunctionCallExpr : Expr {
   FunctionCallExpr() : Expr(ExprKind::kFunctionCall) {}
   QualifiedName name;
   std::vector<ExprPtr> args;
   bool distinct = false;
-  bool star = false;  ///< `count(*)`: args is empty.
+  bool star = false;                       ///< `count(*)`: args is empty.
+  std::shared_ptr<const WindowSpec> over;  ///< The OVER clause; null for a plain call.
 };
 
 /// `CASE [operand] WHEN w THEN t ... [ELSE e] END`.
@@ -251,6 +255,12 @@ struct OrderItem {
   std::optional<bool> nulls_first;  ///< Unset: PostgreSQL's default (NULLS LAST for ASC).
 };
 
+/// The window of a window function call: `OVER (PARTITION BY … ORDER BY …)`.
+struct WindowSpec {
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+};
+
 struct SelectStatement;
 
 enum class FromKind { kTable, kSubquery, kJoin, kWindow };
@@ -293,6 +303,8 @@ enum class SetOperator { kNone, kUnion, kExcept, kIntersect };
 struct SelectStatement : Statement {
   SelectStatement() : Statement(StatementKind::kSelect) {}
   bool distinct = false;
+  /// `DISTINCT ON (exprs)`: one row per distinct value of these (`distinct` is false then).
+  std::vector<ExprPtr> distinct_on;
   std::vector<SelectItem> items;
   std::optional<TableRef> from;
   ExprPtr where;

@@ -591,6 +591,16 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     for (P::ExpressionContext* arg : ctx->expression()) {
       call->args.push_back(BuildExpr(arg));
     }
+    if (P::OverClauseContext* over = ctx->overClause()) {
+      auto window = std::make_shared<WindowSpec>();
+      for (P::ExpressionContext* partition : over->partition) {
+        window->partition_by.push_back(BuildExpr(partition));
+      }
+      for (P::SortItemContext* sort : over->sortItem()) {
+        window->order_by.push_back(BuildOrderItem(sort));
+      }
+      call->over = std::move(window);
+    }
     expr_ = std::move(call);
     return {};
   }
@@ -792,12 +802,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
                        PositionOf(ctx->ORDER()->getSymbol()));
       }
       for (P::SortItemContext* sort : ctx->sortItem()) {
-        OrderItem& order = select->order_by.emplace_back();
-        order.expr = BuildExpr(sort->expression());
-        order.descending = sort->ordering != nullptr && sort->ordering->getType() == P::DESC;
-        if (sort->nullOrdering != nullptr) {
-          order.nulls_first = sort->nullOrdering->getType() == P::FIRST;
-        }
+        select->order_by.push_back(BuildOrderItem(sort));
       }
     }
     if (P::LimitClauseContext* limit = ctx->limitClause()) {
@@ -859,11 +864,26 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return set;
   }
 
+  OrderItem BuildOrderItem(P::SortItemContext* sort) {
+    OrderItem order;
+    order.expr = BuildExpr(sort->expression());
+    order.descending = sort->ordering != nullptr && sort->ordering->getType() == P::DESC;
+    if (sort->nullOrdering != nullptr) {
+      order.nulls_first = sort->nullOrdering->getType() == P::FIRST;
+    }
+    return order;
+  }
+
   std::unique_ptr<SelectStatement> BuildQuerySpecification(P::QuerySpecificationContext* ctx) {
     auto select = MakeNode<SelectStatement>(PositionOf(ctx));
     select->text = TextOf(ctx);
     select->distinct =
         ctx->setQuantifier() != nullptr && ctx->setQuantifier()->DISTINCT() != nullptr;
+    if (P::DistinctOnContext* distinct_on = ctx->distinctOn()) {
+      for (P::ExpressionContext* expr : distinct_on->expression()) {
+        select->distinct_on.push_back(BuildExpr(expr));
+      }
+    }
     for (P::SelectItemContext* item : ctx->selectItem()) {
       select->items.push_back(BuildSelectItem(item));
     }

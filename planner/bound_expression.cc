@@ -209,7 +209,8 @@ std::string_view AggregateKindName(AggregateKind kind) {
 
 std::string AggregateCall::ToString() const {
   if (kind == AggregateKind::kCountStar) return "count(*)";
-  return fmt::format("{}({})", AggregateKindName(kind), arg->ToString());
+  return fmt::format("{}({}{})", AggregateKindName(kind), distinct ? "DISTINCT " : "",
+                     arg->ToString());
 }
 
 }  // namespace stave::planner

@@ -132,6 +132,9 @@ struct AggregateCall {
   AggregateKind kind = AggregateKind::kCountStar;
   BoundExprPtr arg;  ///< Null for count(*).
   DataType result_type;
+  /// `count(DISTINCT x)`, `sum(DISTINCT x)`, `avg(DISTINCT x)`: each distinct value of `arg`
+  /// counts once.
+  bool distinct = false;
 
   std::string ToString() const;
 };

@@ -168,11 +168,17 @@ bool IsAggregateFunction(const parser::QualifiedName& name) {
          function == "avg";
 }
 
+bool IsWindowOnlyFunction(const parser::QualifiedName& name) {
+  std::string function = FunctionName(name);
+  return function == "row_number" || function == "rank" || function == "dense_rank";
+}
+
 bool ContainsAggregate(const Expr& expr) {
   switch (expr.kind) {
     case ExprKind::kFunctionCall: {
       const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
-      if (IsAggregateFunction(call.name)) return true;
+      // With OVER, an aggregate is a window function: it does not group the query.
+      if (IsAggregateFunction(call.name) && !call.over) return true;
       for (const auto& arg : call.args) {
         if (ContainsAggregate(*arg)) return true;
       }
@@ -726,6 +732,15 @@ BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
 
 BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr) {
   std::string name = FunctionName(expr.name);
+  // Window functions are bound by WindowExpressionBinder where they are allowed: in the
+  // select list and ORDER BY of a query without grouping.
+  if (expr.over) {
+    throw SqlError("42P20", "window functions are not allowed here", expr.position);
+  }
+  if (IsWindowOnlyFunction(expr.name)) {
+    throw SqlError("42809", fmt::format("window function {} requires an OVER clause", name),
+                   expr.position);
+  }
   if (IsAggregateFunction(expr.name)) {
     throw SqlError(sqlstate::kGroupingError,
                    fmt::format("aggregate function {} is not allowed here", name), expr.position);

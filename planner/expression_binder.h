@@ -79,7 +79,10 @@ std::optional<size_t> ResolveJoinedColumn(const BindScope& scope,
 
 /// Whether `name` (lower-case, last part of a function name) is an aggregate function.
 bool IsAggregateFunction(const parser::QualifiedName& name);
-/// Whether the expression contains an aggregate call.
+/// Whether `name` is a function that exists only as a window function (row_number, rank,
+/// dense_rank).
+bool IsWindowOnlyFunction(const parser::QualifiedName& name);
+/// Whether the expression contains an aggregate call (not counting aggregates with OVER).
 bool ContainsAggregate(const parser::Expr& expr);
 
 /// Resolves a type name; throws 42704 (`type "x" does not exist`) for unknown names.

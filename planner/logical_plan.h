@@ -22,7 +22,9 @@ enum class PlanNodeKind {
   kLimit,
   kJoin,
   kUnion,
-  kTemporalFilter
+  kTemporalFilter,
+  kWindow,
+  kTopN
 };
 
 struct PlanNode;
@@ -182,6 +184,53 @@ struct LimitNode : PlanNode {
   LimitNode() : PlanNode(PlanNodeKind::kLimit) {}
   int64_t limit = -1;
   int64_t offset = 0;
+};
+
+/// One sort key of a window: an expression over the window node's input.
+struct WindowOrderKey {
+  BoundExprPtr expr;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
+enum class WindowFunctionKind { kRowNumber, kRank, kDenseRank, kAggregate };
+
+/// One window function call: its partition, its order and what it computes. Without ORDER
+/// BY an aggregate covers the whole partition; with it, the rows up to the current row and
+/// its peers (PostgreSQL's default frame, RANGE UNBOUNDED PRECEDING).
+struct WindowFunction {
+  WindowFunctionKind kind = WindowFunctionKind::kRowNumber;
+  std::vector<BoundExprPtr> partition_keys;
+  std::vector<WindowOrderKey> order_keys;
+  AggregateCall aggregate;  ///< kAggregate only.
+  DataType result_type = TypeId::kInt64;
+
+  /// "row_number", "rank", "dense_rank", or the aggregate's name.
+  std::string Name() const;
+  /// Whether the function numbers rows (row_number, rank, dense_rank).
+  bool IsRanking() const { return kind != WindowFunctionKind::kAggregate; }
+};
+
+/// Computes window functions (batch queries only): output = the input's columns, then one
+/// column per function. A materialized view runs only the top-N form (TopNNode).
+struct WindowNode : PlanNode {
+  WindowNode() : PlanNode(PlanNodeKind::kWindow) {}
+  std::vector<WindowFunction> functions;
+  /// Whether the input only ever grows (carried over to a TopNNode made from this node).
+  bool append_only_input = false;
+};
+
+/// The rows whose ranking function `function` is at most `limit`: a WindowNode of one
+/// ranking function under a filter that bounds it (`WHERE rn <= N`), and DISTINCT ON (the
+/// first row per key). Output: the input's columns, then the rank. In a materialized view it
+/// is a streaming, retracting operator keyed by the partition (TopNOperator).
+struct TopNNode : PlanNode {
+  TopNNode() : PlanNode(PlanNodeKind::kTopN) {}
+  WindowFunction function;
+  int64_t limit = 1;
+  /// Whether the input only ever grows: a row ranked past the limit can never come back,
+  /// so the streaming operator keeps only the rows of rank up to the limit.
+  bool append_only_input = false;
 };
 
 /// A bound SELECT: a plan whose first `visible_columns` output columns are the result. Any

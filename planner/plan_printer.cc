@@ -26,6 +26,29 @@ std::string Expressions(const std::vector<BoundExprPtr>& exprs,
   return Join(parts);
 }
 
+// `row_number() OVER (PARTITION BY a ORDER BY b DESC)`.
+std::string DescribeWindowFunction(const WindowFunction& function,
+                                   const std::vector<Column>& input) {
+  std::string call = function.Name() + "(";
+  if (function.kind == WindowFunctionKind::kAggregate) {
+    call += function.aggregate.arg ? ExplainExpression(*function.aggregate.arg, input) : "*";
+  }
+  call += ") OVER (";
+  if (!function.partition_keys.empty()) {
+    call += "PARTITION BY " + Expressions(function.partition_keys, input);
+  }
+  std::vector<std::string> keys;
+  for (const WindowOrderKey& key : function.order_keys) {
+    keys.push_back(ExplainExpression(*key.expr, input) + (key.descending ? " DESC" : "") +
+                   (key.nulls_first != key.descending ? " NULLS FIRST" : ""));
+  }
+  if (!keys.empty()) {
+    if (!function.partition_keys.empty()) call += " ";
+    call += "ORDER BY " + Join(keys);
+  }
+  return call + ")";
+}
+
 std::string DescribeNode(const PlanNode& node) {
   const std::vector<Column> none;
   const std::vector<Column>& input = node.input ? node.input->output : none;
@@ -70,7 +93,8 @@ std::string DescribeNode(const PlanNode& node) {
       const auto& aggregate = static_cast<const AggregateNode&>(node);
       std::vector<std::string> calls;
       for (const AggregateCall& call : aggregate.aggregates) {
-        calls.push_back(fmt::format("{}({})", AggregateKindName(call.kind),
+        calls.push_back(fmt::format("{}({}{})", AggregateKindName(call.kind),
+                                    call.distinct ? "DISTINCT " : "",
                                     call.arg ? ExplainExpression(*call.arg, input) : "*"));
       }
       std::string text = "HashAggregate: ";
@@ -110,6 +134,19 @@ std::string DescribeNode(const PlanNode& node) {
                          ExplainExpression(*filter.condition, input),
                          filter.inclusive ? "passes" : "reaches",
                          ExplainExpression(*filter.time, input), filter.offset);
+      }
+    case PlanNodeKind::kWindow: {
+      std::vector<std::string> calls;
+      for (const WindowFunction& function : static_cast<const WindowNode&>(node).functions) {
+        calls.push_back(DescribeWindowFunction(function, input));
+      }
+      return "Window: " + Join(calls);
+    }
+    case PlanNodeKind::kTopN: {
+      const auto& top = static_cast<const TopNNode&>(node);
+      return fmt::format(
+          "TopN: {} <= {}{}", DescribeWindowFunction(top.function, input), top.limit,
+          top.append_only_input ? "; append-only input: keeps the top rows only" : "");
     }
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(node);

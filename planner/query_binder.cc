@@ -7,10 +7,13 @@
 #include <set>
 
 #include "common/sql_error.h"
+#include "planner/aggregate_call_binder.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
 #include "planner/temporal_binding.h"
 #include "planner/temporal_filter.h"
+#include "planner/top_n_rewrite.h"
+#include "planner/window_binder.h"
 
 namespace stave::planner {
 namespace {
@@ -33,6 +36,7 @@ class GroupedExpressionBinder : public ExpressionBinder {
   std::optional<BoundExprPtr> Intercept(const parser::Expr& expr) override {
     if (expr.kind == ExprKind::kFunctionCall) {
       const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
+      if (call.over) RefuseWindowFunctionInGroupedQuery(call);
       if (IsAggregateFunction(call.name)) return BindAggregate(call);
     }
     if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr)) return std::nullopt;
@@ -68,70 +72,7 @@ class GroupedExpressionBinder : public ExpressionBinder {
 
  private:
   BoundExprPtr BindAggregate(const parser::FunctionCallExpr& call) {
-    std::string name = call.name.back();
-    if (call.distinct) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("{}(DISTINCT ...) is not supported yet", name), call.position);
-    }
-    AggregateCall aggregate;
-    if (call.star) {
-      if (name != "count") {
-        throw SqlError(sqlstate::kSyntaxError, fmt::format("{}(*) is not a function", name),
-                       call.position);
-      }
-      aggregate.kind = AggregateKind::kCountStar;
-      aggregate.result_type = TypeId::kInt64;
-    } else {
-      if (call.args.size() != 1) {
-        throw SqlError(
-            sqlstate::kUndefinedFunction,
-            fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
-            call.position);
-      }
-      ExpressionBinder input_binder(scope_);
-      const parser::Expr& arg_expr = *call.args[0];
-      if (ContainsAggregate(arg_expr)) {
-        throw SqlError(sqlstate::kGroupingError, "aggregate function calls cannot be nested",
-                       arg_expr.position);
-      }
-      BoundExprPtr arg = input_binder.Bind(arg_expr);
-      if (arg->type.id == TypeId::kUnknown) arg = Coerce(arg, TypeId::kVarchar, arg_expr.position);
-      aggregate.arg = arg;
-      auto require_numeric = [&] {
-        if (!arg->type.IsNumeric()) {
-          throw SqlError(sqlstate::kUndefinedFunction,
-                         fmt::format("function {}({}) does not exist", name, arg->type.Name()),
-                         call.position)
-              .WithHint("No function matches the given name and argument types.");
-        }
-      };
-      if (name == "count") {
-        aggregate.kind = AggregateKind::kCount;
-        aggregate.result_type = TypeId::kInt64;
-      } else if (name == "sum") {
-        require_numeric();
-        aggregate.kind = AggregateKind::kSum;
-        // PostgreSQL's types: smallint and integer sum to bigint, bigint and numeric to
-        // numeric (the sum is kept in 128 bits, so it never overflows on the way), floats
-        // to their own type.
-        if (arg->type.id == TypeId::kInt16 || arg->type.id == TypeId::kInt32) {
-          aggregate.result_type = TypeId::kInt64;
-        } else if (arg->type.id == TypeId::kInt64 || arg->type.IsDecimal()) {
-          aggregate.result_type = TypeId::kNumeric;
-        } else {
-          aggregate.result_type = arg->type;
-        }
-      } else if (name == "avg") {
-        require_numeric();
-        aggregate.kind = AggregateKind::kAvg;
-        // numeric for integer and numeric inputs, double precision for floats.
-        aggregate.result_type =
-            arg->type.IsFloat() ? DataType(TypeId::kFloat64) : DataType(TypeId::kNumeric);
-      } else {
-        aggregate.kind = name == "min" ? AggregateKind::kMin : AggregateKind::kMax;
-        aggregate.result_type = arg->type;
-      }
-    }
+    AggregateCall aggregate = BindAggregateCall(call, scope_);
     std::string text = aggregate.ToString();
     for (size_t i = 0; i < aggregates_->size(); ++i) {
       if ((*aggregates_)[i].ToString() == text) {
@@ -227,6 +168,50 @@ PlanNodePtr SortAndLimit(PlanNodePtr plan, const std::vector<SortKey>& keys,
   return plan;
 }
 
+// DISTINCT ON's expressions as columns of the projection (an output name or position, a
+// select expression, or else a new hidden column), checked against ORDER BY as PostgreSQL
+// does: the ORDER BY items that are DISTINCT ON expressions must come first, and if ORDER BY
+// goes on past them, every DISTINCT ON expression must be among them (42P10).
+std::vector<size_t> BindDistinctOn(const parser::SelectStatement& select,
+                                   const std::vector<std::string>& names, ExpressionBinder& binder,
+                                   std::vector<BoundExprPtr>* projection,
+                                   std::vector<std::string>* projection_names,
+                                   const std::vector<SortKey>& sort_keys) {
+  std::vector<size_t> columns;
+  for (const parser::ExprPtr& expr : select.distinct_on) {
+    std::optional<size_t> column = ResultColumnOf(*expr, names);
+    if (!column) {
+      BoundExprPtr bound = binder.Bind(*expr);
+      std::string text = bound->ToString();
+      for (size_t i = 0; i < projection->size() && !column; ++i) {
+        if ((*projection)[i]->ToString() == text) column = i;
+      }
+      if (!column) {
+        column = projection->size();
+        projection->push_back(bound);
+        projection_names->push_back(fmt::format("_distinct_key_{}", columns.size()));
+      }
+    }
+    if (std::find(columns.begin(), columns.end(), *column) == columns.end()) {
+      columns.push_back(*column);
+    }
+  }
+  bool skipped = false;
+  size_t matched = 0;
+  for (const SortKey& key : sort_keys) {
+    bool in_distinct_on = std::find(columns.begin(), columns.end(), key.column) != columns.end();
+    if (in_distinct_on && skipped) matched = SIZE_MAX;
+    if (in_distinct_on && !skipped) ++matched;
+    if (!in_distinct_on) skipped = true;
+  }
+  if (skipped && matched != columns.size()) {
+    throw SqlError("42P10",
+                   "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+                   select.distinct_on[0]->position);
+  }
+  return columns;
+}
+
 bool HasOuterJoin(const PlanNodePtr& plan) {
   if (!plan) return false;
   if (plan->kind == PlanNodeKind::kJoin &&
@@ -244,7 +229,9 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
 
 BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
                      QueryPurpose purpose) {
-  return Bind(select, catalog, purpose, false);
+  BoundQuery query = Bind(select, catalog, purpose, false);
+  if (purpose == QueryPurpose::kMaterializedView) query.root = RewriteTopN(query.root);
+  return query;
 }
 
 BoundQuery BindNestedQuery(const parser::SelectStatement& select, const Catalog& catalog,
@@ -569,6 +556,7 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
   std::vector<BoundExprPtr> group_keys;
   std::vector<AggregateCall> aggregates;
   BoundExprPtr having;
+  std::vector<WindowFunction> window_functions;
   std::unique_ptr<ExpressionBinder> output_binder;  // Binds ORDER BY like the select list.
 
   if (grouped) {
@@ -622,7 +610,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     having = select.having ? binder.BindPredicate(*select.having, "HAVING") : nullptr;
     output_binder = std::make_unique<GroupedExpressionBinder>(&scope, &group_keys, &aggregates);
   } else {
-    ExpressionBinder binder(&scope);
+    // Window functions add their columns after the input's (a WindowNode, built below).
+    WindowExpressionBinder binder(&scope, plan->output.size(), &window_functions);
     for (const Item& item : items) {
       if (!item.expr) {
         select_exprs.push_back(
@@ -631,9 +620,11 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
         select_exprs.push_back(binder.Bind(*item.expr));
       }
     }
-    output_binder = std::make_unique<ExpressionBinder>(&scope);
+    output_binder =
+        std::make_unique<WindowExpressionBinder>(&scope, plan->output.size(), &window_functions);
   }
 
+  bool has_windows = !window_functions.empty();
   if (select.emit_on_window_close) {
     // Checked before the aggregate is built, with the same rule.
     bool windowed = false;
@@ -686,9 +677,11 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     }
   }
 
-  // ORDER BY: by ordinal, by output name, or by an expression over the input.
+  // ORDER BY: by ordinal, by output name, or by an expression over the input. A view's rows
+  // have no order, but with DISTINCT ON its ORDER BY says which row of each key it keeps.
   std::vector<SortKey> sort_keys;
-  if (purpose == QueryPurpose::kBatch) {
+  bool distinct_on = !select.distinct_on.empty();
+  if (purpose == QueryPurpose::kBatch || distinct_on) {
     for (const parser::OrderItem& order : select.order_by) {
       SortKey key;
       key.descending = order.descending;
@@ -715,10 +708,16 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       key.column = *column;
       sort_keys.push_back(key);
     }
-  } else if (select.limit || select.offset) {
+  }
+  if (purpose == QueryPurpose::kMaterializedView && (select.limit || select.offset)) {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "LIMIT and OFFSET in a materialized view are not supported yet",
                    (select.limit ? select.limit : select.offset)->position);
+  }
+  std::vector<size_t> distinct_on_columns;
+  if (distinct_on) {
+    distinct_on_columns =
+        BindDistinctOn(select, names, *output_binder, &projection, &projection_names, sort_keys);
   }
 
   if (grouped) {
@@ -752,7 +751,24 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       plan = filter;
     }
   }
+  bool input_append_only = !grouped && !retracting && !HasOuterJoin(plan);
+  plan = MakeWindowNode(plan, std::move(window_functions), input_append_only);
   plan = MakeProject(plan, projection, ColumnsOf(projection, projection_names));
+  if (has_windows && purpose == QueryPurpose::kMaterializedView) {
+    // Only a top-N survives into a view (RewriteTopN), and its rows come and go as ranks
+    // change: they have no key of their own, so they are kept as a multiset.
+    query.keyed = false;
+    query.key_columns.clear();
+    query.append_only = false;
+    query.has_join = true;
+  }
+  if (distinct_on) {
+    plan = MakeDistinctOn(plan, distinct_on_columns, sort_keys, input_append_only);
+    query.keyed = true;
+    query.key_columns = distinct_on_columns;
+    query.append_only = false;
+    if (purpose == QueryPurpose::kMaterializedView) sort_keys.clear();
+  }
 
   if (select.distinct) {
     // DISTINCT is a grouping by every output column, with no aggregates.

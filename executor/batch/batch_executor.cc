@@ -11,6 +11,7 @@
 #include "executor/operators/project_operator.h"
 #include "executor/operators/time_window_operator.h"
 #include "executor/plan_builder.h"
+#include "executor/window_order.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
 
@@ -254,6 +255,112 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
   return output;
 }
 
+/// The values of one window function for `rows` (the rows of `input`, in order): rows are
+/// sorted by partition, then by the window's order (stably: peers keep their input order),
+/// and numbered or aggregated partition by partition.
+std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function,
+                                         const std::vector<Chunk>& input, size_t rows) {
+  std::vector<std::string> partition(rows);
+  std::vector<std::vector<Value>> order(rows);
+  Column args(function.aggregate.arg ? function.aggregate.arg->type : DataType(TypeId::kInt64));
+  size_t base = 0;
+  for (const Chunk& chunk : input) {
+    for (const auto& key : function.partition_keys) {
+      Column column = Evaluate(*key, chunk);
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        storage::EncodeKeyValue(column.GetValue(r), key->type, &partition[base + r]);
+      }
+    }
+    for (const auto& key : function.order_keys) {
+      Column column = Evaluate(*key.expr, chunk);
+      for (size_t r = 0; r < chunk.size(); ++r) order[base + r].push_back(column.GetValue(r));
+    }
+    if (function.kind == planner::WindowFunctionKind::kAggregate && function.aggregate.arg) {
+      Column column = Evaluate(*function.aggregate.arg, chunk);
+      for (size_t r = 0; r < chunk.size(); ++r) args.AppendFrom(column, r);
+    }
+    base += chunk.size();
+  }
+  std::vector<size_t> sorted(rows);
+  for (size_t i = 0; i < rows; ++i) sorted[i] = i;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) {
+    if (partition[a] != partition[b]) return partition[a] < partition[b];
+    return CompareWindowOrder(order[a], order[b], function.order_keys) < 0;
+  });
+  std::vector<Value> result(rows);
+  const Column* arg = function.aggregate.arg ? &args : nullptr;
+  for (size_t begin = 0; begin < rows;) {
+    size_t end = begin;
+    while (end < rows && partition[sorted[end]] == partition[sorted[begin]]) ++end;
+    AggregateState state;
+    int64_t dense_rank = 0;
+    for (size_t peers = begin; peers < end;) {
+      // [peers, peers_end): rows with equal ORDER BY values (all of the partition without
+      // ORDER BY), which share rank, dense_rank and an aggregate's frame.
+      size_t peers_end = peers + 1;
+      while (peers_end < end && CompareWindowOrder(order[sorted[peers]], order[sorted[peers_end]],
+                                                   function.order_keys) == 0) {
+        ++peers_end;
+      }
+      ++dense_rank;
+      if (function.kind == planner::WindowFunctionKind::kAggregate) {
+        for (size_t i = peers; i < peers_end; ++i) {
+          Accumulate(function.aggregate, &state, arg, sorted[i], 1);
+        }
+      }
+      for (size_t i = peers; i < peers_end; ++i) {
+        switch (function.kind) {
+          case planner::WindowFunctionKind::kRowNumber:
+            result[sorted[i]] = Value::Int(static_cast<int64_t>(i - begin + 1));
+            break;
+          case planner::WindowFunctionKind::kRank:
+            result[sorted[i]] = Value::Int(static_cast<int64_t>(peers - begin + 1));
+            break;
+          case planner::WindowFunctionKind::kDenseRank:
+            result[sorted[i]] = Value::Int(dense_rank);
+            break;
+          case planner::WindowFunctionKind::kAggregate:
+            result[sorted[i]] = AggregateResult(function.aggregate, state);
+            break;
+        }
+      }
+      peers = peers_end;
+    }
+    begin = end;
+  }
+  return result;
+}
+
+/// Window functions (`functions`), and with `limit` the top-N: only rows whose one ranking
+/// function is at most `limit`.
+std::vector<Chunk> Window(const std::vector<planner::WindowFunction>& functions,
+                          std::optional<int64_t> limit, const std::vector<planner::Column>& output,
+                          std::vector<Chunk> input) {
+  size_t rows = 0;
+  for (const Chunk& chunk : input) rows += chunk.size();
+  std::vector<std::vector<Value>> values;
+  for (const planner::WindowFunction& function : functions) {
+    values.push_back(ComputeWindowFunction(function, input, rows));
+  }
+  std::vector<Chunk> result;
+  Chunk current = Chunk::WithTypes(TypesOf(output));
+  size_t index = 0;
+  for (const Chunk& chunk : input) {
+    for (size_t r = 0; r < chunk.size(); ++r, ++index) {
+      if (limit && values[0][index].int_value() > *limit) continue;
+      std::vector<Value> row = chunk.GetRow(r);
+      for (const auto& function_values : values) row.push_back(function_values[index]);
+      current.AppendRow(row, RowOp::kInsert);
+      if (current.size() == kChunkRows) {
+        result.push_back(std::move(current));
+        current = Chunk::WithTypes(TypesOf(output));
+      }
+    }
+  }
+  if (!current.empty()) result.push_back(std::move(current));
+  return result;
+}
+
 std::vector<Chunk> Sort(const planner::SortNode& node, std::vector<Chunk> input) {
   std::vector<std::vector<Value>> rows;
   for (const Chunk& chunk : input) {
@@ -347,6 +454,13 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kJoin: {
       const auto& join = static_cast<const planner::JoinNode&>(node);
       return Join(join, Run(*join.input, snapshot), Run(*join.right, snapshot));
+    }
+    case planner::PlanNodeKind::kWindow:
+      return Window(static_cast<const planner::WindowNode&>(node).functions, std::nullopt,
+                    node.output, Run(*node.input, snapshot));
+    case planner::PlanNodeKind::kTopN: {
+      const auto& top = static_cast<const planner::TopNNode&>(node);
+      return Window({top.function}, top.limit, node.output, Run(*node.input, snapshot));
     }
     case planner::PlanNodeKind::kUnion: {
       std::vector<Chunk> output = Run(*node.input, snapshot);

@@ -317,6 +317,49 @@ TEST(ParserSelectTest, StarAndQualifiedStar) {
   EXPECT_EQ(ToString(select->items[2].expr.get()), "s.t.*");
 }
 
+TEST(ParserSelectTest, WindowFunctionCalls) {
+  auto select = ParseSelect(
+      "SELECT row_number() OVER (PARTITION BY a, b ORDER BY c DESC NULLS LAST, d), "
+      "sum(x) OVER (), count(*) OVER (ORDER BY e), lower(s) FROM t");
+  ASSERT_NE(select, nullptr);
+  ASSERT_EQ(select->items.size(), 4u);
+  auto* rank = static_cast<const FunctionCallExpr*>(select->items[0].expr.get());
+  ASSERT_NE(rank->over, nullptr);
+  ASSERT_EQ(rank->over->partition_by.size(), 2u);
+  EXPECT_EQ(ToString(rank->over->partition_by[1].get()), "b");
+  ASSERT_EQ(rank->over->order_by.size(), 2u);
+  EXPECT_TRUE(rank->over->order_by[0].descending);
+  EXPECT_EQ(rank->over->order_by[0].nulls_first, false);
+  EXPECT_FALSE(rank->over->order_by[1].descending);
+  auto* sum = static_cast<const FunctionCallExpr*>(select->items[1].expr.get());
+  ASSERT_NE(sum->over, nullptr);
+  EXPECT_TRUE(sum->over->partition_by.empty());
+  EXPECT_TRUE(sum->over->order_by.empty());
+  auto* count = static_cast<const FunctionCallExpr*>(select->items[2].expr.get());
+  EXPECT_TRUE(count->star);
+  ASSERT_NE(count->over, nullptr);
+  EXPECT_EQ(count->over->order_by.size(), 1u);
+  EXPECT_EQ(static_cast<const FunctionCallExpr*>(select->items[3].expr.get())->over, nullptr);
+}
+
+TEST(ParserSelectTest, OverAndPartitionRemainNames) {
+  auto select = ParseSelect("SELECT over, partition FROM t AS over");
+  ASSERT_NE(select, nullptr);
+  ASSERT_EQ(select->items.size(), 2u);
+  EXPECT_EQ(ToString(select->items[0].expr.get()), "over");
+  EXPECT_EQ(ToString(select->items[1].expr.get()), "partition");
+}
+
+TEST(ParserSelectTest, DistinctOn) {
+  auto select = ParseSelect("SELECT DISTINCT ON (a, b + 1) a, c FROM t ORDER BY a, b + 1, c");
+  ASSERT_NE(select, nullptr);
+  EXPECT_FALSE(select->distinct);
+  ASSERT_EQ(select->distinct_on.size(), 2u);
+  EXPECT_EQ(ToString(select->distinct_on[0].get()), "a");
+  EXPECT_EQ(ToString(select->distinct_on[1].get()), "(+ b 1)");
+  EXPECT_EQ(select->items.size(), 2u);
+}
+
 TEST(ParserSelectTest, AliasesAfterAsMayBeReservedWords) {
   auto select = ParseSelect("SELECT 1 AS from, 2 AS \"Select\", 3 kind, 4 AS Total");
   ASSERT_NE(select, nullptr);

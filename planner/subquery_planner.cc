@@ -34,6 +34,15 @@ bool HasSubquery(const BoundExpr& expr) {
   return false;
 }
 
+// The first subquery expression in `expr`, or null.
+const BoundExpr* FirstSubquery(const BoundExpr& expr) {
+  if (expr.kind == BoundExpr::Kind::kSubquery) return &expr;
+  for (const BoundExprPtr& arg : expr.args) {
+    if (const BoundExpr* found = FirstSubquery(*arg)) return found;
+  }
+  return nullptr;
+}
+
 bool HasColumn(const BoundExpr& expr) {
   if (expr.kind == BoundExpr::Kind::kColumn) return true;
   for (const BoundExprPtr& arg : expr.args) {
@@ -352,7 +361,17 @@ PlanNodePtr PlanWhere(PlanNodePtr input, BoundExprPtr predicate, QueryPurpose pu
 
 void RequireNoSubqueries(const PlanNode& plan, int position) {
   ForEachExpression(plan, [&](const BoundExpr& expr) {
-    if (HasSubquery(expr)) {
+    const BoundExpr* subquery = FirstSubquery(expr);
+    if (subquery && subquery->subquery->kind == SubqueryKind::kScalar &&
+        subquery->subquery->correlated) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "correlated scalar subqueries are not supported in a materialized view yet",
+                     position)
+          .WithHint(
+              "Join a grouped subquery in FROM on the correlation key instead, such as "
+              "JOIN (SELECT k, max(x) AS m FROM t GROUP BY k) AS g ON g.k = outer.k.");
+    }
+    if (subquery) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      "this subquery is not supported in a materialized view", position)
           .WithHint(

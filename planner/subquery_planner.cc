@@ -248,6 +248,52 @@ bool AtMostOneRow(const PlanNode& plan) {
          static_cast<const AggregateNode*>(node)->group_keys.empty();
 }
 
+/// A correlated scalar subquery as a grouped aggregate to LEFT join on its correlation key.
+struct GroupedScalar {
+  PlanNodePtr right;  ///< The correlation's inner keys, then the aggregate.
+  std::vector<BoundExprPtr> outer_keys;
+};
+
+// `(SELECT agg(x) FROM f WHERE f.k = outer.k AND ...)`, with agg other than count (whose
+// value over no rows is 0, not the NULL a LEFT join pads with) and the outer row met only
+// through equalities: the aggregate grouped by f.k, one row per key, so that a LEFT join
+// on outer.k finds a row's value (or NULL, as the subquery over no rows). Nullopt for any
+// other form.
+std::optional<GroupedScalar> DecorrelateScalar(const BoundSubquery& subquery) {
+  if (subquery.plan->kind != PlanNodeKind::kProject) return std::nullopt;
+  const auto& project = static_cast<const ProjectNode&>(*subquery.plan);
+  const BoundExprPtr& value = project.expressions[0];
+  const PlanNodePtr& input = subquery.plan->input;
+  if (value->kind != BoundExpr::Kind::kColumn || input->kind != PlanNodeKind::kAggregate) {
+    return std::nullopt;
+  }
+  const auto& aggregate = static_cast<const AggregateNode&>(*input);
+  if (!aggregate.group_keys.empty() || value->column >= aggregate.aggregates.size()) {
+    return std::nullopt;
+  }
+  const AggregateCall& call = aggregate.aggregates[value->column];
+  if (call.kind == AggregateKind::kCount || call.kind == AggregateKind::kCountStar ||
+      (call.arg && ReadsOuter(*call.arg, 1))) {
+    return std::nullopt;
+  }
+  BoundSubquery rows;
+  rows.plan = aggregate.input;
+  rows.correlated = true;
+  std::optional<Decorrelated> decorrelated = Decorrelate(rows, 0);
+  if (!decorrelated || !decorrelated->residual.empty() || decorrelated->outer_keys.empty()) {
+    return std::nullopt;
+  }
+  auto grouped = std::make_shared<AggregateNode>();
+  grouped->input = decorrelated->right;
+  grouped->group_keys = decorrelated->inner_keys;
+  grouped->aggregates = {call};
+  for (size_t i = 0; i < grouped->group_keys.size(); ++i) {
+    grouped->output.push_back({fmt::format("_key_{}", i), grouped->group_keys[i]->type});
+  }
+  grouped->output.push_back({project.output[0].name, call.result_type});
+  return GroupedScalar{grouped, decorrelated->outer_keys};
+}
+
 BoundExprPtr ConstantKey() { return BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt64); }
 
 std::shared_ptr<JoinNode> MakeJoin(JoinType type, PlanNodePtr left, PlanNodePtr right) {
@@ -332,6 +378,19 @@ PlanNodePtr PlanWhere(PlanNodePtr input, BoundExprPtr predicate, QueryPurpose pu
     rewritten.push_back(Rewrite(conjunct, [&](const BoundExprPtr& e) -> BoundExprPtr {
       if (e->kind != BoundExpr::Kind::kSubquery) return nullptr;
       const BoundSubquery& subquery = *e->subquery;
+      if (subquery.kind == SubqueryKind::kScalar && subquery.correlated) {
+        std::optional<GroupedScalar> grouped = DecorrelateScalar(subquery);
+        if (!grouped) return e;
+        size_t keys = grouped->outer_keys.size();
+        size_t column = plan->output.size() + keys;
+        auto join = MakeJoin(JoinType::kLeft, plan, grouped->right);
+        join->left_keys = grouped->outer_keys;
+        for (size_t i = 0; i < keys; ++i) {
+          join->right_keys.push_back(BoundExpr::MakeColumn(i, grouped->right->output[i].type));
+        }
+        plan = join;
+        return BoundExpr::MakeColumn(column, e->type);
+      }
       if (subquery.kind != SubqueryKind::kScalar || subquery.correlated ||
           !AtMostOneRow(*subquery.plan)) {
         return e;

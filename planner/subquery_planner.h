@@ -17,6 +17,8 @@ namespace stave::planner {
 ///   BY) is joined as a column: a LEFT join on a constant key with its one row, so that the
 ///   filter over it (`price > (SELECT max(price) ...)`, a dynamic filter) is re-evaluated for
 ///   every row when that row changes.
+/// - a correlated scalar subquery of one aggregate (not count) that meets the outer row
+///   through equalities is that aggregate grouped by the correlation key, LEFT joined on it.
 ///
 /// Anything else stays a subquery expression, evaluated per row by batch queries; a view
 /// refuses it (RequireNoSubqueries). Sets `*joined` if a join was added.

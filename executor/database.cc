@@ -393,16 +393,16 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
       Transaction autocommit;
       Transaction* target = transaction ? transaction : &autocommit;
       DmlExecutor dml = MakeDml();
-      std::string tag;
+      QueryResult result;
       if (statement.kind == parser::StatementKind::kInsert) {
-        tag = dml.Insert(static_cast<const parser::InsertStatement&>(statement), target);
+        result = dml.Insert(static_cast<const parser::InsertStatement&>(statement), target);
       } else if (statement.kind == parser::StatementKind::kUpdate) {
-        tag = dml.Update(static_cast<const parser::UpdateStatement&>(statement), target);
+        result = dml.Update(static_cast<const parser::UpdateStatement&>(statement), target);
       } else {
-        tag = dml.Delete(static_cast<const parser::DeleteStatement&>(statement), target);
+        result = dml.Delete(static_cast<const parser::DeleteStatement&>(statement), target);
       }
       if (!transaction) Commit(&autocommit);
-      return Command(tag);
+      return result;
     }
     case parser::StatementKind::kSelect:
       return Select(static_cast<const parser::SelectStatement&>(statement));

@@ -131,6 +131,55 @@ void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* trans
   writes->changes.push_back({RowOp::kInsert, std::move(key), std::move(row)});
 }
 
+QueryResult DmlExecutor::Returning(const planner::CatalogObject& table, const std::string& alias,
+                                   const std::vector<parser::SelectItem>& returning,
+                                   const std::vector<std::vector<Value>>& rows, std::string tag) {
+  QueryResult result;
+  result.command_tag = std::move(tag);
+  if (returning.empty()) return result;
+  result.returns_rows = true;
+  planner::BindScope scope{table.name, alias, table.columns, {}, {}};
+  planner::ExpressionBinder binder(&scope);
+  std::vector<BoundExprPtr> expressions;
+  const std::string& name = alias.empty() ? table.name : alias;
+  for (const parser::SelectItem& item : returning) {
+    if (item.expr->kind == parser::ExprKind::kStar) {
+      const auto& star = static_cast<const parser::StarExpr&>(*item.expr);
+      if (!star.qualifier.empty() && star.qualifier.back() != name) {
+        throw SqlError(
+            sqlstate::kUndefinedTable,
+            fmt::format("missing FROM-clause entry for table \"{}\"", star.qualifier.back()),
+            item.expr->position);
+      }
+      for (size_t i = 0; i < table.columns.size(); ++i) {
+        expressions.push_back(BoundExpr::MakeColumn(i, table.columns[i].type));
+        result.columns.push_back({table.columns[i].name, table.columns[i].type});
+      }
+      continue;
+    }
+    if (planner::ContainsAggregate(*item.expr)) {
+      throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in RETURNING",
+                     item.expr->position);
+    }
+    BoundExprPtr bound = binder.Bind(*item.expr);
+    DataType type = bound->type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : bound->type;
+    expressions.push_back(bound);
+    result.columns.push_back(
+        {item.alias.empty() ? planner::DefaultColumnName(*item.expr) : item.alias, type});
+  }
+  std::vector<DataType> types;
+  for (const planner::Column& column : table.ChangelogColumns()) types.push_back(column.type);
+  Chunk chunk = Chunk::WithTypes(types);
+  for (const std::vector<Value>& row : rows) chunk.AppendRow(row, RowOp::kInsert);
+  std::vector<Column> values;
+  for (const BoundExprPtr& expr : expressions) values.push_back(Evaluate(*expr, chunk));
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    std::vector<Value>& row = result.rows.emplace_back();
+    for (const Column& column : values) row.push_back(column.GetValue(r));
+  }
+  return result;
+}
+
 std::vector<size_t> DmlExecutor::InsertTargets(const parser::InsertStatement& insert,
                                                const planner::CatalogObject& object) {
   std::vector<size_t> targets;
@@ -160,7 +209,7 @@ std::vector<size_t> DmlExecutor::InsertTargets(const parser::InsertStatement& in
   return targets;
 }
 
-std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
+QueryResult DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
   std::shared_ptr<Table> table = ResolveTable(insert.table, insert.table_position, "insert into");
   const planner::CatalogObject& object = table->object();
   std::vector<size_t> targets = InsertTargets(insert, object);
@@ -219,8 +268,13 @@ std::string DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
     }
   }
   Transaction::TableWrites* writes = transaction->For(table);
-  for (auto& row : rows) AddInsert(writes, transaction, std::move(row), insert.position);
-  return fmt::format("INSERT 0 {}", rows.size());
+  std::vector<std::vector<Value>> affected;
+  for (auto& row : rows) {
+    AddInsert(writes, transaction, std::move(row), insert.position);
+    affected.push_back(writes->changes.back().row);
+  }
+  return Returning(object, "", insert.returning, affected,
+                   fmt::format("INSERT 0 {}", affected.size()));
 }
 
 std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows(
@@ -289,7 +343,7 @@ std::vector<std::pair<size_t, BoundExprPtr>> DmlExecutor::BindAssignments(
   return assignments;
 }
 
-std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transaction* transaction) {
+QueryResult DmlExecutor::Update(const parser::UpdateStatement& update, Transaction* transaction) {
   std::shared_ptr<Table> table = ResolveTable(update.table.name, update.table.position, "update");
   const planner::CatalogObject& object = table->object();
   if (object.append_only) {
@@ -324,6 +378,8 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
     changed.emplace_back(std::move(old_row), std::move(new_row));
   }
   std::vector<std::vector<Value>> moved;  // New rows whose key changed: inserted last.
+  std::vector<std::vector<Value>> affected;
+  for (const auto& [old_row, new_row] : changed) affected.push_back(new_row);
   for (auto& [old_row, new_row] : changed) {
     std::string old_key = table->KeyOf(old_row);
     std::string new_key = table->KeyOf(new_row);
@@ -341,10 +397,11 @@ std::string DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
   for (auto& new_row : moved) {
     AddInsert(writes, transaction, std::move(new_row), update.position);
   }
-  return fmt::format("UPDATE {}", changed.size());
+  return Returning(object, update.table.alias, update.returning, affected,
+                   fmt::format("UPDATE {}", changed.size()));
 }
 
-std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transaction* transaction) {
+QueryResult DmlExecutor::Delete(const parser::DeleteStatement& remove, Transaction* transaction) {
   std::shared_ptr<Table> table =
       ResolveTable(remove.table.name, remove.table.position, "delete from");
   const planner::CatalogObject& object = table->object();
@@ -362,14 +419,15 @@ std::string DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
   for (const auto& [key, row] : current) chunk.AppendRow(row, RowOp::kInsert);
   std::vector<uint8_t> matched =
       where ? EvaluatePredicate(*where, chunk) : std::vector<uint8_t>(chunk.size(), 1);
-  size_t deleted = 0;
+  std::vector<std::vector<Value>> affected;
   for (size_t r = 0; r < current.size(); ++r) {
     if (!matched[r]) continue;
     writes->overlay[current[r].first] = std::nullopt;
     writes->changes.push_back({RowOp::kDelete, current[r].first, current[r].second});
-    ++deleted;
+    affected.push_back(current[r].second);
   }
-  return fmt::format("DELETE {}", deleted);
+  return Returning(object, remove.table.alias, remove.returning, affected,
+                   fmt::format("DELETE {}", affected.size()));
 }
 
 void DmlExecutor::Describe(const parser::Statement& statement) const {

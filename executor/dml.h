@@ -27,10 +27,12 @@ class DmlExecutor {
         tables_(std::move(tables)),
         run_select_(std::move(run_select)) {}
 
-  /// Each returns the command tag ("INSERT 0 3", "UPDATE 2", "DELETE 1").
-  std::string Insert(const parser::InsertStatement& insert, Transaction* transaction);
-  std::string Update(const parser::UpdateStatement& update, Transaction* transaction);
-  std::string Delete(const parser::DeleteStatement& remove, Transaction* transaction);
+  /// Each returns the command tag ("INSERT 0 3", "UPDATE 2", "DELETE 1") and, with RETURNING,
+  /// the rows its select list computes over the affected rows (new rows for INSERT and
+  /// UPDATE, old rows for DELETE), in the order they were written.
+  QueryResult Insert(const parser::InsertStatement& insert, Transaction* transaction);
+  QueryResult Update(const parser::UpdateStatement& update, Transaction* transaction);
+  QueryResult Delete(const parser::DeleteStatement& remove, Transaction* transaction);
 
   /// Binds an INSERT, UPDATE or DELETE without running it, so that the types of its
   /// parameters (`$n`, see parser::ParameterSlot) are inferred; also reports the errors
@@ -57,6 +59,12 @@ class DmlExecutor {
   /// moves a key) after NOT NULL and key checks.
   void AddInsert(Transaction::TableWrites* writes, Transaction* transaction, std::vector<Value> row,
                  int position);
+  /// The result of a statement that affected `rows` (the table's changelog columns) of
+  /// `table`: just `tag` without RETURNING, else RETURNING's select list over the rows,
+  /// bound with the table's columns in scope under its name or `alias`.
+  static QueryResult Returning(const planner::CatalogObject& table, const std::string& alias,
+                               const std::vector<parser::SelectItem>& returning,
+                               const std::vector<std::vector<Value>>& rows, std::string tag);
   /// The rows the transaction sees in a table, with their keys.
   std::vector<std::pair<std::string, std::vector<Value>>> CurrentRows(
       Transaction::TableWrites* writes) const;

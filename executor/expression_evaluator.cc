@@ -6,6 +6,7 @@
 #include "common/sql_error.h"
 #include "common/value_cast.h"
 #include "executor/scalar_functions.h"
+#include "executor/subquery_evaluation.h"
 #include "executor/temporal_functions.h"
 
 namespace stave::executor {
@@ -355,6 +356,10 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
                        rows);
     case BoundExpr::Kind::kColumn:
       return chunk.columns[expr.column];
+    case BoundExpr::Kind::kOuterColumn:
+      return EvaluateOuterColumn(expr, chunk);
+    case BoundExpr::Kind::kSubquery:
+      return EvaluateSubquery(expr, chunk);
     case BoundExpr::Kind::kFunction:
       break;
   }

@@ -8,12 +8,14 @@
 #include "common/sql_error.h"
 #include "executor/connectors/connectors.h"
 #include "executor/connectors/table/table_source.h"
+#include "executor/connectors/values/values_source.h"
 #include "executor/connectors/view/view_source.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/hash_aggregate_operator.h"
 #include "executor/operators/hash_join_operator.h"
 #include "executor/operators/materialize_operator.h"
 #include "executor/operators/project_operator.h"
+#include "executor/operators/repeat_operator.h"
 #include "executor/operators/sink_operator.h"
 #include "executor/operators/temporal_filter_operator.h"
 #include "executor/operators/time_window_operator.h"
@@ -50,9 +52,10 @@ struct StagePlan {
   size_t output_side = 0;
 };
 
-/// A reader of one scan and the stage input it feeds.
+/// A reader of one scan (or of a VALUES list's rows) and the stage input it feeds.
 struct SourcePlan {
   const planner::ScanNode* scan = nullptr;
+  const planner::ValuesNode* values = nullptr;  ///< Instead of `scan`.
   size_t stage = 0;
   size_t side = 0;
 };
@@ -119,7 +122,8 @@ class StagePlanner {
   size_t Open(Fragment fragment) {
     if (fragment.stage >= 0) return fragment.stage;
     size_t stage = NewStage();
-    stages[stage].inputs[0] = SourceRouting(*sources[fragment.source].scan->object);
+    const SourcePlan& source = sources[fragment.source];
+    if (source.scan) stages[stage].inputs[0] = SourceRouting(*source.scan->object);
     sources[fragment.source].stage = stage;
     sources[fragment.source].side = 0;
     return stage;
@@ -129,6 +133,9 @@ class StagePlanner {
     switch (node->kind) {
       case planner::PlanNodeKind::kScan:
         sources.push_back(SourcePlan{static_cast<const planner::ScanNode*>(node)});
+        return Fragment{static_cast<int>(sources.size() - 1), -1};
+      case planner::PlanNodeKind::kValues:
+        sources.push_back(SourcePlan{nullptr, static_cast<const planner::ValuesNode*>(node)});
         return Fragment{static_cast<int>(sources.size() - 1), -1};
       case planner::PlanNodeKind::kAggregate: {
         // Route by the group keys, evaluated over the aggregate's input.
@@ -223,6 +230,16 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       fmt::format("Rows a {} read from its input.", planner::ObjectTypeName(owner.type)));
   Dataflow dataflow;
   for (const SourcePlan& plan : planner.sources) {
+    if (plan.values) {
+      JobSource source;
+      source.stage = plan.stage;
+      source.side = plan.side;
+      source.reader = std::make_unique<ValuesSource>(
+          std::static_pointer_cast<const planner::ValuesNode>(FindNode(query.root, plan.values)));
+      source.counters.rows_in = rows_in;
+      dataflow.sources.push_back(std::move(source));
+      continue;
+    }
     const planner::ScanNode& scan = *plan.scan;
     if (!scan.object || scan.system_rows) {
       throw SqlError(sqlstate::kFeatureNotSupported,
@@ -310,6 +327,10 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             operators.push_back(std::make_unique<TopNOperator>(
                 std::static_pointer_cast<const planner::TopNNode>(FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, slot++))));
+            break;
+          case planner::PlanNodeKind::kRepeat:
+            operators.push_back(std::make_unique<RepeatOperator>(
+                static_cast<const planner::RepeatNode*>(node)->count_column));
             break;
           case planner::PlanNodeKind::kJoin: {
             // Two slots: the left side's rows, then the right side's.
@@ -446,6 +467,11 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
         fmt::format("Stage {}: {} instance{}", s, parallelism, parallelism == 1 ? "" : "s"));
     for (const SourcePlan& source : planner.sources) {
       if (source.stage != s) continue;
+      if (source.values) {
+        lines.push_back(fmt::format("  <- VALUES ({} rows, once) by {}", source.values->rows.size(),
+                                    routing(stage.inputs[source.side], source.values->output)));
+        continue;
+      }
       const planner::CatalogObject& object = *source.scan->object;
       lines.push_back(fmt::format("  <- {} {}{} by {}", planner::ObjectTypeName(object.type),
                                   object.name, object.watermark ? " (with a watermark)" : "",

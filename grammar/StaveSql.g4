@@ -48,12 +48,13 @@ explainableStatement
         | streamOptions AS query emitOnWindowClose?)                   #createSink
     | INSERT INTO qualifiedName
         (LPAREN columns+=identifier (COMMA columns+=identifier)* RPAREN)?
-        (VALUES valuesRow (COMMA valuesRow)* | query)                  #insertStatement
+        (VALUES valuesRow (COMMA valuesRow)* | query) returningClause? #insertStatement
     // SET is not reserved, yet "UPDATE t SET a = 1" has no alias: reading SET as the alias
     // would need a second SET.
     | UPDATE tableReference SET assignment (COMMA assignment)*
-        (WHERE where=expression)?                                      #updateStatement
-    | DELETE FROM tableReference (WHERE where=expression)?             #deleteStatement
+        (WHERE where=expression)? returningClause?                     #updateStatement
+    | DELETE FROM tableReference (WHERE where=expression)?
+        returningClause?                                               #deleteStatement
     | DROP objectType (IF EXISTS)? qualifiedName (CASCADE | RESTRICT)? #drop
     // SHOW STREAMS also matches "SHOW <variable>"; ANTLR resolves such ambiguities in favour
     // of the earlier alternative, so the object listings must come first.
@@ -99,8 +100,10 @@ queryTerm
     | left=queryTerm op=INTERSECT setQuantifier? right=queryPrimary
     ;
 
+// A VALUES list is a query of its own, as in PostgreSQL (`VALUES (1, 'a'), (2, 'b')`).
 queryPrimary
     : querySpecification
+    | VALUES valuesRow (COMMA valuesRow)*
     | LPAREN query RPAREN
     ;
 
@@ -142,7 +145,8 @@ fromItem
 
 fromPrimary
     : tableReference                                                       #fromTable
-    | LPAREN query RPAREN AS? alias=identifier                             #fromSubquery
+    | LPAREN query RPAREN AS? alias=identifier
+        (LPAREN columnAliases+=identifier (COMMA columnAliases+=identifier)* RPAREN)?  #fromSubquery
     // Window table functions, as in RisingWave: TUMBLE(relation, time_column, size) and
     // HOP(relation, time_column, slide, size). The AST builder checks the function's name.
     | function=identifier LPAREN relation=qualifiedName COMMA timeColumn=identifier
@@ -250,6 +254,11 @@ valuesRow
     : LPAREN expression (COMMA expression)* RPAREN
     ;
 
+// INSERT, UPDATE and DELETE ... RETURNING: a select list over the affected rows.
+returningClause
+    : RETURNING selectItem (COMMA selectItem)*
+    ;
+
 assignment
     : identifier EQ expression
     ;
@@ -328,8 +337,10 @@ booleanExpression
     ;
 
 predicate
-    : comparisonOperator right=valueExpression                           #comparison
+    : comparisonOperator quantifier=(ANY | SOME | ALL) LPAREN query RPAREN  #quantifiedComparison
+    | comparisonOperator right=valueExpression                           #comparison
     | NOT? BETWEEN lower=valueExpression AND upper=valueExpression       #between
+    | NOT? IN LPAREN query RPAREN                                        #inSubquery
     | NOT? IN LPAREN expression (COMMA expression)* RPAREN               #inList
     | NOT? op=(LIKE | ILIKE) pattern=valueExpression                     #like
     | IS NOT? NULL_                                                      #nullPredicate
@@ -355,6 +366,8 @@ primaryExpression
     // names the unit of a bare number (and the last field kept), as the SQL standard does.
     | dataTypeName stringValue intervalField?                             #typeConstructor
     | EXTRACT LPAREN (field=identifier | fieldText=stringValue) FROM valueExpression RPAREN  #extract
+    | EXISTS LPAREN query RPAREN                                          #exists
+    | LPAREN query RPAREN                                                 #scalarSubquery
     | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
     | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN overClause?  #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
@@ -460,11 +473,11 @@ booleanValue
 // Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
-    : ALL | AND | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT | DEFERRABLE
+    : ALL | AND | ANY | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT | DEFERRABLE
     | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP | HAVING
     | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL | NOT
-    | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RIGHT | SELECT | TABLE | THEN
-    | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
+    | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT | SELECT
+    | SOME | TABLE | THEN | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
@@ -491,6 +504,7 @@ ABORT: A B O R T;
 ALL: A L L;
 ALTER: A L T E R;
 AND: A N D;
+ANY: A N Y;
 APPEND: A P P E N D;
 AS: A S;
 ASC: A S C;
@@ -566,6 +580,7 @@ REPEATABLE: R E P E A T A B L E;
 RESET: R E S E T;
 RESTRICT: R E S T R I C T;
 RESUME: R E S U M E;
+RETURNING: R E T U R N I N G;
 RIGHT: R I G H T;
 ROLLBACK: R O L L B A C K;
 ROW: R O W;
@@ -577,6 +592,7 @@ SET: S E T;
 SHOW: S H O W;
 SINK: S I N K;
 SINKS: S I N K S;
+SOME: S O M E;
 START: S T A R T;
 STREAM: S T R E A M;
 STREAMS: S T R E A M S;

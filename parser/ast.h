@@ -47,6 +47,7 @@ enum class ExprKind {
   kInList,
   kLike,
   kParameter,
+  kSubquery,
 };
 
 /// The deepest expression tree the parser produces: a chain of 4999 operators over one leaf is
@@ -206,6 +207,27 @@ struct LikeExpr : Expr {
   bool case_insensitive = false;
 };
 
+struct SelectStatement;
+
+/// What a subquery in an expression computes.
+enum class SubqueryKind {
+  kScalar,  ///< `(SELECT ...)`: its one value (NULL without rows).
+  kExists,  ///< `EXISTS (SELECT ...)`.
+  kIn,      ///< `x [NOT] IN (SELECT ...)`: `x = ANY (...)`, negated for NOT IN.
+  kAny,     ///< `x op ANY|SOME (SELECT ...)`.
+  kAll,     ///< `x op ALL (SELECT ...)`.
+};
+
+/// A subquery used as an expression.
+struct SubqueryExpr : Expr {
+  SubqueryExpr() : Expr(ExprKind::kSubquery) {}
+  SubqueryKind subquery_kind = SubqueryKind::kScalar;
+  ExprPtr operand;                 ///< kIn, kAny, kAll.
+  BinaryOp op = BinaryOp::kEqual;  ///< The comparison of kAny and kAll (kEqual for kIn).
+  bool negated = false;            ///< NOT IN.
+  std::shared_ptr<const SelectStatement> query;
+};
+
 // ---------------------------------------------------------------------------------------
 // Statements
 
@@ -278,6 +300,8 @@ enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
 struct TableRef {
   QualifiedName name;  ///< kTable.
   std::string alias;   ///< Empty when none was written (kTable, kSubquery).
+  /// kSubquery: `AS alias(a, b)` renames the subquery's first columns.
+  std::vector<std::string> column_aliases;
   int position = 0;
   FromKind from_kind = FromKind::kTable;
   std::shared_ptr<const SelectStatement> subquery;  ///< kSubquery.
@@ -319,6 +343,8 @@ struct SelectStatement : Statement {
   bool set_all = false;  ///< UNION ALL (and EXCEPT ALL, INTERSECT ALL, refused for now).
   std::shared_ptr<const SelectStatement> set_left;
   std::shared_ptr<const SelectStatement> set_right;
+  /// `VALUES (a, b), (c, d)`: one vector per row (then `items` and `from` are empty).
+  std::vector<std::vector<ExprPtr>> values;
 };
 
 struct ColumnDef {
@@ -446,6 +472,7 @@ struct InsertStatement : Statement {
   std::vector<int> column_positions;
   std::vector<std::vector<ExprPtr>> values;  ///< One vector per VALUES row.
   std::unique_ptr<SelectStatement> query;
+  std::vector<SelectItem> returning;  ///< RETURNING's select list; empty without it.
 };
 
 /// One `col = expr` of UPDATE ... SET.
@@ -460,14 +487,16 @@ struct UpdateStatement : Statement {
   UpdateStatement() : Statement(StatementKind::kUpdate) {}
   TableRef table;
   std::vector<Assignment> assignments;
-  ExprPtr where;  ///< Null: every row.
+  ExprPtr where;                      ///< Null: every row.
+  std::vector<SelectItem> returning;  ///< RETURNING's select list; empty without it.
 };
 
 /// `DELETE FROM name [[AS] alias] [WHERE cond]`.
 struct DeleteStatement : Statement {
   DeleteStatement() : Statement(StatementKind::kDelete) {}
   TableRef table;
-  ExprPtr where;  ///< Null: every row.
+  ExprPtr where;                      ///< Null: every row.
+  std::vector<SelectItem> returning;  ///< RETURNING's select list; empty without it.
 };
 
 /// `CREATE SINK [IF NOT EXISTS] name FROM input [WITH (options)] [FORMAT f]` or

@@ -230,6 +230,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
         }
       }
     }
+    insert->returning = BuildReturning(ctx->returningClause());
     statement_ = std::move(insert);
     return {};
   }
@@ -244,6 +245,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       assignment.position = PositionOf(assignment_ctx);
     }
     if (ctx->where != nullptr) update->where = BuildExpr(ctx->where);
+    update->returning = BuildReturning(ctx->returningClause());
     statement_ = std::move(update);
     return {};
   }
@@ -252,6 +254,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     auto delete_statement = std::make_unique<DeleteStatement>();
     delete_statement->table = BuildTableRef(ctx->tableReference());
     if (ctx->where != nullptr) delete_statement->where = BuildExpr(ctx->where);
+    delete_statement->returning = BuildReturning(ctx->returningClause());
     statement_ = std::move(delete_statement);
     return {};
   }
@@ -424,29 +427,26 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  static BinaryOp ComparisonOf(P::ComparisonOperatorContext* ctx) {
+    switch (ctx->getStart()->getType()) {
+      case P::NEQ:
+        return BinaryOp::kNotEqual;
+      case P::LT:
+        return BinaryOp::kLess;
+      case P::LTE:
+        return BinaryOp::kLessEqual;
+      case P::GT:
+        return BinaryOp::kGreater;
+      case P::GTE:
+        return BinaryOp::kGreaterEqual;
+      default:
+        return BinaryOp::kEqual;
+    }
+  }
+
   antlrcpp::Any visitComparison(P::ComparisonContext* ctx) override {
     ExprPtr left = TakePredicateOperand();
-    BinaryOp op = BinaryOp::kEqual;
-    switch (ctx->comparisonOperator()->getStart()->getType()) {
-      case P::EQ:
-        op = BinaryOp::kEqual;
-        break;
-      case P::NEQ:
-        op = BinaryOp::kNotEqual;
-        break;
-      case P::LT:
-        op = BinaryOp::kLess;
-        break;
-      case P::LTE:
-        op = BinaryOp::kLessEqual;
-        break;
-      case P::GT:
-        op = BinaryOp::kGreater;
-        break;
-      case P::GTE:
-        op = BinaryOp::kGreaterEqual;
-        break;
-    }
+    BinaryOp op = ComparisonOf(ctx->comparisonOperator());
     expr_ = MakeBinary(op, std::move(left), BuildExpr(ctx->right));
     return {};
   }
@@ -471,6 +471,45 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     }
     in_list->negated = ctx->NOT() != nullptr;
     expr_ = std::move(in_list);
+    return {};
+  }
+
+  antlrcpp::Any visitInSubquery(P::InSubqueryContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto in = MakeNode<SubqueryExpr>(operand->position);
+    in->subquery_kind = SubqueryKind::kIn;
+    in->operand = std::move(operand);
+    in->negated = ctx->NOT() != nullptr;
+    in->query = BuildQuery(ctx->query());
+    expr_ = std::move(in);
+    return {};
+  }
+
+  antlrcpp::Any visitQuantifiedComparison(P::QuantifiedComparisonContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto quantified = MakeNode<SubqueryExpr>(operand->position);
+    quantified->subquery_kind =
+        ctx->quantifier->getType() == P::ALL ? SubqueryKind::kAll : SubqueryKind::kAny;
+    quantified->operand = std::move(operand);
+    quantified->op = ComparisonOf(ctx->comparisonOperator());
+    quantified->query = BuildQuery(ctx->query());
+    expr_ = std::move(quantified);
+    return {};
+  }
+
+  antlrcpp::Any visitExists(P::ExistsContext* ctx) override {
+    auto exists = MakeNode<SubqueryExpr>(PositionOf(ctx));
+    exists->subquery_kind = SubqueryKind::kExists;
+    exists->query = BuildQuery(ctx->query());
+    expr_ = std::move(exists);
+    return {};
+  }
+
+  antlrcpp::Any visitScalarSubquery(P::ScalarSubqueryContext* ctx) override {
+    auto scalar = MakeNode<SubqueryExpr>(PositionOf(ctx));
+    scalar->subquery_kind = SubqueryKind::kScalar;
+    scalar->query = BuildQuery(ctx->query());
+    expr_ = std::move(scalar);
     return {};
   }
 
@@ -837,6 +876,15 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     if (ctx->querySpecification() != nullptr) {
       return BuildQuerySpecification(ctx->querySpecification());
     }
+    if (ctx->VALUES() != nullptr) {
+      auto values = MakeNode<SelectStatement>(PositionOf(ctx));
+      values->text = TextOf(ctx);
+      for (P::ValuesRowContext* row_ctx : ctx->valuesRow()) {
+        std::vector<ExprPtr>& row = values->values.emplace_back();
+        for (P::ExpressionContext* value : row_ctx->expression()) row.push_back(BuildExpr(value));
+      }
+      return values;
+    }
     return BuildQuery(ctx->query());  // Parenthesized.
   }
 
@@ -963,6 +1011,9 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ref.from_kind = FromKind::kSubquery;
     ref.position = PositionOf(ctx);
     ref.alias = BuildIdentifier(subquery->alias);
+    for (P::IdentifierContext* column : subquery->columnAliases) {
+      ref.column_aliases.push_back(BuildIdentifier(column));
+    }
     ref.subquery = BuildQuery(subquery->query());
     return ref;
   }
@@ -1002,6 +1053,13 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     if (ctx->alias != nullptr) table.alias = BuildIdentifier(ctx->alias);
     table.position = PositionOf(ctx);
     return table;
+  }
+
+  std::vector<SelectItem> BuildReturning(P::ReturningClauseContext* ctx) {
+    std::vector<SelectItem> items;
+    if (ctx == nullptr) return items;
+    for (P::SelectItemContext* item : ctx->selectItem()) items.push_back(BuildSelectItem(item));
+    return items;
   }
 
   SelectItem BuildSelectItem(P::SelectItemContext* ctx) {

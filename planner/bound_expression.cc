@@ -166,6 +166,25 @@ BoundExprPtr BoundExpr::MakeFunction(ScalarFunction function, DataType type,
   return expr;
 }
 
+BoundExprPtr BoundExpr::MakeOuterColumn(size_t column, size_t depth, DataType type) {
+  auto expr = std::make_shared<BoundExpr>();
+  expr->kind = Kind::kOuterColumn;
+  expr->type = type;
+  expr->column = column;
+  expr->outer_depth = depth;
+  return expr;
+}
+
+BoundExprPtr BoundExpr::MakeSubquery(std::shared_ptr<const BoundSubquery> subquery, DataType type,
+                                     std::vector<BoundExprPtr> operand) {
+  auto expr = std::make_shared<BoundExpr>();
+  expr->kind = Kind::kSubquery;
+  expr->type = type;
+  expr->subquery = std::move(subquery);
+  expr->args = std::move(operand);
+  return expr;
+}
+
 std::string BoundExpr::ToString() const {
   switch (kind) {
     case Kind::kConstant:
@@ -176,6 +195,10 @@ std::string BoundExpr::ToString() const {
       return constant.ToText(type);
     case Kind::kColumn:
       return fmt::format("${}", column);
+    case Kind::kOuterColumn:
+      return fmt::format("outer{}.${}", outer_depth, column);
+    case Kind::kSubquery:
+      return SubqueryText(*this, args.empty() ? "" : args[0]->ToString());
     case Kind::kFunction: {
       std::string text = fmt::format("{}(", ScalarFunctionName(function));
       for (size_t i = 0; i < args.size(); ++i) {

@@ -97,31 +97,53 @@ std::string_view ScalarFunctionName(ScalarFunction function);
 
 struct BoundExpr;
 using BoundExprPtr = std::shared_ptr<const BoundExpr>;
+struct BoundSubquery;  // planner/logical_plan.h
 
 /// A typed expression over the columns of one input (by position). Immutable, shared.
 struct BoundExpr {
-  enum class Kind { kConstant, kColumn, kFunction };
+  /// kOuterColumn and kSubquery appear only in batch plans once the planner is done
+  /// (planner/subquery_planner.h turns what a view may hold into joins).
+  enum class Kind {
+    kConstant,
+    kColumn,
+    kFunction,
+    /// A column of an enclosing query's current row, inside a correlated subquery.
+    kOuterColumn,
+    /// A subquery's value for the current row (scalar, EXISTS, ANY or ALL).
+    kSubquery,
+  };
 
   Kind kind = Kind::kConstant;
   DataType type;
   Value constant;                                  ///< kConstant.
-  size_t column = 0;                               ///< kColumn: the input column's position.
+  size_t column = 0;                               ///< kColumn, kOuterColumn: its position.
   ScalarFunction function = ScalarFunction::kAdd;  ///< kFunction.
   std::vector<BoundExprPtr> args;                  ///< kFunction.
   /// An untyped parameter `$n` of a statement being described (a NULL kConstant of
   /// kUnknown): the first coercion of it decides the parameter's type (see
   /// ExpressionBinder::Coerce).
   std::shared_ptr<parser::ParameterSlot> parameter;
+  std::vector<BoundExprPtr> args;                  ///< kFunction; kSubquery: ANY/ALL's operand.
+  /// kOuterColumn: how many queries out the row is (1: the query right around the subquery).
+  size_t outer_depth = 0;
+  std::shared_ptr<const BoundSubquery> subquery;  ///< kSubquery.
 
   static BoundExprPtr MakeConstant(Value value, DataType type);
   static BoundExprPtr MakeColumn(size_t column, DataType type);
   static BoundExprPtr MakeFunction(ScalarFunction function, DataType type,
                                    std::vector<BoundExprPtr> args);
+  static BoundExprPtr MakeOuterColumn(size_t column, size_t depth, DataType type);
+  static BoundExprPtr MakeSubquery(std::shared_ptr<const BoundSubquery> subquery, DataType type,
+                                   std::vector<BoundExprPtr> operand);
 
   /// A canonical text form: equal texts mean equal expressions (used to match GROUP BY
   /// expressions in the select list, and by EXPLAIN).
   std::string ToString() const;
 };
+
+/// The text of a kSubquery expression, `operand` being its operand's (ANY, ALL). Defined in
+/// subquery_binder.cc, which sees BoundSubquery.
+std::string SubqueryText(const BoundExpr& expr, const std::string& operand);
 
 enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg };
 

@@ -12,6 +12,7 @@
 #include "common/temporal.h"
 #include "common/value_cast.h"
 #include "common/version.h"
+#include "planner/subquery_binder.h"
 #include "planner/temporal_binding.h"
 
 namespace stave::planner {
@@ -219,6 +220,11 @@ bool ContainsAggregate(const Expr& expr) {
       const auto& like = static_cast<const parser::LikeExpr&>(expr);
       return ContainsAggregate(*like.operand) || ContainsAggregate(*like.pattern);
     }
+    case ExprKind::kSubquery: {
+      // The subquery's own aggregates belong to it, not to the query around it.
+      const auto& subquery = static_cast<const parser::SubqueryExpr&>(expr);
+      return subquery.operand && ContainsAggregate(*subquery.operand);
+    }
     default:
       return false;
   }
@@ -257,6 +263,17 @@ DataType ResolveType(const parser::TypeName& type) {
 
 std::string DefaultColumnName(const Expr& expr) {
   switch (expr.kind) {
+    case ExprKind::kSubquery: {
+      // As PostgreSQL: EXISTS is "exists", a scalar subquery takes its column's name.
+      const auto& subquery = static_cast<const parser::SubqueryExpr&>(expr);
+      if (subquery.subquery_kind == parser::SubqueryKind::kExists) return "exists";
+      if (subquery.subquery_kind != parser::SubqueryKind::kScalar) return "?column?";
+      const parser::SelectStatement* query = subquery.query.get();
+      while (query->set_left) query = query->set_left.get();
+      if (query->items.empty()) return "?column?";
+      if (!query->items[0].alias.empty()) return query->items[0].alias;
+      return DefaultColumnName(*query->items[0].expr);
+    }
     case ExprKind::kColumnRef:
       return static_cast<const parser::ColumnRefExpr&>(expr).names.back();
     case ExprKind::kFunctionCall:
@@ -332,8 +349,17 @@ std::optional<size_t> ExpressionBinder::ResolveColumn(const parser::QualifiedNam
 }
 
 BoundExprPtr ExpressionBinder::BindColumnRef(const parser::ColumnRefExpr& expr) {
-  std::optional<size_t> index = ResolveColumn(expr.names, expr.position);
+  std::optional<size_t> index;
+  try {
+    index = ResolveColumn(expr.names, expr.position);
+  } catch (const SqlError& error) {
+    // Another query's table: the scope of a query around this subquery may have it.
+    if (error.sqlstate() != sqlstate::kUndefinedTable) throw;
+    if (std::optional<BoundExprPtr> outer = ResolveOuterColumn(expr)) return *outer;
+    throw;
+  }
   if (!index) {
+    if (std::optional<BoundExprPtr> outer = ResolveOuterColumn(expr)) return *outer;
     throw SqlError(sqlstate::kUndefinedColumn,
                    fmt::format("column \"{}\" does not exist", JoinName(expr.names)),
                    expr.position);
@@ -359,6 +385,8 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
     }
     case ExprKind::kStar:
       throw SqlError(sqlstate::kSyntaxError, "\"*\" is not allowed here", expr.position);
+    case ExprKind::kSubquery:
+      return BindSubquery(static_cast<const parser::SubqueryExpr&>(expr));
     case ExprKind::kUnary:
       return BindUnary(static_cast<const parser::UnaryExpr&>(expr));
     case ExprKind::kBinary:

@@ -55,6 +55,9 @@ class ExpressionBinder {
   virtual std::optional<BoundExprPtr> Intercept(const parser::Expr&) { return std::nullopt; }
   /// Binds a column reference (the grouped binder refuses columns outside GROUP BY).
   virtual BoundExprPtr BindColumnRef(const parser::ColumnRefExpr& expr);
+  /// Whether a subquery bound here may read this scope's row (not over a grouped query's
+  /// input, whose rows are gone when the select list is computed).
+  virtual bool AllowsOuterReferences() const { return true; }
 
   const BindScope* scope_;
 
@@ -70,6 +73,8 @@ class ExpressionBinder {
   BoundExprPtr BindCast(const parser::CastExpr& expr);
   BoundExprPtr BindLiteral(const parser::LiteralExpr& expr);
   BoundExprPtr BindParameter(const parser::ParameterExpr& expr);
+  /// Defined in subquery_binder.cc.
+  BoundExprPtr BindSubquery(const parser::SubqueryExpr& expr);
 };
 
 /// ExpressionBinder::ResolveColumn over a scope with `sources`: throws 42702 for a name

@@ -22,6 +22,10 @@ std::string_view JoinTypeName(JoinType type) {
       return "RIGHT";
     case JoinType::kFull:
       return "FULL";
+    case JoinType::kSemi:
+      return "SEMI";
+    case JoinType::kAnti:
+      return "ANTI";
   }
   return "?";
 }
@@ -77,9 +81,14 @@ BoundExprPtr Shift(const BoundExprPtr& expr, int64_t delta) {
     return BoundExpr::MakeColumn(static_cast<size_t>(static_cast<int64_t>(expr->column) + delta),
                                  expr->type);
   }
-  if (expr->kind == BoundExpr::Kind::kConstant) return expr;
+  if (expr->kind == BoundExpr::Kind::kConstant || expr->kind == BoundExpr::Kind::kOuterColumn) {
+    return expr;
+  }
   std::vector<BoundExprPtr> args;
   for (const auto& arg : expr->args) args.push_back(Shift(arg, delta));
+  if (expr->kind == BoundExpr::Kind::kSubquery) {
+    return BoundExpr::MakeSubquery(expr->subquery, expr->type, std::move(args));
+  }
   return BoundExpr::MakeFunction(expr->function, expr->type, std::move(args));
 }
 
@@ -399,6 +408,24 @@ BoundFrom BindSubquery(const parser::TableRef& ref, FromContext* context) {
   if (query.keyed && !query.has_join) bound.input_key = query.key_columns;
   bound.scope.table_name = ref.alias;
   for (size_t i = 0; i < query.visible_columns; ++i) bound.star.push_back(i);
+  // `AS alias(a, b)` names the first columns: a projection renames them, so that joins over
+  // the subquery see the new names too.
+  if (ref.column_aliases.size() > query.visible_columns) {
+    throw SqlError("42P10",
+                   fmt::format("table \"{}\" has {} columns available but {} columns specified",
+                               ref.alias, query.visible_columns, ref.column_aliases.size()),
+                   ref.position);
+  }
+  if (!ref.column_aliases.empty()) {
+    auto project = std::make_shared<ProjectNode>();
+    project->input = bound.plan;
+    project->output = bound.plan->output;
+    for (size_t i = 0; i < project->output.size(); ++i) {
+      project->expressions.push_back(BoundExpr::MakeColumn(i, project->output[i].type));
+      if (i < ref.column_aliases.size()) project->output[i].name = ref.column_aliases[i];
+    }
+    bound.plan = project;
+  }
   Generalize(&bound, ref.alias, query.visible_columns);
   return bound;
 }

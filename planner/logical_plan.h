@@ -24,7 +24,8 @@ enum class PlanNodeKind {
   kUnion,
   kTemporalFilter,
   kWindow,
-  kTopN
+  kTopN,
+  kRepeat
 };
 
 struct PlanNode;
@@ -49,9 +50,12 @@ struct ScanNode : PlanNode {
   std::shared_ptr<const std::vector<std::vector<Value>>> system_rows;
 };
 
-/// One row with no columns: the input of a SELECT without FROM.
+/// Constant rows: `rows` (each of the output's width; expressions over no columns, computed
+/// when the plan runs), or, when `rows` is empty, one row with no columns (the input of a
+/// SELECT without FROM). In a view, the rows enter once, when it is created.
 struct ValuesNode : PlanNode {
   ValuesNode() : PlanNode(PlanNodeKind::kValues) {}
+  std::vector<std::vector<BoundExprPtr>> rows;
 };
 
 /// Keeps rows for which `predicate` is true.
@@ -103,9 +107,11 @@ struct AggregateNode : PlanNode {
   bool emit_on_window_close = false;
 };
 
-enum class JoinType { kInner, kLeft, kRight, kFull };
+/// kSemi and kAnti output the left's columns only: a left row while at least one (semi) or
+/// no (anti) right row meets it. They come from EXISTS, IN, NOT EXISTS (subquery_planner.h).
+enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };
 
-/// "INNER", "LEFT", "RIGHT", "FULL".
+/// "INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI".
 std::string_view JoinTypeName(JoinType type);
 
 /// Joins `input` (the left side) with `right`. Output: the left's columns, then the right's.
@@ -121,6 +127,9 @@ struct JoinNode : PlanNode {
   std::vector<BoundExprPtr> left_keys;
   std::vector<BoundExprPtr> right_keys;
   BoundExprPtr residual;  ///< Null: none.
+  /// The right side is an uncorrelated scalar subquery's one row (or none), met on a
+  /// constant key: a change of that row re-evaluates every left row (a dynamic filter).
+  bool scalar_subquery = false;
 
   /// One term of when a stored row of a side can no longer meet any row still to come from
   /// the other side: once the other side's watermark reaches the row's value in `column`
@@ -138,6 +147,8 @@ struct JoinNode : PlanNode {
 
   bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
   bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }
+  /// A semi or anti join: emits left rows only, by whether they have a match.
+  bool FiltersLeft() const { return join_type == JoinType::kSemi || join_type == JoinType::kAnti; }
 };
 
 /// All rows of `input` and of `right` (UNION ALL): both have the output's columns and types.
@@ -158,6 +169,34 @@ struct TemporalFilterNode : PlanNode {
   int64_t offset = 0;
   bool inclusive = false;
   BoundExprPtr condition;  ///< As written, for EXPLAIN.
+};
+
+/// Each input row `count_column` times (a row whose count is NULL or below 1: not at all),
+/// without that column, which is the input's last. INTERSECT ALL and EXCEPT ALL emit each
+/// distinct row as many times as their counts say.
+struct RepeatNode : PlanNode {
+  RepeatNode() : PlanNode(PlanNodeKind::kRepeat) {}
+  size_t count_column = 0;
+};
+
+/// What a subquery in an expression computes for a row of the enclosing query.
+enum class SubqueryKind {
+  kScalar,  ///< The value of its one row; NULL without rows; 21000 with more than one.
+  kExists,  ///< Whether it has rows.
+  kAny,     ///< Whether `operand comparison value` holds for some row (SQL's three values).
+  kAll,     ///< Whether it holds for every row.
+};
+
+/// A subquery used as an expression (BoundExpr::Kind::kSubquery). Its plan's first column
+/// is its value (already of the comparison's type for kAny and kAll). A correlated
+/// subquery reads columns of enclosing queries' rows (BoundExpr::Kind::kOuterColumn) and
+/// runs once per row; an uncorrelated one runs once per query.
+struct BoundSubquery {
+  SubqueryKind kind = SubqueryKind::kScalar;
+  ScalarFunction comparison = ScalarFunction::kEqual;  ///< kAny, kAll.
+  PlanNodePtr plan;
+  bool correlated = false;
+  std::string text;  ///< The subquery as written, for EXPLAIN.
 };
 
 /// A node's second input (a join's right side, a union's second operand), or null.

@@ -57,8 +57,15 @@ std::string DescribeNode(const PlanNode& node) {
       const auto& scan = static_cast<const ScanNode&>(node);
       return fmt::format("Scan {} {}", ObjectTypeName(scan.object->type), scan.object->name);
     }
-    case PlanNodeKind::kValues:
-      return "Values: one empty row";
+    case PlanNodeKind::kValues: {
+      const auto& values = static_cast<const ValuesNode&>(node);
+      if (values.rows.empty()) return "Values: one empty row";
+      return fmt::format("Values: {} row{}", values.rows.size(),
+                         values.rows.size() == 1 ? "" : "s");
+    }
+    case PlanNodeKind::kRepeat:
+      return fmt::format("Repeat: each row {} times",
+                         input[static_cast<const RepeatNode&>(node).count_column].name);
     case PlanNodeKind::kFilter:
       return "Filter: " + ExplainExpression(*static_cast<const FilterNode&>(node).predicate, input);
     case PlanNodeKind::kProject: {
@@ -157,9 +164,15 @@ std::string DescribeNode(const PlanNode& node) {
       }
       std::string text = fmt::format("{} ({})", keys.empty() ? "NestedLoopJoin" : "HashJoin",
                                      JoinTypeName(join.join_type));
-      if (!keys.empty()) text += ": " + Join(keys);
+      if (join.scalar_subquery) {
+        text += ": the scalar subquery's row; when it changes, every row is filtered again";
+      } else if (!keys.empty()) {
+        text += ": " + Join(keys);
+      }
       if (join.residual) {
-        text += "; condition: " + ExplainExpression(*join.residual, join.output);
+        std::vector<Column> joined = input;
+        joined.insert(joined.end(), join.right->output.begin(), join.right->output.end());
+        text += "; condition: " + ExplainExpression(*join.residual, joined);
       }
       std::string cleaning = DescribeJoinStateCleaning(join);
       if (!cleaning.empty()) text += "; state cleaned by watermark: " + cleaning;
@@ -185,6 +198,10 @@ std::string ExplainExpression(const BoundExpr& expr, const std::vector<Column>& 
                                           : fmt::format("${}", expr.column);
     case BoundExpr::Kind::kConstant:
       return expr.ToString();
+    case BoundExpr::Kind::kOuterColumn:
+      return fmt::format("outer.${}", expr.column);
+    case BoundExpr::Kind::kSubquery:
+      return SubqueryText(expr, expr.args.empty() ? "" : ExplainExpression(*expr.args[0], columns));
     case BoundExpr::Kind::kFunction: {
       std::vector<std::string> args;
       for (const BoundExprPtr& arg : expr.args) args.push_back(ExplainExpression(*arg, columns));

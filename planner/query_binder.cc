@@ -10,6 +10,8 @@
 #include "planner/aggregate_call_binder.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
+#include "planner/subquery_binder.h"
+#include "planner/subquery_planner.h"
 #include "planner/temporal_binding.h"
 #include "planner/temporal_filter.h"
 #include "planner/top_n_rewrite.h"
@@ -33,6 +35,8 @@ class GroupedExpressionBinder : public ExpressionBinder {
   size_t AggregateColumn(size_t index) const { return group_keys_->size() + index; }
 
  protected:
+  bool AllowsOuterReferences() const override { return false; }
+
   std::optional<BoundExprPtr> Intercept(const parser::Expr& expr) override {
     if (expr.kind == ExprKind::kFunctionCall) {
       const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
@@ -58,7 +62,12 @@ class GroupedExpressionBinder : public ExpressionBinder {
   }
 
   BoundExprPtr BindColumnRef(const parser::ColumnRefExpr& expr) override {
-    std::optional<size_t> index = ResolveColumn(expr.names, expr.position);
+    std::optional<size_t> index;
+    try {
+      index = ResolveColumn(expr.names, expr.position);
+    } catch (const SqlError&) {
+      return ExpressionBinder::BindColumnRef(expr);  // An outer query's column, or the error.
+    }
     if (!index) return ExpressionBinder::BindColumnRef(expr);  // Reports "does not exist".
     std::string name = expr.names.back();
     std::string qualifier = scope_->alias.empty() ? scope_->table_name : scope_->alias;
@@ -231,6 +240,9 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
                      QueryPurpose purpose) {
   BoundQuery query = Bind(select, catalog, purpose, false);
   if (purpose == QueryPurpose::kMaterializedView) query.root = RewriteTopN(query.root);
+  if (purpose == QueryPurpose::kMaterializedView) {
+    RequireNoSubqueries(*query.root, select.position);
+  }
   return query;
 }
 
@@ -304,11 +316,6 @@ PlanNodePtr WithSideMarks(PlanNodePtr plan, size_t columns, int64_t in_left, int
 BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog& catalog,
                             QueryPurpose purpose) {
   std::string_view op = SetOperatorName(select.set_operator);
-  if (select.set_all && select.set_operator != parser::SetOperator::kUnion) {
-    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("{} ALL is not supported yet", op),
-                   select.position)
-        .WithHint(fmt::format("{} (without ALL) removes duplicates.", op));
-  }
   if (select.emit_on_window_close) {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound, not a set operation",
@@ -339,6 +346,9 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
   PlanNodePtr right_plan = MakeProject(right.root, right_exprs, output);
   bool distinct = !select.set_all;
   bool marks = select.set_operator != parser::SetOperator::kUnion;
+  // INTERSECT ALL and EXCEPT ALL count each side's copies of a row as the distinct forms do,
+  // then repeat the row min(left, right) or max(left - right, 0) times.
+  bool counted = marks && select.set_all;
   if (marks) {
     left_plan = WithSideMarks(left_plan, columns, 1, 0);
     right_plan = WithSideMarks(right_plan, columns, 0, 1);
@@ -353,7 +363,7 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
   query.inputs = left.inputs;
   query.inputs.insert(query.inputs.end(), right.inputs.begin(), right.inputs.end());
   query.visible_columns = columns;
-  if (distinct) {
+  if (distinct || counted) {
     auto aggregate = std::make_shared<AggregateNode>();
     aggregate->input = plan;
     for (size_t i = 0; i < columns; ++i) {
@@ -371,7 +381,29 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
       }
     }
     plan = aggregate;
-    if (marks) {
+    if (counted) {
+      BoundExprPtr left_rows = BoundExpr::MakeColumn(columns, TypeId::kInt64);
+      BoundExprPtr right_rows = BoundExpr::MakeColumn(columns + 1, TypeId::kInt64);
+      BoundExprPtr times = select.set_operator == parser::SetOperator::kIntersect
+                               ? BoundExpr::MakeFunction(ScalarFunction::kLeast, TypeId::kInt64,
+                                                         {left_rows, right_rows})
+                               : BoundExpr::MakeFunction(ScalarFunction::kSubtract, TypeId::kInt64,
+                                                         {left_rows, right_rows});
+      std::vector<BoundExprPtr> expressions;
+      std::vector<Column> projected;
+      for (size_t i = 0; i < columns; ++i) {
+        expressions.push_back(BoundExpr::MakeColumn(i, output[i].type));
+        projected.push_back(output[i]);
+      }
+      expressions.push_back(times);
+      projected.push_back({"_copies", TypeId::kInt64});
+      plan = MakeProject(plan, std::move(expressions), std::move(projected));
+      auto repeat = std::make_shared<RepeatNode>();
+      repeat->count_column = columns;
+      repeat->input = plan;
+      repeat->output = output;
+      plan = repeat;
+    } else if (marks) {
       auto positive = [](size_t column) {
         return BoundExpr::MakeFunction(ScalarFunction::kGreater, TypeId::kBoolean,
                                        {BoundExpr::MakeColumn(column, TypeId::kInt64),
@@ -388,9 +420,13 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
       filter->output = plan->output;
       plan = filter;
     }
+  }
+  if (distinct) {
     query.keyed = true;
     for (size_t i = 0; i < columns; ++i) query.key_columns.push_back(columns + i);
     query.append_only = false;
+  } else if (counted) {
+    query.has_join = true;  // Rows have no identity of their own: kept as a multiset.
   } else {
     query.append_only = left.append_only && right.append_only;
     query.has_join = true;  // Rows have no identity of their own: kept as a multiset.
@@ -436,12 +472,72 @@ BoundQuery BindSetOperation(const parser::SelectStatement& select, const Catalog
   return query;
 }
 
+// `VALUES (a, b), (c, d)`: constant rows, columns named column1, column2, ... Each column
+// takes one type from its rows' values as a set operation's columns do (42804 when they
+// cannot meet); ORDER BY names its columns, LIMIT and OFFSET apply (batch only).
+BoundQuery BindValues(const parser::SelectStatement& select, QueryPurpose purpose) {
+  BindScope no_columns;
+  ExpressionBinder binder(&no_columns);
+  auto values = std::make_shared<ValuesNode>();
+  size_t width = select.values[0].size();
+  for (const std::vector<parser::ExprPtr>& row : select.values) {
+    if (row.size() != width) {
+      throw SqlError(sqlstate::kSyntaxError, "VALUES lists must all be the same length",
+                     row.empty() ? select.position : row[0]->position);
+    }
+    std::vector<BoundExprPtr>& bound = values->rows.emplace_back();
+    for (const parser::ExprPtr& value : row) bound.push_back(binder.Bind(*value));
+  }
+  for (size_t c = 0; c < width; ++c) {
+    DataType type = values->rows[0][c]->type;
+    for (size_t r = 1; r < values->rows.size(); ++r) {
+      type =
+          SetOperationType(type, values->rows[r][c]->type, "VALUES", select.values[r][c]->position);
+    }
+    if (type.id == TypeId::kUnknown) type = TypeId::kVarchar;
+    for (size_t r = 0; r < values->rows.size(); ++r) {
+      values->rows[r][c] =
+          ExpressionBinder::Coerce(values->rows[r][c], type, select.values[r][c]->position);
+    }
+    values->output.push_back({fmt::format("column{}", c + 1), type});
+  }
+  if (purpose == QueryPurpose::kMaterializedView &&
+      (!select.order_by.empty() || select.limit || select.offset)) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "ORDER BY, LIMIT and OFFSET in a materialized view are not supported yet",
+                   select.position);
+  }
+  std::vector<std::string> names;
+  for (const Column& column : values->output) names.push_back(column.name);
+  std::vector<SortKey> sort_keys;
+  for (const parser::OrderItem& order : select.order_by) {
+    std::optional<size_t> column = ResultColumnOf(*order.expr, names);
+    if (!column) {
+      throw SqlError(sqlstate::kFeatureNotSupported, "ORDER BY of VALUES must name a column",
+                     order.expr->position)
+          .WithHint("Order by column1, column2, ... or by position.");
+    }
+    SortKey key;
+    key.column = *column;
+    key.descending = order.descending;
+    key.nulls_first = order.nulls_first.value_or(order.descending);
+    sort_keys.push_back(key);
+  }
+  BoundQuery query;
+  query.visible_columns = width;
+  query.append_only = true;
+  query.root = SortAndLimit(values, sort_keys, select, purpose == QueryPurpose::kBatch);
+  return query;
+}
+
 BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, QueryPurpose purpose,
                 bool nested) {
   ScopedTemporalContext temporal_context(purpose == QueryPurpose::kMaterializedView);
+  ScopedSubqueryContext subquery_context(&catalog, purpose);
   if (select.set_operator != parser::SetOperator::kNone) {
     return BindSetOperation(select, catalog, purpose);
   }
+  if (!select.values.empty()) return BindValues(select, purpose);
   BoundQuery query;
   BindScope scope;
   PlanNodePtr plan;
@@ -481,11 +577,10 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     temporal_filters = TakeTemporalFilters(&from.where, &now_taken);
   }
   if (from.where) {
-    auto filter = std::make_shared<FilterNode>();
-    filter->predicate = from.where;
-    filter->input = plan;
-    filter->output = plan->output;
-    plan = filter;
+    // Subqueries in WHERE may become joins: their rows then have no identity of their own.
+    bool joined = false;
+    plan = PlanWhere(plan, from.where, purpose, &joined);
+    query.has_join = query.has_join || joined;
   }
   for (const auto& temporal_filter : temporal_filters) {
     temporal_filter->input = plan;

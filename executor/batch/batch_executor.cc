@@ -6,12 +6,15 @@
 #include "common/sql_error.h"
 #include "executor/aggregate_state.h"
 #include "executor/chunk.h"
+#include "executor/connectors/values/values_source.h"
 #include "executor/expression_evaluator.h"
 #include "executor/operators/filter_operator.h"
 #include "executor/operators/project_operator.h"
+#include "executor/operators/repeat_operator.h"
 #include "executor/operators/time_window_operator.h"
 #include "executor/plan_builder.h"
 #include "executor/window_order.h"
+#include "executor/subquery_evaluation.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
 
@@ -146,6 +149,10 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
 std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
                         std::vector<Chunk> right) {
   std::vector<DataType> output_types = TypesOf(node.output);
+  // Pairs of rows: the left's columns, then the right's (a semi or anti join outputs the
+  // left's only).
+  std::vector<DataType> joined_types = TypesOf(node.input->output);
+  for (const auto& column : node.right->output) joined_types.push_back(column.type);
   size_t left_width = node.input->output.size();
   size_t right_width = node.right->output.size();
   struct Side {
@@ -190,7 +197,7 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
     }
   };
   // Candidate pairs go through the residual a chunk at a time.
-  Chunk candidates = Chunk::WithTypes(output_types);
+  Chunk candidates = Chunk::WithTypes(joined_types);
   std::vector<std::pair<size_t, size_t>> pairs;
   auto test_candidates = [&] {
     if (candidates.empty()) return;
@@ -205,13 +212,14 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
       if (!keep[i]) continue;
       l.matched[pairs[i].first] = 1;
       r.matched[pairs[i].second] = 1;
+      if (node.FiltersLeft()) continue;
       for (size_t c = 0; c < output_types.size(); ++c) {
         current.columns[c].AppendFrom(candidates.columns[c], i);
       }
       current.ops.push_back(RowOp::kInsert);
       flush(false);
     }
-    candidates = Chunk::WithTypes(output_types);
+    candidates = Chunk::WithTypes(joined_types);
     pairs.clear();
   };
   auto add_candidate = [&](size_t li, size_t ri) {
@@ -232,6 +240,16 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
     }
   }
   test_candidates();
+  if (node.FiltersLeft()) {
+    bool semi = node.join_type == planner::JoinType::kSemi;
+    for (size_t li = 0; li < l.rows.size(); ++li) {
+      if ((l.matched[li] != 0) != semi) continue;
+      current.AppendRow(l.rows[li], RowOp::kInsert);
+      flush(false);
+    }
+    flush(true);
+    return output;
+  }
   std::vector<Value> padded(left_width + right_width);
   if (node.PadsLeft()) {
     for (size_t li = 0; li < l.rows.size(); ++li) {
@@ -412,11 +430,18 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kScan:
       return Scan(static_cast<const planner::ScanNode&>(node), snapshot);
     case planner::PlanNodeKind::kValues: {
-      Chunk one;
-      one.ops.push_back(RowOp::kInsert);
       std::vector<Chunk> chunks;
-      chunks.push_back(std::move(one));
+      chunks.push_back(ValuesRows(static_cast<const planner::ValuesNode&>(node)));
       return chunks;
+    }
+    case planner::PlanNodeKind::kRepeat: {
+      const auto& repeat = static_cast<const planner::RepeatNode&>(node);
+      std::vector<Chunk> output;
+      for (Chunk& chunk : Run(*node.input, snapshot)) {
+        Chunk repeated = RepeatOperator::Apply(repeat.count_column, chunk);
+        if (!repeated.empty()) output.push_back(std::move(repeated));
+      }
+      return output;
     }
     case planner::PlanNodeKind::kFilter: {
       const auto& filter = static_cast<const planner::FilterNode&>(node);
@@ -476,9 +501,30 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
   throw SqlError(sqlstate::kInternalError, "unknown plan node");
 }
 
+/// Runs subqueries over the same snapshot as the query around them.
+class BatchSubqueryRunner : public SubqueryRunner {
+ public:
+  explicit BatchSubqueryRunner(const storage::Snapshot* snapshot) : snapshot_(snapshot) {}
+
+  std::vector<Value> FirstColumn(const planner::PlanNode& plan) override {
+    std::vector<Value> values;
+    for (const Chunk& chunk : Run(plan, *snapshot_)) {
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        values.push_back(chunk.columns.empty() ? Value::Null() : chunk.columns[0].GetValue(r));
+      }
+    }
+    return values;
+  }
+
+ private:
+  const storage::Snapshot* snapshot_;
+};
+
 }  // namespace
 
 QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot) {
+  BatchSubqueryRunner subquery_runner(&snapshot);
+  ScopedSubqueryRunner subqueries(&subquery_runner);
   QueryResult result;
   result.returns_rows = true;
   for (size_t i = 0; i < query.visible_columns; ++i) {

@@ -19,6 +19,8 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
+  joined_types_ = types_[0];
+  joined_types_.insert(joined_types_.end(), types_[1].begin(), types_[1].end());
   null_rows_[0].resize(types_[0].size());
   null_rows_[1].resize(types_[1].size());
   output_ = Chunk::WithTypes(output_types_);
@@ -74,9 +76,21 @@ void HashJoinOperator::EmitRow(const std::vector<Value>& left, const std::vector
   for (int64_t i = 0; i < (times > 0 ? times : -times); ++i) {
     size_t c = 0;
     for (const Value& value : left) output_.columns[c++].AppendValue(value);
-    for (const Value& value : right) output_.columns[c++].AppendValue(value);
+    if (!node_->FiltersLeft()) {
+      for (const Value& value : right) output_.columns[c++].AppendValue(value);
+    }
     output_.ops.push_back(op);
   }
+}
+
+void HashJoinOperator::EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
+                                        int64_t after_matches, int64_t times) {
+  // A semi join shows a left row while it has a match, an anti join while it has none.
+  bool semi = node_->join_type == planner::JoinType::kSemi;
+  bool shown_before = (before_matches > 0) == semi;
+  bool shown_after = (after_matches > 0) == semi;
+  if (shown_before && !shown_after) EmitRow(left, {}, -times);
+  if (!shown_before && shown_after) EmitRow(left, {}, times);
 }
 
 void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
@@ -105,6 +119,10 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   size_t other = 1 - side;
   bool pads_self = side == 0 ? node_->PadsLeft() : node_->PadsRight();
   bool pads_other = side == 0 ? node_->PadsRight() : node_->PadsLeft();
+  // A semi or anti join keeps the left rows' match counts as a left join does, but emits
+  // only the left rows, by whether they have a match (EmitFilteredLeft).
+  bool filters_self = side == 0 && node_->FiltersLeft();
+  bool filters_other = side == 1 && node_->FiltersLeft();
   auto emit = [&](const std::vector<Value>& mine, const std::vector<Value>& theirs, int64_t times) {
     if (side == 0) {
       EmitRow(mine, theirs, times);
@@ -122,6 +140,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   if (null_key) {
     // NULL equals nothing: the row never matches and is not kept.
     if (pads_self) emit(row, null_rows_[other], sign);
+    if (filters_self && node_->join_type == planner::JoinType::kAnti) EmitRow(row, {}, sign);
     return;
   }
   std::vector<Entry> others = Load(other, key);
@@ -134,7 +153,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     other_rows.push_back(std::move(*decoded));
   }
   if (node_->residual && !others.empty()) {
-    Chunk candidates = Chunk::WithTypes(output_types_);
+    Chunk candidates = Chunk::WithTypes(joined_types_);
     std::vector<Value> joined;
     for (const auto& other_row : other_rows) {
       joined.clear();
@@ -152,6 +171,13 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     if (!matching[i]) continue;
     Entry& entry = others[i];
     matches += entry.count;
+    if (filters_other) {
+      int64_t before = entry.matches;
+      entry.matches += sign;
+      others_changed = true;
+      EmitFilteredLeft(other_rows[i], before, entry.matches, entry.count);
+      continue;
+    }
     if (pads_other) {
       // The other row's padded form exists exactly while it has no match.
       int64_t before = entry.matches;
@@ -160,6 +186,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
       if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_rows[i], -entry.count);
       if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_rows[i], entry.count);
     }
+    if (filters_self) continue;
     emit(row, other_rows[i], sign * entry.count);
   }
   if (others_changed) Store(other, key, others);
@@ -184,6 +211,10 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   if (it->count == 0) mine.erase(it);
   Store(side, key, mine);
   if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
+  // An arriving (leaving) left row is shown (retracted) if its matches say it is shown.
+  if (filters_self && (matches > 0) == (node_->join_type == planner::JoinType::kSemi)) {
+    EmitRow(row, {}, sign);
+  }
 }
 
 void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {

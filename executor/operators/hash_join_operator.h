@@ -15,11 +15,11 @@
 
 namespace stave::executor {
 
-/// A symmetric hash join of two changelogs (inner, left, right or full outer), for
-/// streaming. Each side's rows live in a state table of their own, one entry per join key:
-/// the rows with that key, each with its multiplicity and, for a side an outer join
-/// preserves, its match count (how many rows of the other side it meets). A change on one
-/// side is applied to its own entry and probes the other side's entry of the same key:
+/// A symmetric hash join of two changelogs (inner, left, right or full outer, semi or
+/// anti), for streaming. Each side's rows live in a state table of their own, one entry per join
+/// key: the rows with that key, each with its multiplicity and, for a side an outer join preserves,
+/// its match count (how many rows of the other side it meets). A change on one side is applied to
+/// its own entry and probes the other side's entry of the same key:
 ///
 /// - an insert emits one joined row per matching row (times its multiplicity); a delete
 ///   emits the same rows as retractions;
@@ -27,6 +27,9 @@ namespace stave::executor {
 ///   padded row is retracted when its match count goes from 0 to 1 and emitted again when
 ///   it drops back to 0 (so the state must keep the count: it cannot be recomputed without
 ///   reading the whole other side's entry for every change);
+/// - a semi (anti) join keeps the left rows' match counts the same way and emits a left row
+///   alone while its count is above 0 (is 0): inserted when the count crosses 0 one way,
+///   retracted when it crosses back;
 /// - rows whose key holds a NULL never match: they are not stored, and an outer join
 ///   passes them on padded (and their deletes as retractions) at once.
 ///
@@ -82,6 +85,11 @@ class HashJoinOperator : public StreamOperator {
   void ApplyRow(size_t side, const std::vector<Value>& row, int sign, const std::string& key,
                 bool null_key);
   void EmitRow(const std::vector<Value>& left, const std::vector<Value>& right, int64_t times);
+  /// A semi or anti join's stored left row (`times` copies) whose match count went from
+  /// `before_matches` to `after_matches`: inserted or retracted if that changes whether it
+  /// is shown.
+  void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
+                        int64_t after_matches, int64_t times);
   std::vector<Entry> Load(size_t side, const std::string& key);
   void Store(size_t side, const std::string& key, const std::vector<Entry>& entries);
 
@@ -97,6 +105,7 @@ class HashJoinOperator : public StreamOperator {
   storage::StateTable states_[2];
   storage::RowTypes types_[2];
   std::vector<DataType> output_types_;
+  std::vector<DataType> joined_types_;  // A pair's: the left's columns, then the right's.
   Chunk output_;
   std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
   size_t instance_;

@@ -160,6 +160,53 @@ TEST_F(HashJoinOperatorTest, StateSurvivesACheckpoint) {
   EXPECT_EQ(out_.counts[Key(1, "a", std::nullopt, "")], 1);
 }
 
+// A semi (anti) join emits a left row alone while it has at least one (no) match, as right
+// rows come and go, and survives NULL keys and duplicates.
+TEST_F(HashJoinOperatorTest, SemiJoinFollowsMatchCounts) {
+  auto node = JoinOnK(planner::JoinType::kSemi);
+  node->output.resize(2);
+  auto join = std::make_unique<HashJoinOperator>(node, storage::StateTable(store_.get(), 1),
+                                                 storage::StateTable(store_.get(), 2));
+  join->set_downstream(&out_);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"},
+                              {RowOp::kInsert, 1, "a"},
+                              {RowOp::kInsert, 2, "b"},
+                              {RowOp::kInsert, std::nullopt, "n"}}));
+  EXPECT_TRUE(out_.counts.empty());
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}, {RowOp::kInsert, 1, "y"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+  EXPECT_EQ(out_.counts["1|a|"], 2);  // Two copies, once each: not once per match.
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}}));
+  EXPECT_EQ(out_.counts["1|a|"], 2);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "y"}, {RowOp::kInsert, 2, "z"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+  EXPECT_EQ(out_.counts["2|b|"], 1);
+  join->OnInputChunk(0, Rows({{RowOp::kDelete, 2, "b"}, {RowOp::kInsert, 2, "c"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+  EXPECT_EQ(out_.counts["2|c|"], 1);
+}
+
+TEST_F(HashJoinOperatorTest, AntiJoinFollowsMatchCounts) {
+  auto node = JoinOnK(planner::JoinType::kAnti);
+  node->output.resize(2);
+  auto join = std::make_unique<HashJoinOperator>(node, storage::StateTable(store_.get(), 1),
+                                                 storage::StateTable(store_.get(), 2));
+  join->set_downstream(&out_);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"},
+                              {RowOp::kInsert, 2, "b"},
+                              {RowOp::kInsert, std::nullopt, "n"}}));
+  EXPECT_EQ(out_.counts.size(), 3u);  // A NULL key never matches: always shown.
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}, {RowOp::kInsert, 1, "y"}}));
+  EXPECT_EQ(out_.counts.size(), 2u);
+  EXPECT_EQ(out_.counts.count("1|a|"), 0u);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "x"}}));
+  EXPECT_EQ(out_.counts.count("1|a|"), 0u);
+  join->OnInputChunk(1, Rows({{RowOp::kDelete, 1, "y"}}));
+  EXPECT_EQ(out_.counts["1|a|"], 1);
+  join->OnInputChunk(0, Rows({{RowOp::kDelete, std::nullopt, "n"}, {RowOp::kDelete, 2, "b"}}));
+  EXPECT_EQ(out_.counts.size(), 1u);
+}
+
 TEST(HashJoinEntriesTest, RoundTrip) {
   std::vector<HashJoinOperator::Entry> entries = {{"abc", 2, 0}, {"", -1, 5}};
   auto decoded = HashJoinOperator::DecodeEntries(HashJoinOperator::EncodeEntries(entries));

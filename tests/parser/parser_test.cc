@@ -152,6 +152,24 @@ std::string ToString(const Expr* expr) {
              (between->negated ? " NOT BETWEEN " : " BETWEEN ") + ToString(between->lower.get()) +
              " AND " + ToString(between->upper.get()) + ")";
     }
+    case ExprKind::kSubquery: {
+      auto* subquery = static_cast<const SubqueryExpr*>(expr);
+      std::string query = "[" + subquery->query->text + "]";
+      switch (subquery->subquery_kind) {
+        case SubqueryKind::kScalar:
+          return query;
+        case SubqueryKind::kExists:
+          return "(EXISTS " + query + ")";
+        case SubqueryKind::kIn:
+          return "(" + ToString(subquery->operand.get()) +
+                 (subquery->negated ? " NOT IN " : " IN ") + query + ")";
+        case SubqueryKind::kAny:
+        case SubqueryKind::kAll:
+          return "(" + ToString(subquery->operand.get()) + " " + BinaryOpName(subquery->op) +
+                 (subquery->subquery_kind == SubqueryKind::kAny ? " ANY " : " ALL ") + query + ")";
+      }
+      return "?";
+    }
     case ExprKind::kInList: {
       auto* in_list = static_cast<const InListExpr*>(expr);
       std::string result =
@@ -495,6 +513,30 @@ TEST(ParserExpressionTest, Predicates) {
   EXPECT_EQ(ExprString("a NOT ILIKE b || '%'"), "(a NOT ILIKE (|| b '%'))");
   EXPECT_EQ(ExprString("NOT a IS NULL"), "(NOT (a IS NULL))");
   EXPECT_EQ(ExprString("(a IS NULL) = true"), "(= (a IS NULL) true)");
+}
+
+TEST(ParserExpressionTest, Subqueries) {
+  EXPECT_EQ(ExprString("(SELECT max(x) FROM t) + 1"), "(+ [SELECT max(x) FROM t] 1)");
+  EXPECT_EQ(ExprString("a IN (SELECT x FROM t)"), "(a IN [SELECT x FROM t])");
+  EXPECT_EQ(ExprString("a NOT IN (SELECT x FROM t)"), "(a NOT IN [SELECT x FROM t])");
+  EXPECT_EQ(ExprString("NOT EXISTS (SELECT 1 FROM t WHERE t.k = k)"),
+            "(NOT (EXISTS [SELECT 1 FROM t WHERE t.k = k]))");
+  EXPECT_EQ(ExprString("a >= ALL (SELECT x FROM t)"), "(a >= ALL [SELECT x FROM t])");
+  EXPECT_EQ(ExprString("a <> SOME (SELECT x FROM t)"), "(a <> ANY [SELECT x FROM t])");
+  EXPECT_EQ(ExprString("a IN (1, 2)"), "(a IN (1, 2))");
+}
+
+TEST(ParserSelectTest, ValuesReturningAndColumnAliases) {
+  auto values = ParseOne<SelectStatement>("VALUES (1, 'a'), (2, 'b')");
+  ASSERT_EQ(values->values.size(), 2u);
+  EXPECT_EQ(ToString(values->values[1][1].get()), "'b'");
+  auto from = ParseOne<SelectStatement>("SELECT * FROM (VALUES (1)) AS v(id)");
+  EXPECT_EQ(from->from->column_aliases, std::vector<std::string>{"id"});
+  auto insert = ParseOne<InsertStatement>("INSERT INTO t VALUES (1) RETURNING *, a + 1 AS b");
+  ASSERT_EQ(insert->returning.size(), 2u);
+  EXPECT_EQ(insert->returning[1].alias, "b");
+  auto remove = ParseOne<DeleteStatement>("DELETE FROM t RETURNING a");
+  EXPECT_EQ(remove->returning.size(), 1u);
 }
 
 TEST(ParserExpressionTest, BetweenInsideAnd) {

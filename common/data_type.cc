@@ -4,6 +4,45 @@
 #include <utility>
 
 namespace stave {
+namespace {
+
+// pg_type's array types (typarray) of the element types Stave has.
+int32_t ArrayOid(TypeId element) {
+  switch (element) {
+    case TypeId::kBoolean:
+      return 1000;
+    case TypeId::kInt16:
+      return 1005;
+    case TypeId::kInt32:
+      return 1007;
+    case TypeId::kInt64:
+      return 1016;
+    case TypeId::kFloat32:
+      return 1021;
+    case TypeId::kFloat64:
+      return 1022;
+    case TypeId::kVarchar:
+      return 1015;
+    case TypeId::kDate:
+      return 1182;
+    case TypeId::kTime:
+      return 1183;
+    case TypeId::kTimestamp:
+      return 1115;
+    case TypeId::kTimestampTz:
+      return 1185;
+    case TypeId::kInterval:
+      return 1187;
+    case TypeId::kBytea:
+      return 1001;
+    case TypeId::kJsonb:
+      return 3807;
+    default:
+      return 1009;  // text[]
+  }
+}
+
+}  // namespace
 
 PhysicalType DataType::physical() const {
   switch (id) {
@@ -13,6 +52,9 @@ PhysicalType DataType::physical() const {
     case TypeId::kVarchar:
     case TypeId::kUnknown:
     case TypeId::kInterval:
+    case TypeId::kBytea:
+    case TypeId::kJsonb:
+    case TypeId::kArray:
       return PhysicalType::kString;
     default:
       return PhysicalType::kInt64;
@@ -51,6 +93,12 @@ int32_t DataType::Oid() const {
       return 1184;
     case TypeId::kInterval:
       return 1186;
+    case TypeId::kBytea:
+      return 17;
+    case TypeId::kJsonb:
+      return 3802;
+    case TypeId::kArray:
+      return ArrayOid(element);
     case TypeId::kUnknown:
       return 25;  // An untyped literal is reported as text, as PostgreSQL does for SELECT 'x'.
   }
@@ -106,6 +154,12 @@ std::string DataType::Name() const {
       return "timestamp with time zone";
     case TypeId::kInterval:
       return "interval";
+    case TypeId::kBytea:
+      return "bytea";
+    case TypeId::kJsonb:
+      return "jsonb";
+    case TypeId::kArray:
+      return ElementType().Name() + "[]";
     case TypeId::kUnknown:
       return "unknown";
   }
@@ -113,7 +167,7 @@ std::string DataType::Name() const {
 }
 
 std::optional<DataType> DataTypeFromName(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, TypeId>, 26> kNames = {{
+  static constexpr std::array<std::pair<std::string_view, TypeId>, 28> kNames = {{
       {"boolean", TypeId::kBoolean},
       {"bool", TypeId::kBoolean},
       {"smallint", TypeId::kInt16},
@@ -140,6 +194,8 @@ std::optional<DataType> DataTypeFromName(std::string_view name) {
       {"timestamptz", TypeId::kTimestampTz},
       {"timestamp with time zone", TypeId::kTimestampTz},
       {"interval", TypeId::kInterval},
+      {"bytea", TypeId::kBytea},
+      {"jsonb", TypeId::kJsonb},
   }};
   for (const auto& [type_name, type_id] : kNames) {
     if (type_name == name) return DataType(type_id);

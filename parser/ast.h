@@ -25,6 +25,8 @@ struct TypeName {
   int position = 0;
   /// The qualifier of `INTERVAL '5' SECOND` ("year" ... "second"), "" if none.
   std::string interval_field;
+  /// The number of `[]` after the name: 1 for `int[]`.
+  int array_dimensions = 0;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -43,6 +45,9 @@ enum class ExprKind {
   kBetween,
   kInList,
   kLike,
+  kArrayConstructor,
+  kSubscript,
+  kQuantifiedComparison,
 };
 
 /// The deepest expression tree the parser produces: a chain of 4999 operators over one leaf is
@@ -106,6 +111,12 @@ enum class BinaryOp {
   kGreaterEqual,
   kAnd,
   kOr,
+  kJsonGet,       ///< `->`
+  kJsonGetText,   ///< `->>`
+  kJsonPath,      ///< `#>`
+  kJsonPathText,  ///< `#>>`
+  kContains,      ///< `@>`
+  kContainedBy,   ///< `<@`
 };
 
 struct BinaryExpr : Expr {
@@ -170,6 +181,28 @@ struct LikeExpr : Expr {
   ExprPtr pattern;
   bool negated = false;
   bool case_insensitive = false;
+};
+
+/// `ARRAY[a, b, ...]`.
+struct ArrayConstructorExpr : Expr {
+  ArrayConstructorExpr() : Expr(ExprKind::kArrayConstructor) {}
+  std::vector<ExprPtr> elements;
+};
+
+/// `array[index]`.
+struct SubscriptExpr : Expr {
+  SubscriptExpr() : Expr(ExprKind::kSubscript) {}
+  ExprPtr array;
+  ExprPtr index;
+};
+
+/// `x op ANY (array)` (also SOME) and `x op ALL (array)`; `op` is a comparison.
+struct QuantifiedComparisonExpr : Expr {
+  QuantifiedComparisonExpr() : Expr(ExprKind::kQuantifiedComparison) {}
+  BinaryOp op = BinaryOp::kEqual;
+  bool all = false;
+  ExprPtr operand;
+  ExprPtr array;
 };
 
 // ---------------------------------------------------------------------------------------

@@ -419,30 +419,38 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  static BinaryOp ComparisonOp(P::ComparisonOperatorContext* ctx) {
+    switch (ctx->getStart()->getType()) {
+      case P::NEQ:
+        return BinaryOp::kNotEqual;
+      case P::LT:
+        return BinaryOp::kLess;
+      case P::LTE:
+        return BinaryOp::kLessEqual;
+      case P::GT:
+        return BinaryOp::kGreater;
+      case P::GTE:
+        return BinaryOp::kGreaterEqual;
+      default:
+        return BinaryOp::kEqual;
+    }
+  }
+
   antlrcpp::Any visitComparison(P::ComparisonContext* ctx) override {
     ExprPtr left = TakePredicateOperand();
-    BinaryOp op = BinaryOp::kEqual;
-    switch (ctx->comparisonOperator()->getStart()->getType()) {
-      case P::EQ:
-        op = BinaryOp::kEqual;
-        break;
-      case P::NEQ:
-        op = BinaryOp::kNotEqual;
-        break;
-      case P::LT:
-        op = BinaryOp::kLess;
-        break;
-      case P::LTE:
-        op = BinaryOp::kLessEqual;
-        break;
-      case P::GT:
-        op = BinaryOp::kGreater;
-        break;
-      case P::GTE:
-        op = BinaryOp::kGreaterEqual;
-        break;
-    }
-    expr_ = MakeBinary(op, std::move(left), BuildExpr(ctx->right));
+    expr_ =
+        MakeBinary(ComparisonOp(ctx->comparisonOperator()), std::move(left), BuildExpr(ctx->right));
+    return {};
+  }
+
+  antlrcpp::Any visitQuantifiedComparison(P::QuantifiedComparisonContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto quantified = MakeNode<QuantifiedComparisonExpr>(operand->position);
+    quantified->operand = std::move(operand);
+    quantified->op = ComparisonOp(ctx->comparisonOperator());
+    quantified->all = ctx->quantifier->getType() == P::ALL;
+    quantified->array = BuildExpr(ctx->array);
+    expr_ = std::move(quantified);
     return {};
   }
 
@@ -601,6 +609,23 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitArrayConstructor(P::ArrayConstructorContext* ctx) override {
+    auto constructor = MakeNode<ArrayConstructorExpr>(PositionOf(ctx));
+    for (P::ExpressionContext* element : ctx->expression()) {
+      constructor->elements.push_back(BuildExpr(element));
+    }
+    expr_ = std::move(constructor);
+    return {};
+  }
+
+  antlrcpp::Any visitSubscript(P::SubscriptContext* ctx) override {
+    auto subscript = MakeNode<SubscriptExpr>(PositionOf(ctx));
+    subscript->array = BuildExpr(ctx->primaryExpression());
+    subscript->index = BuildExpr(ctx->index);
+    expr_ = std::move(subscript);
+    return {};
+  }
+
   antlrcpp::Any visitColumnReference(P::ColumnReferenceContext* ctx) override {
     auto column = MakeNode<ColumnRefExpr>(PositionOf(ctx));
     column->names = BuildQualifiedName(ctx->qualifiedName());
@@ -677,7 +702,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   static bool IsBinaryLink(antlr4::ParserRuleContext* ctx) {
     return dynamic_cast<P::LogicalBinaryContext*>(ctx) != nullptr ||
            dynamic_cast<P::ArithmeticBinaryContext*>(ctx) != nullptr ||
-           dynamic_cast<P::ConcatenationContext*>(ctx) != nullptr;
+           dynamic_cast<P::OtherOperatorContext*>(ctx) != nullptr;
   }
 
   static BinaryLink GetBinaryLink(antlr4::ParserRuleContext* ctx) {
@@ -685,8 +710,31 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       BinaryOp op = logical->op->getType() == P::AND ? BinaryOp::kAnd : BinaryOp::kOr;
       return {op, logical->left, logical->right};
     }
-    if (auto* concat = dynamic_cast<P::ConcatenationContext*>(ctx)) {
-      return {BinaryOp::kConcat, concat->left, concat->right};
+    if (auto* other = dynamic_cast<P::OtherOperatorContext*>(ctx)) {
+      BinaryOp op = BinaryOp::kConcat;
+      switch (other->op->getType()) {
+        case P::ARROW:
+          op = BinaryOp::kJsonGet;
+          break;
+        case P::DOUBLE_ARROW:
+          op = BinaryOp::kJsonGetText;
+          break;
+        case P::HASH_ARROW:
+          op = BinaryOp::kJsonPath;
+          break;
+        case P::HASH_DOUBLE_ARROW:
+          op = BinaryOp::kJsonPathText;
+          break;
+        case P::CONTAINS:
+          op = BinaryOp::kContains;
+          break;
+        case P::CONTAINED_BY:
+          op = BinaryOp::kContainedBy;
+          break;
+        default:
+          break;
+      }
+      return {op, other->left, other->right};
     }
     auto* arithmetic = static_cast<P::ArithmeticBinaryContext*>(ctx);
     BinaryOp op = BinaryOp::kAdd;
@@ -1153,6 +1201,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
         type.modifiers.push_back(ParseTypeModifier(number->getSymbol()));
       }
     }
+    type.array_dimensions = static_cast<int>(ctx->arrayBrackets().size());
     return type;
   }
 

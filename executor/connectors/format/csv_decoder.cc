@@ -203,6 +203,10 @@ class CsvDecoder final : public RecordDecoder {
       case TypeId::kTimestampTz:
       case TypeId::kInterval:
         return DecodeTemporalText(column.name, column.type, text, out, error);
+      case TypeId::kBytea:
+      case TypeId::kJsonb:
+      case TypeId::kArray:
+        return DecodeTextByCast(column.name, column.type, text, out, error);
       case TypeId::kUnknown:
         break;
     }

@@ -641,6 +641,41 @@ TEST(FormatCsvTest, NeverCrashesOnGarbage) {
 }
 
 // ---------------------------------------------------------------------------------------
+// FORMAT BYTES
+
+TEST(BytesFormatTest, TheValueLandsUnchangedInTheByteaColumn) {
+  std::vector<PayloadColumn> columns = {{1, "payload", TypeId::kBytea}};
+  Decoding bytes("BYTES", columns);
+  std::string binary("\x00\xff{\"a\": 1}\n", 10);
+  for (std::string_view payload :
+       {std::string_view(binary), std::string_view(""), std::string_view("not json, not csv")}) {
+    Outcome outcome = bytes.Decode(payload);
+    ASSERT_TRUE(outcome.ok);
+    EXPECT_EQ(outcome.row, (std::vector<Value>{Value::String(std::string(payload))}));
+  }
+}
+
+TEST(BytesFormatTest, NeedsExactlyOneByteaColumnAndNoOptions) {
+  auto error_of = [](std::vector<PayloadColumn> columns,
+                     std::map<std::string, std::string> options) {
+    try {
+      MakeRecordDecoder("bytes", std::move(columns), options);
+    } catch (const SqlError& error) {
+      return error.sqlstate() + ": " + error.what();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of({{1, "v", TypeId::kVarchar}}, {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (column \"v\" is of type character varying)");
+  EXPECT_EQ(error_of({{1, "a", TypeId::kBytea}, {2, "b", TypeId::kBytea}}, {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (it has 2)");
+  EXPECT_EQ(error_of({{1, "v", TypeId::kBytea}}, {{"bytes.x", "1"}}),
+            "22023: unknown format option 'bytes.x': FORMAT BYTES takes no options");
+}
+
+// ---------------------------------------------------------------------------------------
 // The factory
 
 TEST(FormatFactoryTest, RefusesUnknownFormatsAndOptions) {
@@ -654,7 +689,10 @@ TEST(FormatFactoryTest, RefusesUnknownFormatsAndOptions) {
   };
   EXPECT_EQ(sqlstate_of("JSON", {}), "no error");
   EXPECT_EQ(sqlstate_of("Csv", {}), "no error");
-  EXPECT_EQ(sqlstate_of("avro", {}), "22023: unknown format 'avro' (known: JSON, CSV)");
+  EXPECT_EQ(sqlstate_of("avro", {}), "22023: unknown format 'avro' (known: JSON, CSV, BYTES)");
+  EXPECT_EQ(sqlstate_of("bytes", {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (it has 7)");
   EXPECT_EQ(sqlstate_of("json", {{"json.fail-on-missing-field", "true"}}),
             "22023: unknown format option 'json.fail-on-missing-field': FORMAT JSON takes no "
             "options");

@@ -864,6 +864,29 @@ TEST(FormatTemporalTest, JsonEncoderWritesIsoTextThatDecodesBack) {
   EXPECT_EQ(decoding.RowOf(json), values);
 }
 
+TEST(FormatJsonEncoderTest, WritesByteaJsonbAndArraysAsToJsonDoesAndTheyDecodeBack) {
+  DataType int_array = DataType::ArrayOf(TypeId::kInt32);
+  DataType text_array = DataType::ArrayOf(TypeId::kVarchar);
+  std::vector<DataType> types = {TypeId::kBytea, TypeId::kJsonb, int_array, text_array};
+  Chunk chunk = Chunk::WithTypes(types);
+  std::vector<Value> values = {
+      Parsed("\\xde00ad", TypeId::kBytea), Parsed(R"({"b": [1, 2.50], "a": null})", TypeId::kJsonb),
+      Parsed("{1,NULL,-3}", int_array), Parsed(R"({"a b","",NULL,"q\"x"})", text_array)};
+  chunk.AppendRow(values, RowOp::kInsert);
+  std::string json = Encode(chunk, 0, {"b", "j", "i", "t"});
+  EXPECT_EQ(json, R"({"b":"\\xde00ad","j":{"a": null, "b": [1, 2.50]},"i":[1,null,-3],)"
+                  R"("t":["a b","",null,"q\"x"]})");
+  std::vector<PayloadColumn> columns = {
+      {0, "b", types[0]}, {1, "j", types[1]}, {2, "i", types[2]}, {3, "t", types[3]}};
+  Chunk decoded = Chunk::WithTypes(types);
+  std::string error;
+  ASSERT_TRUE(MakeRecordDecoder("json", columns, {})->Decode(json, &decoded, &error)) << error;
+  EXPECT_EQ(decoded.columns[0].GetValue(0), values[0]);
+  EXPECT_EQ(decoded.columns[1].GetValue(0), values[1]);
+  EXPECT_EQ(decoded.columns[2].GetValue(0), values[2]);
+  EXPECT_EQ(decoded.columns[3].GetValue(0), values[3]);
+}
+
 TEST(FormatRoundTripTest, EncoderOutputDecodesToTheSameValues) {
   std::vector<PayloadColumn> columns = TestColumns();
   for (PayloadColumn& column : columns) column.index -= 1;

@@ -279,6 +279,31 @@ bool EvaluateByteaJsonbArrayFunction(const planner::BoundExpr& expr, std::vector
       });
       return true;
     }
+    case ScalarFunction::kArrayToString: {
+      // Strict in the array and the delimiter; NULL elements are skipped unless a
+      // null_string (itself not NULL) stands for them.
+      DataType element_type = args[0].type.ElementType();
+      Column result(type);
+      result.Reserve(rows);
+      for (size_t i = 0; i < rows; ++i) {
+        if (args[0].nulls[i] || args[1].nulls[i]) {
+          result.AppendNull();
+          continue;
+        }
+        bool replace_nulls = args.size() == 3 && !args[2].nulls[i];
+        std::string text;
+        bool first = true;
+        for (const Value& element : array::Decode(string(0, i), element_type)) {
+          if (element.is_null() && !replace_nulls) continue;
+          if (!first) text += string(1, i);
+          first = false;
+          text += element.is_null() ? string(2, i) : element.ToText(element_type);
+        }
+        result.AppendString(std::move(text));
+      }
+      *out = std::move(result);
+      return true;
+    }
     case ScalarFunction::kAnyCompare:
     case ScalarFunction::kAllCompare:
       *out = Quantified(expr.function == ScalarFunction::kAllCompare, args[1].type.ElementType(),

@@ -173,6 +173,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "array_prepend";
     case ScalarFunction::kArrayCat:
       return "array_cat";
+    case ScalarFunction::kArrayToString:
+      return "array_to_string";
     case ScalarFunction::kAnyCompare:
       return "any";
     case ScalarFunction::kAllCompare:

@@ -108,6 +108,7 @@ enum class ScalarFunction {
   kArrayPrepend,   ///< array_prepend(element, array) and element || array.
   kArrayCat,       ///< array_cat(a, b) and array || array.
   kArrayContains,  ///< array @> array (`<@` with the arguments swapped).
+  kArrayToString,  ///< array_to_string(array, delimiter[, null_string]).
   /// x op ANY (array), x op ALL (array): args = x, array, and a constant integer holding
   /// the comparison's ScalarFunction (kEqual ... kGreaterEqual).
   kAnyCompare,

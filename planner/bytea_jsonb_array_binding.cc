@@ -266,9 +266,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaOrArrayConcat(BoundExprPt
 std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
     const std::string& name, const parser::FunctionCallExpr& expr) {
   static const char* const kNames[] = {
-      "length",        "octet_length",       "encode",       "decode",      "md5",
-      "jsonb_typeof",  "jsonb_array_length", "array_length", "cardinality", "array_append",
-      "array_prepend", "array_cat",
+      "length",        "octet_length",       "encode",          "decode",      "md5",
+      "jsonb_typeof",  "jsonb_array_length", "array_length",    "cardinality", "array_append",
+      "array_prepend", "array_cat",          "array_to_string",
   };
   bool known = false;
   for (const char* each : kNames) known = known || name == each;
@@ -334,6 +334,14 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
     return BoundExpr::MakeFunction(
         name == "array_append" ? ScalarFunction::kArrayAppend : ScalarFunction::kArrayPrepend,
         array->type, args);
+  }
+  if (name == "array_to_string") {
+    if (args.size() != 2 && args.size() != 3) ThrowNoFunction(name, args, position);
+    if (!args[0]->type.IsArray()) ThrowNoFunction(name, args, position);
+    for (size_t i = 1; i < args.size(); ++i) {
+      args[i] = CoerceArgument(args[i], TypeId::kVarchar, name, args, position);
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kArrayToString, TypeId::kVarchar, args);
   }
   // array_cat
   expect(2);

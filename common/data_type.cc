@@ -4,6 +4,45 @@
 #include <utility>
 
 namespace stave {
+namespace {
+
+// pg_type's array types (typarray) of the element types Stave has.
+int32_t ArrayOid(TypeId element) {
+  switch (element) {
+    case TypeId::kBoolean:
+      return 1000;
+    case TypeId::kInt16:
+      return 1005;
+    case TypeId::kInt32:
+      return 1007;
+    case TypeId::kInt64:
+      return 1016;
+    case TypeId::kFloat32:
+      return 1021;
+    case TypeId::kFloat64:
+      return 1022;
+    case TypeId::kVarchar:
+      return 1015;
+    case TypeId::kDate:
+      return 1182;
+    case TypeId::kTime:
+      return 1183;
+    case TypeId::kTimestamp:
+      return 1115;
+    case TypeId::kTimestampTz:
+      return 1185;
+    case TypeId::kInterval:
+      return 1187;
+    case TypeId::kBytea:
+      return 1001;
+    case TypeId::kJsonb:
+      return 3807;
+    default:
+      return 1009;  // text[]
+  }
+}
+
+}  // namespace
 
 PhysicalType DataType::physical() const {
   switch (id) {
@@ -13,6 +52,9 @@ PhysicalType DataType::physical() const {
     case TypeId::kVarchar:
     case TypeId::kUnknown:
     case TypeId::kInterval:
+    case TypeId::kBytea:
+    case TypeId::kJsonb:
+    case TypeId::kArray:
       return PhysicalType::kString;
     case TypeId::kNumeric:
       return PhysicalType::kDecimal;
@@ -55,6 +97,12 @@ int32_t DataType::Oid() const {
       return 1186;
     case TypeId::kNumeric:
       return 1700;
+    case TypeId::kBytea:
+      return 17;
+    case TypeId::kJsonb:
+      return 3802;
+    case TypeId::kArray:
+      return ArrayOid(element);
     case TypeId::kUnknown:
       return 25;  // An untyped literal is reported as text, as PostgreSQL does for SELECT 'x'.
   }
@@ -112,6 +160,12 @@ std::string DataType::Name() const {
       return "interval";
     case TypeId::kNumeric:
       return "numeric";
+    case TypeId::kBytea:
+      return "bytea";
+    case TypeId::kJsonb:
+      return "jsonb";
+    case TypeId::kArray:
+      return ElementType().Name() + "[]";
     case TypeId::kUnknown:
       return "unknown";
   }
@@ -158,6 +212,8 @@ std::optional<DataType> DataTypeFromName(std::string_view name) {
       {"interval", TypeId::kInterval},
       {"numeric", TypeId::kNumeric},
       {"decimal", TypeId::kNumeric},
+      {"bytea", TypeId::kBytea},
+      {"jsonb", TypeId::kJsonb},
   }};
   for (const auto& [type_name, type_id] : kNames) {
     if (type_name == name) return DataType(type_id);

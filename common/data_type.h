@@ -15,7 +15,10 @@ namespace stave {
 /// format and PostgreSQL's arithmetic carry over unchanged. An interval has three fields
 /// (months, days, microseconds) and is held as a fixed-size binary string whose byte order
 /// is PostgreSQL's interval order (see temporal::EncodeInterval), so that comparison,
-/// hashing, the row and key codecs and grouping need no interval-specific code.
+/// hashing, the row and key codecs and grouping need no interval-specific code. bytea, jsonb
+/// and arrays are strings too, for the same reason: bytea holds its bytes, jsonb its
+/// canonical text (common/jsonb.h), an array an order-preserving encoding of its elements
+/// (common/array_value.h).
 enum class TypeId : uint8_t {
   kUnknown = 0,  ///< Untyped NULL or string literal before coercion.
   kBoolean,
@@ -31,6 +34,9 @@ enum class TypeId : uint8_t {
   kTimestampTz,  ///< Microseconds since 2000-01-01 00:00:00 UTC (timestamp with time zone).
   kInterval,     ///< temporal::EncodeInterval bytes (months, days, microseconds).
   kNumeric,      ///< An exact decimal (common/decimal.h), with an optional precision and scale.
+  kBytea,        ///< The bytes themselves.
+  kJsonb,        ///< jsonb::Parse's canonical text, as PostgreSQL prints jsonb.
+  kArray,        ///< array::Encode bytes; DataType::element names the element type.
 };
 
 /// How values of a type are held in memory.
@@ -44,6 +50,8 @@ struct DataType {
   /// their own scale. PostgreSQL's type modifier, which its results drop.
   int16_t precision = 0;
   int16_t scale = 0;
+  /// The element type of an array (one dimension of a scalar type); kUnknown otherwise.
+  TypeId element = TypeId::kUnknown;
 
   DataType() = default;
   constexpr DataType(TypeId type_id) : id(type_id) {}  // NOLINT: implicit on purpose.
@@ -51,6 +59,12 @@ struct DataType {
     DataType type(TypeId::kNumeric);
     type.precision = precision;
     type.scale = scale;
+    return type;
+  }
+  /// The one-dimensional array of `element_type`. REQUIRES: a scalar type, not kUnknown.
+  static constexpr DataType ArrayOf(TypeId element_type) {
+    DataType type(TypeId::kArray);
+    type.element = element_type;
     return type;
   }
 
@@ -70,6 +84,9 @@ struct DataType {
   bool IsTemporal() const { return id >= TypeId::kDate && id <= TypeId::kInterval; }
   /// timestamp or timestamptz.
   bool IsTimestamp() const { return id == TypeId::kTimestamp || id == TypeId::kTimestampTz; }
+  bool IsArray() const { return id == TypeId::kArray; }
+  /// The element type of an array. REQUIRES: IsArray().
+  DataType ElementType() const { return DataType(element); }
 
   /// The PostgreSQL type OID clients see in RowDescription.
   int32_t Oid() const;
@@ -86,7 +103,8 @@ struct DataType {
 };
 
 /// Resolves a SQL type name as written by a user ("int", "bigint", "double precision",
-/// "varchar", "text", ...). Returns nullopt for names Stave does not know.
+/// "varchar", "text", ...). Returns nullopt for names Stave does not know. Array types are
+/// written with brackets (`int[]`), which the binder resolves around this.
 std::optional<DataType> DataTypeFromName(std::string_view name);
 
 }  // namespace stave

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "common/array_value.h"
+#include "common/bytea.h"
 #include "common/temporal.h"
 
 namespace stave {
@@ -102,6 +104,12 @@ std::string Value::ToText(DataType type) const {
       return temporal::FormatInterval(temporal::DecodeInterval(string_value()));
     case TypeId::kNumeric:
       return decimal::Format(decimal_value());
+    case TypeId::kBytea:
+      return bytea::Format(string_value());
+    case TypeId::kJsonb:
+      return string_value();
+    case TypeId::kArray:
+      return array::FormatText(string_value(), type.ElementType());
   }
   return string_value();
 }

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "common/decimal.h"
+#include "common/array_value.h"
+#include "common/bytea.h"
+#include "common/jsonb.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 
@@ -117,6 +120,12 @@ Value ParseText(const std::string& original, DataType to) {
       return Value::String(temporal::EncodeInterval(temporal::ParseInterval(original)));
     case TypeId::kNumeric:
       return Value::Numeric(FitNumeric(decimal::Parse(original), to));
+    case TypeId::kBytea:
+      return Value::String(bytea::Parse(original));
+    case TypeId::kJsonb:
+      return Value::String(jsonb::Normalize(original));
+    case TypeId::kArray:
+      return Value::String(array::ParseText(original, to.ElementType()));
   }
   ThrowBadText(original, to);
 }
@@ -198,6 +207,8 @@ bool CanCast(DataType from, DataType to) {
   // PostgreSQL casts between boolean and integer (int4) only.
   if (from.id == TypeId::kBoolean && to.id == TypeId::kInt32) return true;
   if (from.id == TypeId::kInt32 && to.id == TypeId::kBoolean) return true;
+  // An array casts to another array type when its elements do.
+  if (from.IsArray() && to.IsArray()) return CanCast(from.ElementType(), to.ElementType());
   return false;
 }
 
@@ -265,6 +276,13 @@ Value CastValue(const Value& value, DataType from, DataType to) {
   }
   if (from.id == TypeId::kBoolean && to.IsInteger()) return Value::Int(value.int_value());
   if (from.IsInteger() && to.id == TypeId::kBoolean) return Value::Boolean(value.int_value() != 0);
+  if (from.IsArray() && to.IsArray() && CanCast(from.ElementType(), to.ElementType())) {
+    std::vector<Value> elements = array::Decode(value.string_value(), from.ElementType());
+    for (Value& element : elements) {
+      element = CastValue(element, from.ElementType(), to.ElementType());
+    }
+    return Value::String(array::Encode(elements, to.ElementType()));
+  }
   throw SqlError("42846", "cannot cast type " + from.Name() + " to " + to.Name());
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/sql_error.h"
 #include "common/value_cast.h"
+#include "executor/bytea_jsonb_array_functions.h"
 #include "executor/scalar_functions.h"
 #include "executor/subquery_evaluation.h"
 #include "executor/temporal_functions.h"
@@ -453,7 +454,7 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       return out;
     }
     case ScalarFunction::kConcat: {
-      Column out(TypeId::kVarchar);
+      Column out(expr.type);  // text, or bytea for bytea || bytea.
       out.Reserve(rows);
       for (size_t i = 0; i < rows; ++i) {
         if (args[0].nulls[i] || args[1].nulls[i]) {
@@ -517,6 +518,7 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       Column out;
       if (EvaluateScalarFunction(expr, &args, rows, &out)) return out;
       if (EvaluateTemporalFunction(expr, &args, rows, &out)) return out;
+      if (EvaluateByteaJsonbArrayFunction(expr, &args, rows, &out)) return out;
       break;
     }
   }

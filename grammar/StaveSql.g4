@@ -338,6 +338,7 @@ booleanExpression
 
 predicate
     : comparisonOperator quantifier=(ANY | SOME | ALL) LPAREN query RPAREN  #quantifiedComparison
+    | comparisonOperator quantifier=(ANY | SOME | ALL) LPAREN array=expression RPAREN  #quantifiedArrayComparison
     | comparisonOperator right=valueExpression                           #comparison
     | NOT? BETWEEN lower=valueExpression AND upper=valueExpression       #between
     | NOT? IN LPAREN query RPAREN                                        #inSubquery
@@ -347,13 +348,15 @@ predicate
     ;
 
 // As in PostgreSQL, unary minus binds tighter than * and ||, the lowest of these, binds
-// looser than + and -.
+// looser than + and -. The jsonb operators share the level of ||, PostgreSQL's level of "any
+// other operator".
 valueExpression
     : primaryExpression                                                   #valueExpressionDefault
     | op=(MINUS | PLUS) valueExpression                                   #arithmeticUnary
     | left=valueExpression op=(ASTERISK | SLASH | PERCENT) right=valueExpression  #arithmeticBinary
     | left=valueExpression op=(PLUS | MINUS) right=valueExpression        #arithmeticBinary
-    | left=valueExpression CONCAT right=valueExpression                   #concatenation
+    | left=valueExpression op=(CONCAT | ARROW | DOUBLE_ARROW | HASH_ARROW | HASH_DOUBLE_ARROW
+        | CONTAINS | CONTAINED_BY) right=valueExpression                  #otherOperator
     ;
 
 primaryExpression
@@ -373,10 +376,12 @@ primaryExpression
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
+    | ARRAY LBRACKET (expression (COMMA expression)*)? RBRACKET           #arrayConstructor
     | qualifiedName                                                       #columnReference
     | LPAREN expression RPAREN                                            #parenthesizedExpression
     // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
     | primaryExpression DOUBLE_COLON dataType                             #postfixCast
+    | primaryExpression LBRACKET index=expression RBRACKET                #subscript
     ;
 
 // A window function's window: its partition and its order (no frame clause: the default
@@ -399,10 +404,16 @@ comparisonOperator
 
 // A type as written; the binder resolves the name. The multi-word PostgreSQL spellings come
 // first so that they win over "double" followed by an alias named "precision".
+// `int[]` (a size in the brackets is allowed and ignored, as in PostgreSQL).
 dataType
-    : DOUBLE PRECISION
-    | CHARACTER VARYING typeModifiers?
-    | dataTypeName typeModifiers? (withTimeZone=(WITH | WITHOUT) TIME ZONE)?
+    : (DOUBLE PRECISION
+      | CHARACTER VARYING typeModifiers?
+      | dataTypeName typeModifiers? (withTimeZone=(WITH | WITHOUT) TIME ZONE)?)
+      arrayBrackets*
+    ;
+
+arrayBrackets
+    : LBRACKET INTEGER_VALUE? RBRACKET
     ;
 
 dataTypeName
@@ -473,11 +484,11 @@ booleanValue
 // Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
-    : ALL | AND | ANY | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT | DEFERRABLE
-    | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP | HAVING
-    | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL | NOT
-    | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT | SELECT
-    | SOME | TABLE | THEN | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
+    : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT
+    | DEFERRABLE | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP
+    | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL
+    | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT
+    | SELECT | SOME | TABLE | THEN | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
@@ -506,6 +517,7 @@ ALTER: A L T E R;
 AND: A N D;
 ANY: A N Y;
 APPEND: A P P E N D;
+ARRAY: A R R A Y;
 AS: A S;
 ASC: A S C;
 BEGIN: B E G I N;
@@ -645,6 +657,14 @@ SLASH: '/';
 PERCENT: '%';
 CONCAT: '||';
 DOUBLE_COLON: '::';
+ARROW: '->';
+DOUBLE_ARROW: '->>';
+HASH_ARROW: '#>';
+HASH_DOUBLE_ARROW: '#>>';
+CONTAINS: '@>';
+CONTAINED_BY: '<@';
+LBRACKET: '[';
+RBRACKET: ']';
 LPAREN: '(';
 RPAREN: ')';
 COMMA: ',';

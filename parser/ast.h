@@ -28,6 +28,8 @@ struct TypeName {
   int position = 0;
   /// The qualifier of `INTERVAL '5' SECOND` ("year" ... "second"), "" if none.
   std::string interval_field;
+  /// The number of `[]` after the name: 1 for `int[]`.
+  int array_dimensions = 0;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -48,6 +50,9 @@ enum class ExprKind {
   kLike,
   kParameter,
   kSubquery,
+  kArrayConstructor,
+  kSubscript,
+  kQuantifiedComparison,
 };
 
 /// The deepest expression tree the parser produces: a chain of 4999 operators over one leaf is
@@ -137,6 +142,12 @@ enum class BinaryOp {
   kGreaterEqual,
   kAnd,
   kOr,
+  kJsonGet,       ///< `->`
+  kJsonGetText,   ///< `->>`
+  kJsonPath,      ///< `#>`
+  kJsonPathText,  ///< `#>>`
+  kContains,      ///< `@>`
+  kContainedBy,   ///< `<@`
 };
 
 struct BinaryExpr : Expr {
@@ -226,6 +237,28 @@ struct SubqueryExpr : Expr {
   BinaryOp op = BinaryOp::kEqual;  ///< The comparison of kAny and kAll (kEqual for kIn).
   bool negated = false;            ///< NOT IN.
   std::shared_ptr<const SelectStatement> query;
+};
+
+/// `ARRAY[a, b, ...]`.
+struct ArrayConstructorExpr : Expr {
+  ArrayConstructorExpr() : Expr(ExprKind::kArrayConstructor) {}
+  std::vector<ExprPtr> elements;
+};
+
+/// `array[index]`.
+struct SubscriptExpr : Expr {
+  SubscriptExpr() : Expr(ExprKind::kSubscript) {}
+  ExprPtr array;
+  ExprPtr index;
+};
+
+/// `x op ANY (array)` (also SOME) and `x op ALL (array)`; `op` is a comparison.
+struct QuantifiedComparisonExpr : Expr {
+  QuantifiedComparisonExpr() : Expr(ExprKind::kQuantifiedComparison) {}
+  BinaryOp op = BinaryOp::kEqual;
+  bool all = false;
+  ExprPtr operand;
+  ExprPtr array;
 };
 
 // ---------------------------------------------------------------------------------------

@@ -451,6 +451,17 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitQuantifiedArrayComparison(P::QuantifiedArrayComparisonContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto quantified = MakeNode<QuantifiedComparisonExpr>(operand->position);
+    quantified->operand = std::move(operand);
+    quantified->op = ComparisonOf(ctx->comparisonOperator());
+    quantified->all = ctx->quantifier->getType() == P::ALL;
+    quantified->array = BuildExpr(ctx->array);
+    expr_ = std::move(quantified);
+    return {};
+  }
+
   antlrcpp::Any visitBetween(P::BetweenContext* ctx) override {
     ExprPtr operand = TakePredicateOperand();
     auto between = MakeNode<BetweenExpr>(operand->position);
@@ -675,6 +686,23 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitArrayConstructor(P::ArrayConstructorContext* ctx) override {
+    auto constructor = MakeNode<ArrayConstructorExpr>(PositionOf(ctx));
+    for (P::ExpressionContext* element : ctx->expression()) {
+      constructor->elements.push_back(BuildExpr(element));
+    }
+    expr_ = std::move(constructor);
+    return {};
+  }
+
+  antlrcpp::Any visitSubscript(P::SubscriptContext* ctx) override {
+    auto subscript = MakeNode<SubscriptExpr>(PositionOf(ctx));
+    subscript->array = BuildExpr(ctx->primaryExpression());
+    subscript->index = BuildExpr(ctx->index);
+    expr_ = std::move(subscript);
+    return {};
+  }
+
   antlrcpp::Any visitColumnReference(P::ColumnReferenceContext* ctx) override {
     auto column = MakeNode<ColumnRefExpr>(PositionOf(ctx));
     column->names = BuildQualifiedName(ctx->qualifiedName());
@@ -751,7 +779,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   static bool IsBinaryLink(antlr4::ParserRuleContext* ctx) {
     return dynamic_cast<P::LogicalBinaryContext*>(ctx) != nullptr ||
            dynamic_cast<P::ArithmeticBinaryContext*>(ctx) != nullptr ||
-           dynamic_cast<P::ConcatenationContext*>(ctx) != nullptr;
+           dynamic_cast<P::OtherOperatorContext*>(ctx) != nullptr;
   }
 
   static BinaryLink GetBinaryLink(antlr4::ParserRuleContext* ctx) {
@@ -759,8 +787,31 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       BinaryOp op = logical->op->getType() == P::AND ? BinaryOp::kAnd : BinaryOp::kOr;
       return {op, logical->left, logical->right};
     }
-    if (auto* concat = dynamic_cast<P::ConcatenationContext*>(ctx)) {
-      return {BinaryOp::kConcat, concat->left, concat->right};
+    if (auto* other = dynamic_cast<P::OtherOperatorContext*>(ctx)) {
+      BinaryOp op = BinaryOp::kConcat;
+      switch (other->op->getType()) {
+        case P::ARROW:
+          op = BinaryOp::kJsonGet;
+          break;
+        case P::DOUBLE_ARROW:
+          op = BinaryOp::kJsonGetText;
+          break;
+        case P::HASH_ARROW:
+          op = BinaryOp::kJsonPath;
+          break;
+        case P::HASH_DOUBLE_ARROW:
+          op = BinaryOp::kJsonPathText;
+          break;
+        case P::CONTAINS:
+          op = BinaryOp::kContains;
+          break;
+        case P::CONTAINED_BY:
+          op = BinaryOp::kContainedBy;
+          break;
+        default:
+          break;
+      }
+      return {op, other->left, other->right};
     }
     auto* arithmetic = static_cast<P::ArithmeticBinaryContext*>(ctx);
     BinaryOp op = BinaryOp::kAdd;
@@ -1256,6 +1307,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
         type.modifiers.push_back(ParseTypeModifier(number->getSymbol()));
       }
     }
+    type.array_dimensions = static_cast<int>(ctx->arrayBrackets().size());
     return type;
   }
 

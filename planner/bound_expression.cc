@@ -136,6 +136,51 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "upper";
     case ScalarFunction::kLength:
       return "length";
+    case ScalarFunction::kOctetLength:
+      return "octet_length";
+    case ScalarFunction::kEncode:
+      return "encode";
+    case ScalarFunction::kDecode:
+      return "decode";
+    case ScalarFunction::kMd5:
+      return "md5";
+    case ScalarFunction::kJsonbField:
+    case ScalarFunction::kJsonbElement:
+      return "->";
+    case ScalarFunction::kJsonbFieldText:
+    case ScalarFunction::kJsonbElementText:
+      return "->>";
+    case ScalarFunction::kJsonbPath:
+      return "#>";
+    case ScalarFunction::kJsonbPathText:
+      return "#>>";
+    case ScalarFunction::kJsonbContains:
+    case ScalarFunction::kArrayContains:
+      return "@>";
+    case ScalarFunction::kJsonbTypeof:
+      return "jsonb_typeof";
+    case ScalarFunction::kJsonbArrayLength:
+      return "jsonb_array_length";
+    case ScalarFunction::kArrayConstruct:
+      return "array";
+    case ScalarFunction::kArraySubscript:
+      return "subscript";
+    case ScalarFunction::kArrayLength:
+      return "array_length";
+    case ScalarFunction::kCardinality:
+      return "cardinality";
+    case ScalarFunction::kArrayAppend:
+      return "array_append";
+    case ScalarFunction::kArrayPrepend:
+      return "array_prepend";
+    case ScalarFunction::kArrayCat:
+      return "array_cat";
+    case ScalarFunction::kArrayToString:
+      return "array_to_string";
+    case ScalarFunction::kAnyCompare:
+      return "any";
+    case ScalarFunction::kAllCompare:
+      return "all";
   }
   return "?";
 }
@@ -191,7 +236,10 @@ std::string BoundExpr::ToString() const {
       if (constant.is_null()) return "NULL";
       if (type.IsString() || type.id == TypeId::kUnknown)
         return "'" + constant.string_value() + "'";
-      if (type.IsTemporal()) return "'" + constant.ToText(type) + "'::" + type.Name();
+      if (type.IsTemporal() || type.id == TypeId::kBytea || type.id == TypeId::kJsonb ||
+          type.IsArray()) {
+        return "'" + constant.ToText(type) + "'::" + type.Name();
+      }
       return constant.ToText(type);
     case Kind::kColumn:
       return fmt::format("${}", column);

@@ -91,6 +91,35 @@ enum class ScalarFunction {
   /// now() in a streaming definition: only a temporal filter may hold it (TemporalFilterNode);
   /// never evaluated.
   kNow,
+  // bytea (executor/bytea_functions.cc). `||` of two bytea is kConcat typed bytea.
+  kOctetLength,  ///< length(bytea), octet_length(bytea).
+  kEncode,       ///< encode(bytea, format) → text.
+  kDecode,       ///< decode(text, format) → bytea.
+  kMd5,          ///< md5(text | bytea) → text.
+  // jsonb (executor/jsonb_functions.cc).
+  kJsonbField,        ///< jsonb -> text.
+  kJsonbFieldText,    ///< jsonb ->> text.
+  kJsonbElement,      ///< jsonb -> integer.
+  kJsonbElementText,  ///< jsonb ->> integer.
+  kJsonbPath,         ///< jsonb #> text[].
+  kJsonbPathText,     ///< jsonb #>> text[].
+  kJsonbContains,     ///< jsonb @> jsonb (`<@` with the arguments swapped).
+  kJsonbTypeof,
+  kJsonbArrayLength,
+  // Arrays (executor/array_functions.cc).
+  kArrayConstruct,  ///< ARRAY[args...]; the binder has coerced them to the element type.
+  kArraySubscript,  ///< array[index], 1-based, NULL out of range.
+  kArrayLength,     ///< array_length(array, dimension).
+  kCardinality,
+  kArrayAppend,    ///< array_append(array, element) and array || element.
+  kArrayPrepend,   ///< array_prepend(element, array) and element || array.
+  kArrayCat,       ///< array_cat(a, b) and array || array.
+  kArrayContains,  ///< array @> array (`<@` with the arguments swapped).
+  kArrayToString,  ///< array_to_string(array, delimiter[, null_string]).
+  /// x op ANY (array), x op ALL (array): args = x, array, and a constant integer holding
+  /// the comparison's ScalarFunction (kEqual ... kGreaterEqual).
+  kAnyCompare,
+  kAllCompare,
 };
 
 std::string_view ScalarFunctionName(ScalarFunction function);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/decimal.h"
+#include "common/array_value.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "common/value_cast.h"
@@ -117,8 +118,8 @@ const MathFunction* FindMathFunction(std::string_view name) {
   return it == functions.end() ? nullptr : &it->second;
 }
 
-// The type COALESCE, GREATEST, LEAST and NULLIF resolve their arguments to: the first typed
-// one, widened over numeric ones; text when all are untyped literals.
+}  // namespace
+
 DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what, int position) {
   DataType type = TypeId::kUnknown;
   for (const auto& arg : args) {
@@ -143,6 +144,8 @@ DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what
   }
   return type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : type;
 }
+
+namespace {
 
 // `expr` as text: strings as they are, untyped literals parsed as text, other types cast.
 BoundExprPtr AsText(BoundExprPtr expr, int position) {
@@ -225,6 +228,21 @@ bool ContainsAggregate(const Expr& expr) {
       const auto& subquery = static_cast<const parser::SubqueryExpr&>(expr);
       return subquery.operand && ContainsAggregate(*subquery.operand);
     }
+    case ExprKind::kArrayConstructor: {
+      const auto& constructor = static_cast<const parser::ArrayConstructorExpr&>(expr);
+      for (const auto& element : constructor.elements) {
+        if (ContainsAggregate(*element)) return true;
+      }
+      return false;
+    }
+    case ExprKind::kSubscript: {
+      const auto& subscript = static_cast<const parser::SubscriptExpr&>(expr);
+      return ContainsAggregate(*subscript.array) || ContainsAggregate(*subscript.index);
+    }
+    case ExprKind::kQuantifiedComparison: {
+      const auto& quantified = static_cast<const parser::QuantifiedComparisonExpr&>(expr);
+      return ContainsAggregate(*quantified.operand) || ContainsAggregate(*quantified.array);
+    }
     default:
       return false;
   }
@@ -236,6 +254,11 @@ DataType ResolveType(const parser::TypeName& type) {
     throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", type.name),
                    type.position);
   }
+  if (type.array_dimensions > 1) {
+    throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported",
+                   type.position);
+  }
+  if (type.array_dimensions == 1) return DataType::ArrayOf(resolved->id);
   if (resolved->IsDecimal() && !type.modifiers.empty()) {
     // PostgreSQL's numeric typmod checks (numerictypmodin), with its messages.
     if (type.modifiers.size() > 2) {
@@ -313,9 +336,20 @@ std::string DefaultColumnName(const Expr& expr) {
           return "interval";
         case TypeId::kNumeric:
           return "numeric";
+        case TypeId::kBytea:
+          return "bytea";
+        case TypeId::kJsonb:
+          return "jsonb";
         default:
           return "?column?";
       }
+    }
+    case ExprKind::kArrayConstructor:
+      return "array";
+    case ExprKind::kSubscript: {
+      const auto& subscript = static_cast<const parser::SubscriptExpr&>(expr);
+      if (subscript.array->kind == ExprKind::kColumnRef) return DefaultColumnName(*subscript.array);
+      return "?column?";
     }
     case ExprKind::kCase:
       return "case";
@@ -454,6 +488,12 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
       if (!like.negated) return match;
       return BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {match});
     }
+    case ExprKind::kArrayConstructor:
+      return BindArrayConstructor(static_cast<const parser::ArrayConstructorExpr&>(expr));
+    case ExprKind::kSubscript:
+      return BindSubscript(static_cast<const parser::SubscriptExpr&>(expr));
+    case ExprKind::kQuantifiedComparison:
+      return BindQuantifiedComparison(static_cast<const parser::QuantifiedComparisonExpr&>(expr));
   }
   throw SqlError(sqlstate::kInternalError, "unknown expression kind", expr.position);
 }
@@ -653,6 +693,12 @@ BoundExprPtr ExpressionBinder::BindComparison(ScalarFunction function, BoundExpr
   } else if (left->type != right->type) {
     ThrowNoOperator(op, left->type, right->type, position);
   }
+  // jsonb values are held as canonical text, whose byte order is not jsonb's order.
+  if (left->type.id == TypeId::kJsonb && function != ScalarFunction::kEqual &&
+      function != ScalarFunction::kNotEqual) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("operator {} is not supported for type jsonb yet", op), position);
+  }
   return BoundExpr::MakeFunction(function, TypeId::kBoolean, {left, right});
 }
 
@@ -710,7 +756,17 @@ BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
     case parser::BinaryOp::kDivide:
     case parser::BinaryOp::kModulo:
       return BindArithmetic(expr, left, right);
+    case parser::BinaryOp::kJsonGet:
+    case parser::BinaryOp::kJsonGetText:
+    case parser::BinaryOp::kJsonPath:
+    case parser::BinaryOp::kJsonPathText:
+    case parser::BinaryOp::kContains:
+    case parser::BinaryOp::kContainedBy:
+      return BindJsonbOrContainment(expr, left, right);
     case parser::BinaryOp::kConcat: {
+      if (std::optional<BoundExprPtr> bound = BindByteaOrArrayConcat(left, right, expr.position)) {
+        return *bound;
+      }
       // PostgreSQL's anynonarray || text: the non-text side is converted to text.
       auto to_text = [&](BoundExprPtr side) {
         if (IsUntypedLiteral(side)) return Coerce(side, TypeId::kVarchar, expr.position);
@@ -773,6 +829,7 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     throw SqlError(sqlstate::kGroupingError,
                    fmt::format("aggregate function {} is not allowed here", name), expr.position);
   }
+  if (std::optional<BoundExprPtr> bound = BindByteaJsonbArrayFunction(name, expr)) return *bound;
   auto expect_args = [&](size_t count) {
     if (expr.args.size() != count || expr.star || expr.distinct) {
       throw SqlError(
@@ -973,8 +1030,13 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
 }
 
 BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
-  BoundExprPtr operand = Bind(*expr.operand);
   DataType target = ResolveType(expr.type);
+  // ARRAY[] has no type of its own; a cast gives it one.
+  if (expr.operand->kind == ExprKind::kArrayConstructor && target.IsArray() &&
+      static_cast<const parser::ArrayConstructorExpr&>(*expr.operand).elements.empty()) {
+    return BoundExpr::MakeConstant(Value::String(array::Encode({}, target.ElementType())), target);
+  }
+  BoundExprPtr operand = Bind(*expr.operand);
   // `$1::int`: an untyped parameter is of the cast's type, as in PostgreSQL.
   if (operand->parameter != nullptr) return Coerce(operand, target, expr.position);
   if (!expr.type.interval_field.empty()) {

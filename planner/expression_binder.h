@@ -75,6 +75,19 @@ class ExpressionBinder {
   BoundExprPtr BindParameter(const parser::ParameterExpr& expr);
   /// Defined in subquery_binder.cc.
   BoundExprPtr BindSubquery(const parser::SubqueryExpr& expr);
+  // bytea, jsonb and arrays (bytea_jsonb_array_binding.cc).
+  BoundExprPtr BindArrayConstructor(const parser::ArrayConstructorExpr& expr);
+  BoundExprPtr BindSubscript(const parser::SubscriptExpr& expr);
+  BoundExprPtr BindQuantifiedComparison(const parser::QuantifiedComparisonExpr& expr);
+  /// `->`, `->>`, `#>`, `#>>`, `@>` and `<@`.
+  BoundExprPtr BindJsonbOrContainment(const parser::BinaryExpr& expr, BoundExprPtr left,
+                                      BoundExprPtr right);
+  /// `||` when a side is bytea or an array; nullopt for the text concatenation.
+  std::optional<BoundExprPtr> BindByteaOrArrayConcat(BoundExprPtr left, BoundExprPtr right,
+                                                     int position);
+  /// The functions over bytea, jsonb and arrays; nullopt if `name` is none of them.
+  std::optional<BoundExprPtr> BindByteaJsonbArrayFunction(const std::string& name,
+                                                          const parser::FunctionCallExpr& expr);
 };
 
 /// ExpressionBinder::ResolveColumn over a scope with `sources`: throws 42702 for a name
@@ -89,6 +102,11 @@ bool IsAggregateFunction(const parser::QualifiedName& name);
 bool IsWindowOnlyFunction(const parser::QualifiedName& name);
 /// Whether the expression contains an aggregate call (not counting aggregates with OVER).
 bool ContainsAggregate(const parser::Expr& expr);
+
+/// The type COALESCE, GREATEST, LEAST, NULLIF and ARRAY[...] resolve their arguments to:
+/// the first typed one, widened over numeric ones; text when all are untyped literals.
+/// Throws 42804 (`what` names the construct) when two cannot meet.
+DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what, int position);
 
 /// Resolves a type name; throws 42704 (`type "x" does not exist`) for unknown names.
 DataType ResolveType(const parser::TypeName& type);

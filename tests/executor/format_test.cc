@@ -641,6 +641,41 @@ TEST(FormatCsvTest, NeverCrashesOnGarbage) {
 }
 
 // ---------------------------------------------------------------------------------------
+// FORMAT BYTES
+
+TEST(BytesFormatTest, TheValueLandsUnchangedInTheByteaColumn) {
+  std::vector<PayloadColumn> columns = {{1, "payload", TypeId::kBytea}};
+  Decoding bytes("BYTES", columns);
+  std::string binary("\x00\xff{\"a\": 1}\n", 10);
+  for (std::string_view payload :
+       {std::string_view(binary), std::string_view(""), std::string_view("not json, not csv")}) {
+    Outcome outcome = bytes.Decode(payload);
+    ASSERT_TRUE(outcome.ok);
+    EXPECT_EQ(outcome.row, (std::vector<Value>{Value::String(std::string(payload))}));
+  }
+}
+
+TEST(BytesFormatTest, NeedsExactlyOneByteaColumnAndNoOptions) {
+  auto error_of = [](std::vector<PayloadColumn> columns,
+                     std::map<std::string, std::string> options) {
+    try {
+      MakeRecordDecoder("bytes", std::move(columns), options);
+    } catch (const SqlError& error) {
+      return error.sqlstate() + ": " + error.what();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of({{1, "v", TypeId::kVarchar}}, {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (column \"v\" is of type character varying)");
+  EXPECT_EQ(error_of({{1, "a", TypeId::kBytea}, {2, "b", TypeId::kBytea}}, {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (it has 2)");
+  EXPECT_EQ(error_of({{1, "v", TypeId::kBytea}}, {{"bytes.x", "1"}}),
+            "22023: unknown format option 'bytes.x': FORMAT BYTES takes no options");
+}
+
+// ---------------------------------------------------------------------------------------
 // The factory
 
 TEST(FormatFactoryTest, RefusesUnknownFormatsAndOptions) {
@@ -654,7 +689,10 @@ TEST(FormatFactoryTest, RefusesUnknownFormatsAndOptions) {
   };
   EXPECT_EQ(sqlstate_of("JSON", {}), "no error");
   EXPECT_EQ(sqlstate_of("Csv", {}), "no error");
-  EXPECT_EQ(sqlstate_of("avro", {}), "22023: unknown format 'avro' (known: JSON, CSV)");
+  EXPECT_EQ(sqlstate_of("avro", {}), "22023: unknown format 'avro' (known: JSON, CSV, BYTES)");
+  EXPECT_EQ(sqlstate_of("bytes", {}),
+            "42P16: FORMAT BYTES needs exactly one column besides the metadata columns, of type "
+            "bytea (it has 7)");
   EXPECT_EQ(sqlstate_of("json", {{"json.fail-on-missing-field", "true"}}),
             "22023: unknown format option 'json.fail-on-missing-field': FORMAT JSON takes no "
             "options");
@@ -854,6 +892,29 @@ TEST(FormatNumericTest, JsonEncoderWritesNumbersWithTheirScale) {
   chunk.AppendRow({Value::Numeric(decimal::Parse("-12.50")), Value::Numeric(Decimal::NaN())},
                   RowOp::kInsert);
   EXPECT_EQ(Encode(chunk, 0, {"a", "b"}), R"({"a":-12.50,"b":"NaN"})");
+}
+
+TEST(FormatJsonEncoderTest, WritesByteaJsonbAndArraysAsToJsonDoesAndTheyDecodeBack) {
+  DataType int_array = DataType::ArrayOf(TypeId::kInt32);
+  DataType text_array = DataType::ArrayOf(TypeId::kVarchar);
+  std::vector<DataType> types = {TypeId::kBytea, TypeId::kJsonb, int_array, text_array};
+  Chunk chunk = Chunk::WithTypes(types);
+  std::vector<Value> values = {
+      Parsed("\\xde00ad", TypeId::kBytea), Parsed(R"({"b": [1, 2.50], "a": null})", TypeId::kJsonb),
+      Parsed("{1,NULL,-3}", int_array), Parsed(R"({"a b","",NULL,"q\"x"})", text_array)};
+  chunk.AppendRow(values, RowOp::kInsert);
+  std::string json = Encode(chunk, 0, {"b", "j", "i", "t"});
+  EXPECT_EQ(json, R"({"b":"\\xde00ad","j":{"a": null, "b": [1, 2.50]},"i":[1,null,-3],)"
+                  R"("t":["a b","",null,"q\"x"]})");
+  std::vector<PayloadColumn> columns = {
+      {0, "b", types[0]}, {1, "j", types[1]}, {2, "i", types[2]}, {3, "t", types[3]}};
+  Chunk decoded = Chunk::WithTypes(types);
+  std::string error;
+  ASSERT_TRUE(MakeRecordDecoder("json", columns, {})->Decode(json, &decoded, &error)) << error;
+  EXPECT_EQ(decoded.columns[0].GetValue(0), values[0]);
+  EXPECT_EQ(decoded.columns[1].GetValue(0), values[1]);
+  EXPECT_EQ(decoded.columns[2].GetValue(0), values[2]);
+  EXPECT_EQ(decoded.columns[3].GetValue(0), values[3]);
 }
 
 TEST(FormatRoundTripTest, EncoderOutputDecodesToTheSameValues) {

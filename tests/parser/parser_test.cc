@@ -36,6 +36,7 @@ std::string ToString(const TypeName& type) {
     }
     result += ")";
   }
+  for (int i = 0; i < type.array_dimensions; ++i) result += "[]";
   return result;
 }
 
@@ -69,6 +70,18 @@ const char* BinaryOpName(BinaryOp op) {
       return "AND";
     case BinaryOp::kOr:
       return "OR";
+    case BinaryOp::kJsonGet:
+      return "->";
+    case BinaryOp::kJsonGetText:
+      return "->>";
+    case BinaryOp::kJsonPath:
+      return "#>";
+    case BinaryOp::kJsonPathText:
+      return "#>>";
+    case BinaryOp::kContains:
+      return "@>";
+    case BinaryOp::kContainedBy:
+      return "<@";
   }
   return "?";
 }
@@ -184,6 +197,25 @@ std::string ToString(const Expr* expr) {
       auto* like = static_cast<const LikeExpr*>(expr);
       return "(" + ToString(like->operand.get()) + (like->negated ? " NOT" : "") +
              (like->case_insensitive ? " ILIKE " : " LIKE ") + ToString(like->pattern.get()) + ")";
+    }
+    case ExprKind::kArrayConstructor: {
+      auto* constructor = static_cast<const ArrayConstructorExpr*>(expr);
+      std::string result = "ARRAY[";
+      for (size_t i = 0; i < constructor->elements.size(); ++i) {
+        if (i > 0) result += ", ";
+        result += ToString(constructor->elements[i].get());
+      }
+      return result + "]";
+    }
+    case ExprKind::kSubscript: {
+      auto* subscript = static_cast<const SubscriptExpr*>(expr);
+      return "(" + ToString(subscript->array.get()) + "[" + ToString(subscript->index.get()) + "])";
+    }
+    case ExprKind::kQuantifiedComparison: {
+      auto* quantified = static_cast<const QuantifiedComparisonExpr*>(expr);
+      return std::string("(") + BinaryOpName(quantified->op) + " " +
+             ToString(quantified->operand.get()) + (quantified->all ? " ALL " : " ANY ") +
+             ToString(quantified->array.get()) + ")";
     }
   }
   return "?";
@@ -497,6 +529,22 @@ TEST(ParserExpressionTest, CastBindsTighterThanUnaryMinus) {
   EXPECT_EQ(ExprString("a::int + 1"), "(+ (CAST a AS int) 1)");
   EXPECT_EQ(ExprString("'1'::text::int"), "(CAST (CAST '1' AS text) AS int)");
   EXPECT_EQ(ExprString("(a + b)::bigint"), "(CAST (+ a b) AS bigint)");
+}
+
+TEST(ParserExpressionTest, ArraysAndJsonbOperators) {
+  EXPECT_EQ(ExprString("ARRAY[1, a + 1]"), "ARRAY[1, (+ a 1)]");
+  EXPECT_EQ(ExprString("ARRAY[]::int[]"), "(CAST ARRAY[] AS int[])");
+  EXPECT_EQ(ExprString("a::varchar(3)[]"), "(CAST a AS varchar(3)[])");
+  EXPECT_EQ(ExprString("a[1] + 1"), "(+ (a[1]) 1)");
+  EXPECT_EQ(ExprString("(ARRAY[a])[i]"), "(ARRAY[a][i])");
+  EXPECT_EQ(ExprString("x = ANY(a)"), "(= x ANY a)");
+  EXPECT_EQ(ExprString("x <> ALL (a || b)"), "(<> x ALL (|| a b))");
+  EXPECT_EQ(ExprString("x < SOME(a)"), "(< x ANY a)");
+  // The jsonb operators share the precedence of ||: above comparisons, below + and -.
+  EXPECT_EQ(ExprString("j -> 'a' ->> 0 = 'x'"), "(= (->> (-> j 'a') 0) 'x')");
+  EXPECT_EQ(ExprString("j->>i + 1"), "(->> j (+ i 1))");
+  EXPECT_EQ(ExprString("j #> '{a,b}' #>> '{0}'"), "(#>> (#> j '{a,b}') '{0}')");
+  EXPECT_EQ(ExprString("j @> k AND k <@ j"), "(AND (@> j k) (<@ k j))");
 }
 
 TEST(ParserExpressionTest, Predicates) {

@@ -204,6 +204,10 @@ class CsvDecoder final : public RecordDecoder {
       case TypeId::kInterval:
       case TypeId::kNumeric:  // Parsed as PostgreSQL parses its text, with the column's scale.
         return DecodeTemporalText(column.name, column.type, text, out, error);
+      case TypeId::kBytea:
+      case TypeId::kJsonb:
+      case TypeId::kArray:
+        return DecodeTextByCast(column.name, column.type, text, out, error);
       case TypeId::kUnknown:
         break;
     }

@@ -89,6 +89,11 @@ std::string TypeWithArticle(DataType type) {
 
 bool DecodeTemporalText(std::string_view name, DataType type, std::string_view text, Column* out,
                         std::string* error) {
+  return DecodeTextByCast(name, type, text, out, error);
+}
+
+bool DecodeTextByCast(std::string_view name, DataType type, std::string_view text, Column* out,
+                      std::string* error) {
   try {
     out->AppendValue(CastValue(Value::String(std::string(text)), TypeId::kVarchar, type));
     return true;

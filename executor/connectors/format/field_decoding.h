@@ -39,6 +39,12 @@ std::string TypeWithArticle(DataType type);
 bool DecodeTemporalText(std::string_view name, DataType type, std::string_view text, Column* out,
                         std::string* error);
 
+/// Appends the value of `text` in PostgreSQL's text input format to a column of any type
+/// (bytea, jsonb, arrays, temporal types), as a cast from text would; on a bad text sets
+/// `*error` as DecodeTemporalText does and returns false with `out` untouched.
+bool DecodeTextByCast(std::string_view name, DataType type, std::string_view text, Column* out,
+                      std::string* error);
+
 /// Appends milliseconds since 1970-01-01 UTC to a timestamp or timestamptz column; false
 /// with `*error` set if out of range.
 bool DecodeEpochMillis(std::string_view name, DataType type, int64_t millis, Column* out,

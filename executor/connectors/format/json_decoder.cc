@@ -12,6 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/array_value.h"
+#include "common/jsonb.h"
+#include "common/sql_error.h"
+#include "common/value_cast.h"
 #include "executor/connectors/format/field_decoding.h"
 
 namespace stave::executor {
@@ -318,6 +322,17 @@ class JsonDecoder final : public RecordDecoder {
         }
         break;
       }
+      case TypeId::kBytea: {
+        // bytea in its text form ("\\xdeadbeef"), as PostgreSQL's json → bytea input takes it.
+        std::string_view text;
+        if (value.get_string().get(text) == simdjson::SUCCESS) {
+          return DecodeTextByCast(column.name, column.type, text, out, error);
+        }
+        break;
+      }
+      case TypeId::kJsonb:
+      case TypeId::kArray:
+        return DecodeJsonbOrArray(column, value, out, error);
       case TypeId::kUnknown:
         break;
     }
@@ -366,6 +381,68 @@ class JsonDecoder final : public RecordDecoder {
       }
     }
     return Malformed(code, start, column.name, error);
+  }
+
+  // A jsonb column takes the field's JSON value as it is (normalized as jsonb is); an array
+  // column a JSON array of scalars (or the array's text form in a string). JSON null is NULL.
+  bool DecodeJsonbOrArray(const PayloadColumn& column, ondemand::value& value, Column* out,
+                          std::string* error) {
+    const char* start = value.raw_json_token().data();
+    ondemand::json_type type;
+    error_code code = value.type().get(type);
+    if (code) return Malformed(code, start, column.name, error);
+    std::string_view token = TrimTrailingWhitespace(value.raw_json_token());
+    if ((code = CheckValue(value, 2))) return Malformed(code, start, column.name, error);
+    if (type == ondemand::json_type::null) {
+      out->AppendNull();
+      return true;
+    }
+    if (type == ondemand::json_type::object || type == ondemand::json_type::array) {
+      const char* end = nullptr;
+      if ((code = value.current_location().get(end))) {
+        return Malformed(code, start, column.name, error);
+      }
+      token = TrimTrailingWhitespace(std::string_view(start, static_cast<size_t>(end - start)));
+    }
+    try {
+      if (column.type.id == TypeId::kJsonb) {
+        out->AppendString(jsonb::Normalize(token));
+        return true;
+      }
+      jsonb::Node node = jsonb::Parse(token);
+      if (node.kind == jsonb::Node::Kind::kString) {
+        return DecodeTextByCast(column.name, column.type, node.scalar, out, error);
+      }
+      if (node.kind == jsonb::Node::Kind::kArray) {
+        std::vector<Value> elements;
+        DataType element_type = column.type.ElementType();
+        for (const jsonb::Node& element : node.elements) {
+          if (element.kind == jsonb::Node::Kind::kNull) {
+            elements.push_back(Value::Null());
+          } else if (element.kind == jsonb::Node::Kind::kArray ||
+                     element.kind == jsonb::Node::Kind::kObject) {
+            break;
+          } else {
+            elements.push_back(
+                CastValue(Value::String(element.scalar), TypeId::kVarchar, element_type));
+          }
+        }
+        if (elements.size() == node.elements.size()) {
+          out->AppendString(array::Encode(elements, element_type));
+          return true;
+        }
+      }
+    } catch (const SqlError& bad) {
+      StartFieldError(column.name, error);
+      error->append("invalid ").append(column.type.Name()).append(" ");
+      AppendQuotedForError(token, error);
+      error->append(" (SQLSTATE ").append(bad.sqlstate()).append(")");
+      return false;
+    }
+    StartFieldError(column.name, error);
+    error->append("expected ").append(TypeWithArticle(column.type)).append(", got ");
+    AppendQuotedForError(token, error);
+    return false;
   }
 
   // A value that is not of the column's type (or not valid JSON at all). The JSON strings

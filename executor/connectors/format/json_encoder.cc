@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "common/array_value.h"
 #include "executor/connectors/format/utf8.h"
 
 namespace stave::executor {
@@ -58,8 +59,9 @@ void AppendColumnValue(const Column& column, size_t row, std::string* out) {
     out->append("null");
     return;
   }
-  if (column.type.IsTemporal()) {  // ISO text, as PostgreSQL's to_json writes them too.
-    AppendJsonString(column.GetValue(row).ToText(column.type), out);
+  if (column.type.IsTemporal() || column.type.id == TypeId::kBytea ||
+      column.type.id == TypeId::kJsonb || column.type.IsArray()) {
+    AppendJsonValue(column.GetValue(row), column.type, out);
     return;
   }
   switch (column.type.physical()) {
@@ -145,8 +147,25 @@ void AppendJsonValue(const Value& value, DataType type, std::string* out) {
     out->append("null");
     return;
   }
-  if (type.IsTemporal()) {
+  // As PostgreSQL's to_json writes them: temporal values as ISO text, bytea as its hex text,
+  // jsonb as the document itself, arrays as JSON arrays.
+  if (type.IsTemporal() || type.id == TypeId::kBytea) {
     AppendJsonString(value.ToText(type), out);
+    return;
+  }
+  if (type.id == TypeId::kJsonb) {
+    out->append(value.string_value());
+    return;
+  }
+  if (type.IsArray()) {
+    out->push_back('[');
+    bool first = true;
+    for (const Value& element : array::Decode(value.string_value(), type.ElementType())) {
+      if (!first) out->push_back(',');
+      first = false;
+      AppendJsonValue(element, type.ElementType(), out);
+    }
+    out->push_back(']');
     return;
   }
   switch (type.physical()) {

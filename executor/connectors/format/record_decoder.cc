@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/sql_error.h"
+#include "executor/connectors/format/bytes_decoder.h"
 #include "executor/connectors/format/csv_decoder.h"
 #include "executor/connectors/format/json_decoder.h"
 
@@ -29,8 +30,9 @@ std::unique_ptr<RecordDecoder> MakeRecordDecoder(
     return MakeJsonDecoder(std::move(columns));
   }
   if (lower == "csv") return MakeCsvDecoder(std::move(columns), format_options);
+  if (lower == "bytes") return MakeBytesDecoder(std::move(columns), format_options);
   throw SqlError(sqlstate::kInvalidParameterValue,
-                 fmt::format("unknown format '{}' (known: JSON, CSV)", format));
+                 fmt::format("unknown format '{}' (known: JSON, CSV, BYTES)", format));
 }
 
 }  // namespace stave::executor

@@ -40,7 +40,7 @@ class RecordDecoder {
   virtual bool Decode(std::string_view payload, Chunk* chunk, std::string* error) = 0;
 };
 
-/// A decoder for `format` ("json" or "csv", any case) filling `columns`.
+/// A decoder for `format` ("json", "csv" or "bytes", any case) filling `columns`.
 ///
 /// `format_options` holds the format's own options, keys with the format's prefix
 /// (`csv.delimiter`); JSON has none. Throws SqlError(22023) for an unknown format, an

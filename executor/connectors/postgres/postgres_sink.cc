@@ -58,6 +58,7 @@ std::string UrlWithoutPassword(const std::string& url) {
 // The PostgreSQL type a column of `type` gets in a table the sink creates: `text` for
 // character data (unbounded, as Stave's varchar is), else the type's own name.
 std::string PostgresTypeName(DataType type) {
+  if (type.IsArray() && type.ElementType().IsString()) return "text[]";
   return type.IsString() || type.id == TypeId::kUnknown ? "text" : type.NameWithTypmod();
 }
 
@@ -92,6 +93,15 @@ bool AcceptsType(const std::string& target, DataType type) {
     case TypeId::kNumeric:
       // Unconstrained numeric takes every value; numeric(p, s) only the same precision.
       return target == "numeric" || target == type.NameWithTypmod();
+    case TypeId::kBytea:
+      return target == "bytea";
+    case TypeId::kJsonb:
+      return target == "jsonb";
+    case TypeId::kArray:
+      // Arrays go in their text form, which only an array of the same element type takes;
+      // varchar[] also goes to text[].
+      return target == type.Name() || (type.ElementType().IsString() &&
+                                       (target == "text[]" || target == "character varying[]"));
   }
   return false;
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 
+#include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/value_cast.h"
 
@@ -39,6 +40,34 @@ double OrderedBitsToDouble(uint64_t bits) {
   throw SqlError(sqlstate::kInternalError, "corrupt array encoding");
 }
 
+// Strings are their bytes, a 0x00 byte escaped as 0x00 0xFF, then 0x00 0x00: byte order is
+// string order.
+void AppendEscapedText(std::string_view text, std::string* out) {
+  for (char c : text) {
+    out->push_back(c);
+    if (c == '\0') out->push_back(static_cast<char>(0xFF));
+  }
+  out->push_back('\0');
+  out->push_back('\0');
+}
+
+std::string ReadEscapedText(std::string_view* in) {
+  std::string text;
+  while (true) {
+    if (in->size() < 2) ThrowCorrupt();
+    char c = in->front();
+    in->remove_prefix(1);
+    if (c != '\0') {
+      text.push_back(c);
+      continue;
+    }
+    char next = in->front();
+    in->remove_prefix(1);
+    if (next == '\0') return text;
+    text.push_back('\0');  // 0x00 0xFF stands for a 0x00 byte.
+  }
+}
+
 // Reads one element at the front of `*in`; false at the end marker.
 bool DecodeNext(std::string_view* in, DataType element_type, Value* value) {
   if (in->empty()) ThrowCorrupt();
@@ -51,6 +80,11 @@ bool DecodeNext(std::string_view* in, DataType element_type, Value* value) {
   }
   if (marker != kValueMarker) ThrowCorrupt();
   switch (element_type.physical()) {
+    case PhysicalType::kDecimal:
+      // A numeric element is its text (decimal::Format), which keeps its display scale; so
+      // arrays of numerics order by that text, and {1.5} and {1.50} are distinct arrays.
+      *value = Value::Numeric(decimal::Parse(ReadEscapedText(in)));
+      return true;
     case PhysicalType::kInt64:
       if (in->size() < 8) ThrowCorrupt();
       *value = Value::Int(static_cast<int64_t>(ReadBigEndian64(*in) ^ (uint64_t{1} << 63)));
@@ -61,24 +95,9 @@ bool DecodeNext(std::string_view* in, DataType element_type, Value* value) {
       *value = Value::Double(OrderedBitsToDouble(ReadBigEndian64(*in)));
       in->remove_prefix(8);
       return true;
-    case PhysicalType::kString: {
-      std::string text;
-      while (true) {
-        if (in->size() < 2) ThrowCorrupt();
-        char c = in->front();
-        in->remove_prefix(1);
-        if (c != '\0') {
-          text.push_back(c);
-          continue;
-        }
-        char next = in->front();
-        in->remove_prefix(1);
-        if (next == '\0') break;
-        text.push_back('\0');  // 0x00 0xFF stands for a 0x00 byte.
-      }
-      *value = Value::String(std::move(text));
+    case PhysicalType::kString:
+      *value = Value::String(ReadEscapedText(in));
       return true;
-    }
   }
   ThrowCorrupt();
 }
@@ -113,6 +132,9 @@ std::string Encode(const std::vector<Value>& elements, DataType element_type) {
     }
     out.push_back(kValueMarker);
     switch (element_type.physical()) {
+      case PhysicalType::kDecimal:
+        AppendEscapedText(decimal::Format(element.decimal_value()), &out);
+        break;
       case PhysicalType::kInt64:
         AppendBigEndian64(static_cast<uint64_t>(element.int_value()) ^ (uint64_t{1} << 63), &out);
         break;
@@ -120,12 +142,7 @@ std::string Encode(const std::vector<Value>& elements, DataType element_type) {
         AppendBigEndian64(DoubleToOrderedBits(element.double_value()), &out);
         break;
       case PhysicalType::kString:
-        for (char c : element.string_value()) {
-          out.push_back(c);
-          if (c == '\0') out.push_back(static_cast<char>(0xFF));
-        }
-        out.push_back('\0');
-        out.push_back('\0');
+        AppendEscapedText(element.string_value(), &out);
         break;
     }
   }

@@ -183,7 +183,7 @@ std::string DataType::NameWithTypmod() const {
 }
 
 std::optional<DataType> DataTypeFromName(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, TypeId>, 28> kNames = {{
+  static constexpr std::array<std::pair<std::string_view, TypeId>, 30> kNames = {{
       {"boolean", TypeId::kBoolean},
       {"bool", TypeId::kBoolean},
       {"smallint", TypeId::kInt16},

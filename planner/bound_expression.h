@@ -147,7 +147,6 @@ struct BoundExpr {
   Value constant;                                  ///< kConstant.
   size_t column = 0;                               ///< kColumn, kOuterColumn: its position.
   ScalarFunction function = ScalarFunction::kAdd;  ///< kFunction.
-  std::vector<BoundExprPtr> args;                  ///< kFunction.
   /// An untyped parameter `$n` of a statement being described (a NULL kConstant of
   /// kUnknown): the first coercion of it decides the parameter's type (see
   /// ExpressionBinder::Coerce).

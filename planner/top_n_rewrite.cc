@@ -94,6 +94,12 @@ PlanNodePtr WithInputs(const PlanNode& node, PlanNodePtr input, PlanNodePtr seco
     case PlanNodeKind::kTopN:
       copy = CopyOf<TopNNode>(node);
       break;
+    case PlanNodeKind::kTemporalFilter:
+      copy = CopyOf<TemporalFilterNode>(node);
+      break;
+    case PlanNodeKind::kRepeat:
+      copy = CopyOf<RepeatNode>(node);
+      break;
     case PlanNodeKind::kJoin: {
       auto join = CopyOf<JoinNode>(node);
       join->right = std::move(second);

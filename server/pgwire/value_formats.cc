@@ -6,7 +6,9 @@
 #include <cstring>
 #include <vector>
 
+#include "common/array_value.h"
 #include "common/decimal.h"
+#include "common/jsonb.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "common/utf8.h"
@@ -183,6 +185,17 @@ Value DecodeBinary(std::string_view bytes, DataType type, int number) {
     }
     case TypeId::kNumeric:
       return CastValue(DecodeBinaryNumeric(bytes, number), TypeId::kNumeric, type);
+    case TypeId::kBytea:
+      return Value::String(std::string(bytes));
+    case TypeId::kJsonb:  // A version byte (1), then the text.
+      if (bytes.empty() || bytes[0] != 1) ThrowBadBinary(number);
+      CheckUtf8(bytes.substr(1));
+      return Value::String(jsonb::Normalize(bytes.substr(1)));
+    case TypeId::kArray:
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("array parameters in binary format are not supported (parameter "
+                                 "{}); send them as text",
+                                 number));
   }
   ThrowBadBinary(number);
 }
@@ -223,12 +236,16 @@ std::optional<DataType> DataTypeFromOid(int32_t oid) {
       return TypeId::kInterval;
     case 1700:
       return TypeId::kNumeric;
+    case 17:
+      return TypeId::kBytea;
+    case 3802:
+      return TypeId::kJsonb;
     default:
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("parameters of the type with OID {} are not supported", oid))
           .WithHint(
               "Stave has boolean, smallint, integer, bigint, real, double precision, text, "
-              "numeric, date, time, timestamp, timestamptz and interval.");
+              "numeric, date, time, timestamp, timestamptz, interval, bytea and jsonb.");
   }
 }
 
@@ -273,6 +290,36 @@ std::string EncodeBinaryValue(const Value& value, DataType type) {
     }
     case TypeId::kNumeric:
       return EncodeBinaryNumeric(value.decimal_value());
+    case TypeId::kBytea:
+      return value.string_value();
+    case TypeId::kJsonb:
+      return "\x01" + value.string_value();
+    case TypeId::kArray: {
+      // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element OID, each
+      // dimension's length and lower bound (1), then each element's length (-1: NULL) and
+      // binary value.
+      DataType element = type.ElementType();
+      std::vector<Value> elements = array::Decode(value.string_value(), element);
+      bool has_null = false;
+      for (const Value& item : elements) has_null = has_null || item.is_null();
+      AppendBigEndian(&out, elements.empty() ? 0 : 1, 4);
+      AppendBigEndian(&out, has_null ? 1 : 0, 4);
+      AppendBigEndian(&out, static_cast<uint32_t>(element.Oid()), 4);
+      if (!elements.empty()) {
+        AppendBigEndian(&out, elements.size(), 4);
+        AppendBigEndian(&out, 1, 4);
+      }
+      for (const Value& item : elements) {
+        if (item.is_null()) {
+          AppendBigEndian(&out, 0xFFFFFFFFu, 4);
+          continue;
+        }
+        std::string bytes = EncodeBinaryValue(item, element);
+        AppendBigEndian(&out, bytes.size(), 4);
+        out += bytes;
+      }
+      return out;
+    }
     case TypeId::kUnknown:
     case TypeId::kVarchar:
       return value.ToText(type);

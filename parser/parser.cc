@@ -3,6 +3,7 @@
 #include <antlr4-runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -104,6 +105,29 @@ class StackCheckingListener : public antlr4::tree::ParseTreeListener {
   const StackLimit& limit_;
 };
 
+// How deep parentheses may nest. ANTLR's adaptive prediction recurses through every open
+// parenthesis when it must tell `( query )` from `( expression )`, and that recursion is not
+// a rule entry the StackCheckingListener sees; bounding the nesting in the tokens first keeps
+// it far from the stack's end (and from its quadratic time). Real queries nest a few levels.
+constexpr int kMaxParenthesisDepth = 200;
+
+void RefuseDeepParentheses(antlr4::CommonTokenStream* tokens) {
+  tokens->fill();
+  int depth = 0;
+  for (antlr4::Token* token : tokens->getTokens()) {
+    if (token->getType() == StaveSqlLexer::LPAREN) {
+      if (++depth > kMaxParenthesisDepth) {
+        throw SqlError(std::string(StackLimit::kStatementTooComplex), "stack depth limit exceeded",
+                       static_cast<int>(token->getStartIndex()) + 1)
+            .WithHint(
+                fmt::format("Parentheses nest at most {} levels deep.", kMaxParenthesisDepth));
+      }
+    } else if (token->getType() == StaveSqlLexer::RPAREN) {
+      depth = std::max(depth - 1, 0);
+    }
+  }
+}
+
 std::vector<StatementPtr> ParseLocked(std::string_view sql) {
   StackLimit stack_limit(kMaxParseStackBytes);
   // Note that ANTLRInputStream drops a leading UTF-8 byte order mark, so positions then count
@@ -115,6 +139,7 @@ std::vector<StatementPtr> ParseLocked(std::string_view sql) {
   lexer.removeErrorListeners();  // The default one prints to stderr.
   lexer.addErrorListener(&error_listener);
   antlr4::CommonTokenStream tokens(&lexer);
+  RefuseDeepParentheses(&tokens);
 
   StaveSqlParser parser(&tokens);
   parser.removeErrorListeners();

@@ -267,7 +267,7 @@ def errors_and_secrets(pg, server, url):
     pg.psql("CREATE TABLE wrong_types (id text, n bigint)")
     expect_error(server, "CREATE SINK e FROM nums WITH (connector = 'postgres', url = '%s', "
                  "table = 'wrong_types')" % url, "42804", "wrong_types")
-    pg.psql("CREATE TABLE no_key (parity bigint, total bigint, cnt bigint)")
+    pg.psql("CREATE TABLE no_key (parity bigint, total numeric, cnt bigint)")
     expect_error(server, "CREATE SINK e FROM sums WITH (connector = 'postgres', url = '%s', "
                  "table = 'no_key', primary_key = 'parity')" % url, "22023", "unique index")
     dead = "postgresql://postgres:%s@127.0.0.1:%d/postgres" % (PASSWORD, free_port())

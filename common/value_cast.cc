@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "common/decimal.h"
 #include "common/array_value.h"
 #include "common/bytea.h"
+#include "common/decimal.h"
 #include "common/jsonb.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"

@@ -284,4 +284,22 @@ std::string AggregateCall::ToString() const {
                      arg->ToString());
 }
 
+void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
+  if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
+    for (const BoundExprPtr& arg : expr->args) SplitConjuncts(arg, conjuncts);
+    return;
+  }
+  conjuncts->push_back(expr);
+}
+
+BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  BoundExprPtr result = conjuncts[0];
+  for (size_t i = 1; i < conjuncts.size(); ++i) {
+    result =
+        BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {result, conjuncts[i]});
+  }
+  return result;
+}
+
 }  // namespace stave::planner

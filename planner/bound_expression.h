@@ -151,7 +151,7 @@ struct BoundExpr {
   /// kUnknown): the first coercion of it decides the parameter's type (see
   /// ExpressionBinder::Coerce).
   std::shared_ptr<parser::ParameterSlot> parameter;
-  std::vector<BoundExprPtr> args;                  ///< kFunction; kSubquery: ANY/ALL's operand.
+  std::vector<BoundExprPtr> args;  ///< kFunction; kSubquery: ANY/ALL's operand.
   /// kOuterColumn: how many queries out the row is (1: the query right around the subquery).
   size_t outer_depth = 0;
   std::shared_ptr<const BoundSubquery> subquery;  ///< kSubquery.
@@ -168,6 +168,11 @@ struct BoundExpr {
   /// expressions in the select list, and by EXPLAIN).
   std::string ToString() const;
 };
+
+/// Appends the conjuncts of `expr` (the arguments of nested ANDs, else `expr` itself).
+void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts);
+/// The AND of `conjuncts`, left-deep; null when there are none.
+BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts);
 
 /// The text of a kSubquery expression, `operand` being its operand's (ANY, ALL). Defined in
 /// subquery_binder.cc, which sees BoundSubquery.

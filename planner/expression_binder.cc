@@ -7,8 +7,8 @@
 #include <limits>
 #include <map>
 
-#include "common/decimal.h"
 #include "common/array_value.h"
+#include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "common/value_cast.h"

@@ -97,24 +97,6 @@ void CollectColumns(const BoundExpr& expr, std::set<size_t>* columns) {
   for (const auto& arg : expr.args) CollectColumns(*arg, columns);
 }
 
-void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
-  if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
-    for (const auto& arg : expr->args) SplitConjuncts(arg, conjuncts);
-    return;
-  }
-  conjuncts->push_back(expr);
-}
-
-BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  BoundExprPtr result = conjuncts[0];
-  for (size_t i = 1; i < conjuncts.size(); ++i) {
-    result =
-        BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {result, conjuncts[i]});
-  }
-  return result;
-}
-
 bool Within(const std::set<size_t>& columns, size_t begin, size_t end) {
   return !columns.empty() && *columns.begin() >= begin && *columns.rbegin() < end;
 }

@@ -141,7 +141,7 @@ std::string DescribeNode(const PlanNode& node) {
                          ExplainExpression(*filter.condition, input),
                          filter.inclusive ? "passes" : "reaches",
                          ExplainExpression(*filter.time, input), filter.offset);
-      }
+    }
     case PlanNodeKind::kWindow: {
       std::vector<std::string> calls;
       for (const WindowFunction& function : static_cast<const WindowNode&>(node).functions) {

@@ -127,24 +127,6 @@ BoundExprPtr Substitute(const BoundExprPtr& expr, const std::vector<BoundExprPtr
   });
 }
 
-void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
-  if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
-    for (const BoundExprPtr& arg : expr->args) SplitConjuncts(arg, conjuncts);
-    return;
-  }
-  conjuncts->push_back(expr);
-}
-
-BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  BoundExprPtr result = conjuncts[0];
-  for (size_t i = 1; i < conjuncts.size(); ++i) {
-    result =
-        BoundExpr::MakeFunction(ScalarFunction::kAnd, TypeId::kBoolean, {result, conjuncts[i]});
-  }
-  return result;
-}
-
 PlanNodePtr MakeFilter(PlanNodePtr input, BoundExprPtr predicate) {
   auto filter = std::make_shared<FilterNode>();
   filter->predicate = std::move(predicate);

@@ -16,14 +16,6 @@ struct UpperBound {
   int64_t limit = 0;
 };
 
-void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
-  if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
-    for (const BoundExprPtr& arg : expr->args) SplitConjuncts(arg, conjuncts);
-    return;
-  }
-  conjuncts->push_back(expr);
-}
-
 // `column <= N`, `column < N`, `column = N` (either way round) over an integer column.
 std::optional<UpperBound> BoundOf(const BoundExpr& conjunct) {
   if (conjunct.kind != BoundExpr::Kind::kFunction || conjunct.args.size() != 2) return {};

@@ -13,8 +13,8 @@
 #include "executor/operators/repeat_operator.h"
 #include "executor/operators/time_window_operator.h"
 #include "executor/plan_builder.h"
-#include "executor/window_order.h"
 #include "executor/subquery_evaluation.h"
+#include "executor/window_order.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
 

@@ -405,7 +405,7 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
       return result;
     }
     case parser::StatementKind::kSelect:
-      return Select(static_cast<const parser::SelectStatement&>(statement));
+      return Select(static_cast<const parser::SelectStatement&>(statement), session);
     case parser::StatementKind::kCreateStream:
       return CreateStream(static_cast<const parser::CreateStreamStatement&>(statement));
     case parser::StatementKind::kCreateMaterializedView:
@@ -446,8 +446,7 @@ QueryResult Database::Describe(const parser::Statement& statement) {
     case parser::StatementKind::kInsert:
     case parser::StatementKind::kUpdate:
     case parser::StatementKind::kDelete:
-      MakeDml().Describe(statement);
-      return shape;
+      return MakeDml().Describe(statement);
     case parser::StatementKind::kShowObjects:
     case parser::StatementKind::kExplain: {
       // Neither changes anything; their columns depend on what they show.
@@ -932,7 +931,13 @@ QueryResult Database::Drop(const parser::DropStatement& drop) {
           .WithHint(fmt::format("Use DROP {} to remove a {}.", TagWord(*KindOf(object->type)),
                                 planner::ObjectTypeName(object->type)));
     }
-    if (drop.if_exists) return Command(tag);
+    if (drop.if_exists) {
+      QueryResult result = Command(tag);
+      result.notices.push_back(
+          {"NOTICE", "00000",
+           fmt::format("{} \"{}\" does not exist, skipping", KindWord(drop.object_kind), name)});
+      return result;
+    }
     throw SqlError(sqlstate::kUndefinedTable,
                    fmt::format("{} \"{}\" does not exist", KindWord(drop.object_kind), name),
                    drop.position);
@@ -1039,7 +1044,7 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
   return result;
 }
 
-QueryResult Database::Select(const parser::SelectStatement& select) {
+QueryResult Database::Select(const parser::SelectStatement& select, const SessionContext& session) {
   planner::BoundQuery query = planner::BindQuery(select, catalog_, planner::QueryPurpose::kBatch);
   for (const auto& input : query.inputs) {
     if (std::optional<std::string> error = engine_->JobError(input->id)) {
@@ -1054,7 +1059,7 @@ QueryResult Database::Select(const parser::SelectStatement& select) {
   // as of the last committed epoch (RocksDB holds nothing else of theirs), tables with
   // every acknowledged write.
   std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
-  return ExecuteBatchQuery(query, *snapshot);
+  return ExecuteBatchQuery(query, *snapshot, session.cancellation);
 }
 
 }  // namespace stave::executor

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "common/cancellation.h"
 #include "executor/dml.h"
 #include "executor/engine.h"
 #include "executor/metrics.h"
@@ -48,6 +49,9 @@ struct SessionContext {
   /// SET streaming_parallelism: parallel instances per stage of the views the session
   /// creates; 0: the server's default.
   size_t streaming_parallelism = 0;
+  /// The client's request to stop the statement (a CancelRequest, statement_timeout);
+  /// ad-hoc queries check it between chunks. Null: nobody can cancel it.
+  const Cancellation* cancellation = nullptr;
 };
 
 /// One Stave database: the store, the catalog, the engine running the views, and the
@@ -163,7 +167,7 @@ class Database {
   DmlExecutor MakeDml();
   QueryResult Drop(const parser::DropStatement& drop);
   QueryResult ShowObjects(const parser::ShowObjectsStatement& show);
-  QueryResult Select(const parser::SelectStatement& select);
+  QueryResult Select(const parser::SelectStatement& select, const SessionContext& session = {});
 
   DatabaseOptions options_;
   const planner::ConnectorRegistry* connectors_;

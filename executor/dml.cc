@@ -430,7 +430,7 @@ QueryResult DmlExecutor::Delete(const parser::DeleteStatement& remove, Transacti
                    fmt::format("DELETE {}", affected.size()));
 }
 
-void DmlExecutor::Describe(const parser::Statement& statement) const {
+QueryResult DmlExecutor::Describe(const parser::Statement& statement) const {
   switch (statement.kind) {
     case parser::StatementKind::kInsert: {
       const auto& insert = static_cast<const parser::InsertStatement&>(statement);
@@ -440,7 +440,7 @@ void DmlExecutor::Describe(const parser::Statement& statement) const {
       std::vector<size_t> targets = InsertTargets(insert, object);
       if (insert.query) {
         planner::BindQuery(*insert.query, *catalog_, planner::QueryPurpose::kBatch);
-        return;
+        return Returning(object, "", insert.returning, {}, "");
       }
       planner::BindScope empty;
       planner::ExpressionBinder binder(&empty);
@@ -450,7 +450,7 @@ void DmlExecutor::Describe(const parser::Statement& statement) const {
                               values[i]->position);
         }
       }
-      return;
+      return Returning(object, "", insert.returning, {}, "");
     }
     case parser::StatementKind::kUpdate: {
       const auto& update = static_cast<const parser::UpdateStatement&>(statement);
@@ -462,7 +462,7 @@ void DmlExecutor::Describe(const parser::Statement& statement) const {
       // Assignments first: in `SET a = $1 WHERE a = $1` PostgreSQL types $1 by the target.
       BindAssignments(update, object, &binder);
       if (update.where) binder.BindPredicate(*update.where, "WHERE");
-      return;
+      return Returning(object, update.table.alias, update.returning, {}, "");
     }
     case parser::StatementKind::kDelete: {
       const auto& remove = static_cast<const parser::DeleteStatement&>(statement);
@@ -472,10 +472,10 @@ void DmlExecutor::Describe(const parser::Statement& statement) const {
       planner::BindScope scope{object.name, remove.table.alias, object.columns, {}, {}};
       planner::ExpressionBinder binder(&scope);
       if (remove.where) binder.BindPredicate(*remove.where, "WHERE");
-      return;
+      return Returning(object, remove.table.alias, remove.returning, {}, "");
     }
     default:
-      return;
+      return {};
   }
 }
 

@@ -36,8 +36,9 @@ class DmlExecutor {
 
   /// Binds an INSERT, UPDATE or DELETE without running it, so that the types of its
   /// parameters (`$n`, see parser::ParameterSlot) are inferred; also reports the errors
-  /// binding finds (unknown table or column, type mismatches). Other statements: nothing.
-  void Describe(const parser::Statement& statement) const;
+  /// binding finds (unknown table or column, type mismatches). Returns what the statement
+  /// returns: RETURNING's columns, else no rows. Other statements: nothing.
+  QueryResult Describe(const parser::Statement& statement) const;
 
   /// Applies a transaction atomically: locks its tables in id order, checks new keys again
   /// against writes committed meanwhile, and writes every table's log record and rows in

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/data_type.h"
 #include "common/value.h"
 #include "executor/query_result.h"
@@ -22,6 +23,10 @@ struct PreparedStatement {
   /// The types of $1 ... $n: as the client declared them, else as the statement's context
   /// decides (`col = $1` takes col's type), else text. What ParameterDescription reports.
   std::vector<DataType> parameter_types;
+  /// The OIDs ParameterDescription reports, one per parameter; empty: each type's own. A
+  /// parameter nothing decides is text (25), as PostgreSQL describes it, though its values
+  /// are Stave's one string type (whose OID is varchar's, 1043).
+  std::vector<int32_t> parameter_oids;
   /// What the statement returns (returns_rows and columns, no rows): what Describe reports.
   executor::QueryResult description;
   /// The query string held no statement: Execute answers EmptyQueryResponse.
@@ -74,6 +79,20 @@ class QuerySession {
 
   /// Tells the session that a statement failed, so a transaction block becomes failed.
   virtual void OnError() = 0;
+
+  /// The columns of the SQL cursor `name` (DECLARE), or nullopt if there is none: cursors
+  /// are portals in PostgreSQL, so clients (psycopg's named cursors) Describe them as such.
+  virtual std::optional<executor::QueryResult> DescribeCursor(std::string_view name) const {
+    static_cast<void>(name);
+    return std::nullopt;
+  }
+
+  /// Hands the session the object through which a CancelRequest from another connection
+  /// stops its running statement (see Cancellation); a session without one cancels only on
+  /// its own statement_timeout. Called once, before the first statement.
+  virtual void AttachCancellation(std::shared_ptr<Cancellation> cancellation) {
+    static_cast<void>(cancellation);
+  }
 };
 
 /// Creates the session of a new connection from its StartupMessage parameters (user,

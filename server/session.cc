@@ -10,8 +10,10 @@
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "executor/plan_builder.h"
+#include "parser/copy_statement.h"
 #include "parser/parser.h"
 #include "server/flag_values.h"
+#include "server/statement_timeout.h"
 
 namespace stave::server {
 namespace {
@@ -70,6 +72,13 @@ const SettingDefinition* FindSetting(const std::string& lower_name) {
 executor::QueryResult Command(std::string tag) {
   executor::QueryResult result;
   result.command_tag = std::move(tag);
+  return result;
+}
+
+// COMMIT and ROLLBACK outside a transaction block succeed with PostgreSQL's warning.
+executor::QueryResult WarnOutsideBlock(executor::QueryResult result, bool in_block) {
+  if (!in_block)
+    result.notices.push_back({"WARNING", "25P01", "there is no transaction in progress"});
   return result;
 }
 
@@ -136,6 +145,10 @@ char Session::TransactionStatus() const {
   return 'I';
 }
 
+void Session::AttachCancellation(std::shared_ptr<Cancellation> cancellation) {
+  cancellation_ = std::move(cancellation);
+}
+
 void Session::OnError() {
   if (transaction_ == TransactionState::kInBlock) transaction_ = TransactionState::kFailed;
   // An error in the extended protocol (a bad parameter in Bind, say) ends the implicit
@@ -148,6 +161,16 @@ void Session::OnError() {
 
 bool Session::RunSimpleQuery(std::string_view sql,
                              const std::function<void(const executor::QueryResult&)>& on_result) {
+  // COPY and the cursor statements are read without the grammar; each is a query string
+  // of its own.
+  if (std::optional<parser::CopyStatement> copy = parser::ParseCopy(sql)) {
+    on_result(RunCopy(*copy));
+    return true;
+  }
+  if (std::optional<parser::CursorStatement> cursor = parser::ParseCursorStatement(sql)) {
+    on_result(RunCursorStatement(*cursor));
+    return true;
+  }
   std::vector<parser::StatementPtr> statements = parser::Parse(sql);
   if (statements.empty()) return false;
   if (statements.size() > 1 && transaction_ == TransactionState::kIdle) {
@@ -207,6 +230,11 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
       executor::SessionContext context;
       const std::string& parallelism = settings_["streaming_parallelism"];
       if (parallelism != "default") context.streaming_parallelism = std::stoul(parallelism);
+      std::optional<Cancellation::Clock::time_point> deadline;
+      std::chrono::milliseconds timeout = ParseStatementTimeout(settings_["statement_timeout"], 0);
+      if (timeout.count() > 0) deadline = Cancellation::Clock::now() + timeout;
+      Cancellation::Statement running(cancellation_.get(), deadline);
+      context.cancellation = cancellation_.get();
       return database_->Execute(statement, writes_.get(), context);
     }
   }
@@ -258,6 +286,8 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     } else {
       stored = "default";
     }
+  } else if (name == "statement_timeout") {
+    stored = FormatStatementTimeout(ParseStatementTimeout(value, position));
   } else if (name == "client_encoding") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -357,11 +387,15 @@ executor::QueryResult Session::Reset(const parser::ResetVariableStatement& reset
 
 executor::QueryResult Session::Transaction(const parser::TransactionStatement& statement) {
   switch (statement.transaction_kind) {
-    case parser::TransactionKind::kBegin:
+    case parser::TransactionKind::kBegin: {
       if (transaction_ == TransactionState::kFailed) {
         throw SqlError(
             sqlstate::kInFailedTransaction,
             "current transaction is aborted, commands ignored until end of transaction block");
+      }
+      executor::QueryResult begin = Command("BEGIN");
+      if (transaction_ == TransactionState::kInBlock) {
+        begin.notices.push_back({"WARNING", "25001", "there is already a transaction in progress"});
       }
       // In a multi-statement string, BEGIN turns the implicit transaction into a block that
       // the statements before it belong to.
@@ -369,19 +403,27 @@ executor::QueryResult Session::Transaction(const parser::TransactionStatement& s
         writes_ = std::make_unique<executor::Transaction>();
       }
       transaction_ = TransactionState::kInBlock;
-      return Command("BEGIN");
+      return begin;
+    }
     case parser::TransactionKind::kCommit: {
       bool failed = transaction_ == TransactionState::kFailed;
+      // PostgreSQL warns outside any block; an implicit one (statements of one query
+      // string) ends quietly.
+      bool in_block = transaction_ != TransactionState::kIdle;
       std::unique_ptr<executor::Transaction> writes = std::move(writes_);
       transaction_ = TransactionState::kIdle;
+      CloseCursorsAtTransactionEnd(!failed);
       if (failed) return Command("ROLLBACK");
       if (writes) database_->Commit(writes.get());  // On error the transaction is over too.
-      return Command("COMMIT");
+      return WarnOutsideBlock(Command("COMMIT"), in_block);
     }
-    case parser::TransactionKind::kRollback:
+    case parser::TransactionKind::kRollback: {
+      bool in_block = transaction_ != TransactionState::kIdle;
       writes_.reset();
       transaction_ = TransactionState::kIdle;
-      return Command("ROLLBACK");
+      CloseCursorsAtTransactionEnd(false);
+      return WarnOutsideBlock(Command("ROLLBACK"), in_block);
+    }
   }
   return Command("BEGIN");
 }

@@ -6,7 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/sql_error.h"
 #include "executor/database.h"
+#include "parser/copy_statement.h"
+#include "parser/cursor_statement.h"
 #include "server/query_session.h"
 
 namespace stave::server {
@@ -32,6 +35,8 @@ class Session : public QuerySession {
   executor::QueryResult ExecutePrepared(const PreparedStatement& statement,
                                         const std::vector<Value>& parameters) override;
   void Sync() override;
+  void AttachCancellation(std::shared_ptr<Cancellation> cancellation) override;
+  std::optional<executor::QueryResult> DescribeCursor(std::string_view name) const override;
 
  private:
   /// What `statement` would return, without running it (see executor::Database::Describe);
@@ -41,6 +46,19 @@ class Session : public QuerySession {
   /// the statements run with it, which the caller ends (on error it is rolled back here).
   executor::QueryResult RunInImplicitTransaction(const parser::Statement& statement);
   executor::QueryResult RunStatement(const parser::Statement& statement);
+  /// COPY ... TO STDOUT (session_copy.cc): runs its query, whose rows the connection sends
+  /// as CopyData.
+  executor::QueryResult RunCopy(const parser::CopyStatement& copy);
+  /// DECLARE, FETCH, MOVE, CLOSE (session_cursors.cc).
+  executor::QueryResult RunCursorStatement(const parser::CursorStatement& statement);
+  /// What Describe reports for a cursor statement: a FETCH returns its cursor's columns.
+  executor::QueryResult DescribeCursorStatement(const parser::CursorStatement& statement) const;
+  /// At COMMIT (`committed`) or ROLLBACK: closes the cursors without HOLD, and on rollback
+  /// also the ones declared in the transaction.
+  void CloseCursorsAtTransactionEnd(bool committed);
+  /// `error`, found in a query that starts at `query_position` of the statement around it,
+  /// with its position in that statement.
+  static SqlError AtQueryPosition(const SqlError& error, int query_position);
   executor::QueryResult Set(const parser::SetVariableStatement& set);
   executor::QueryResult Show(const parser::ShowVariableStatement& show);
   executor::QueryResult Reset(const parser::ResetVariableStatement& reset);
@@ -64,6 +82,16 @@ class Session : public QuerySession {
   } transaction_ = TransactionState::kIdle;
   /// The open transaction's table writes; null outside a transaction block.
   std::unique_ptr<executor::Transaction> writes_;
+  /// Stops the running statement on a CancelRequest or at its statement_timeout.
+  std::shared_ptr<Cancellation> cancellation_ = std::make_shared<Cancellation>();
+  /// An open cursor: its query's rows, run at DECLARE, and how far FETCH has come.
+  struct Cursor {
+    executor::QueryResult rows;
+    size_t next_row = 0;
+    bool hold = false;
+    bool declared_in_block = false;  // In the transaction block still open.
+  };
+  std::map<std::string, Cursor> cursors_;  // By name.
 };
 
 }  // namespace stave::server

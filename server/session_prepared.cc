@@ -14,6 +14,8 @@ namespace {
 /// filled in before each run.
 struct SessionPreparedStatement : PreparedStatement {
   parser::StatementPtr statement;
+  /// Instead of `statement`: DECLARE, FETCH, MOVE or CLOSE (they take no parameters).
+  std::optional<parser::CursorStatement> cursor;
 };
 
 // Whether `$n` may stand for a value in a statement of `kind`. Definitions that are kept
@@ -54,6 +56,20 @@ class SlotModeScope {
 
 std::shared_ptr<const PreparedStatement> Session::Prepare(
     std::string_view sql, const std::vector<std::optional<DataType>>& parameter_types) {
+  if (std::optional<parser::CursorStatement> cursor = parser::ParseCursorStatement(sql)) {
+    if (!parameter_types.empty() || sql.find('$') != std::string_view::npos) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "bound parameters are not supported in cursor statements");
+    }
+    auto prepared = std::make_shared<SessionPreparedStatement>();
+    prepared->description = DescribeCursorStatement(*cursor);
+    prepared->cursor = std::move(cursor);
+    return prepared;
+  }
+  if (parser::ParseCopy(sql)) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "COPY is supported in the simple query protocol only");
+  }
   std::vector<parser::StatementPtr> statements = parser::Parse(sql);
   if (statements.size() > 1) {
     throw SqlError(sqlstate::kSyntaxError,
@@ -97,8 +113,11 @@ std::shared_ptr<const PreparedStatement> Session::Prepare(
   }
   for (const auto& slot : slots) {
     // A parameter nothing decides is text, as PostgreSQL resolves an unknown.
-    if (slot->type.id == TypeId::kUnknown) slot->type = TypeId::kVarchar;
+    constexpr int32_t kTextOid = 25;
+    bool untyped = slot->type.id == TypeId::kUnknown;
+    if (untyped) slot->type = TypeId::kVarchar;
     prepared->parameter_types.push_back(slot->type);
+    prepared->parameter_oids.push_back(untyped ? kTextOid : slot->type.Oid());
   }
   return prepared;
 }
@@ -126,6 +145,13 @@ executor::QueryResult Session::Describe(const parser::Statement& statement) {
 executor::QueryResult Session::ExecutePrepared(const PreparedStatement& statement,
                                                const std::vector<Value>& parameters) {
   const auto& prepared = static_cast<const SessionPreparedStatement&>(statement);
+  if (prepared.cursor) {
+    if (transaction_ == TransactionState::kIdle) {
+      writes_ = std::make_unique<executor::Transaction>();
+      transaction_ = TransactionState::kImplicit;
+    }
+    return RunCursorStatement(*prepared.cursor);
+  }
   const parser::Statement& parsed = *prepared.statement;
   if (parameters.size() != parsed.parameters.size()) {
     throw SqlError(sqlstate::kProtocolViolation,

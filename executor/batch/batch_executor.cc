@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/cancellation.h"
 #include "common/sql_error.h"
 #include "executor/aggregate_state.h"
 #include "executor/chunk.h"
@@ -27,9 +28,19 @@ std::vector<DataType> TypesOf(const std::vector<planner::Column>& columns) {
   return types;
 }
 
-std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& snapshot);
+/// What every operator of one query shares: the snapshot it reads, and the client's request
+/// to stop it (checked between chunks, so a cancel or a statement timeout takes effect within
+/// a chunk's work).
+struct BatchContext {
+  const storage::Snapshot& snapshot;
+  const Cancellation* cancellation;
 
-std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& snapshot) {
+  void ThrowIfCancelled() const { ::stave::ThrowIfCancelled(cancellation); }
+};
+
+std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& context);
+
+std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& context) {
   std::vector<DataType> types = TypesOf(scan.output);
   if (scan.system_rows) {
     Chunk chunk = Chunk::WithTypes(types);
@@ -74,17 +85,20 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const storage::Snapshot& 
     if (current.size() == kChunkRows) {
       chunks.push_back(std::move(current));
       current = Chunk::WithTypes(types);
+      context.ThrowIfCancelled();
     }
     return true;
   };
-  Status status = snapshot.ScanStateTable(StateTableId(scan.object->id, kViewRowsSlot), visit);
+  Status status =
+      context.snapshot.ScanStateTable(StateTableId(scan.object->id, kViewRowsSlot), visit);
   status.ThrowIfError();
   if (corrupt) throw SqlError("XX001", "corrupt row in \"" + scan.object->name + "\"");
   if (!current.empty()) chunks.push_back(std::move(current));
   return chunks;
 }
 
-std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chunk> input) {
+std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chunk> input,
+                             const BatchContext& context) {
   std::vector<DataType> key_types;
   for (const auto& key : node.group_keys) key_types.push_back(key->type);
   // Groups in first-seen order, found by their memcomparable key.
@@ -99,6 +113,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
   if (node.group_keys.empty()) index.emplace("", new_group({}));
   std::string key;
   for (const Chunk& chunk : input) {
+    context.ThrowIfCancelled();
     std::vector<Column> key_columns;
     for (const auto& expr : node.group_keys) key_columns.push_back(Evaluate(*expr, chunk));
     std::vector<std::optional<Column>> args;
@@ -147,7 +162,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
 /// A hash join (or, without keys, a nested loop) over materialized inputs. Rows whose key
 /// holds a NULL never match; the residual is evaluated over each candidate pair.
 std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
-                        std::vector<Chunk> right) {
+                        std::vector<Chunk> right, const BatchContext& context) {
   std::vector<DataType> output_types = TypesOf(node.output);
   // Pairs of rows: the left's columns, then the right's (a semi or anti join outputs the
   // left's only).
@@ -201,6 +216,7 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
   std::vector<std::pair<size_t, size_t>> pairs;
   auto test_candidates = [&] {
     if (candidates.empty()) return;
+    context.ThrowIfCancelled();
     std::vector<uint8_t> keep(candidates.size(), 1);
     if (node.residual) {
       Column result = Evaluate(*node.residual, candidates);
@@ -231,6 +247,7 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
   };
   bool keyed = !node.left_keys.empty();
   for (size_t li = 0; li < l.rows.size(); ++li) {
+    if (li % kChunkRows == 0) context.ThrowIfCancelled();
     if (keyed) {
       if (l.null_key[li]) continue;
       auto [begin, end] = table.equal_range(l.keys[li]);
@@ -425,10 +442,11 @@ std::vector<Chunk> Limit(const planner::LimitNode& node, std::vector<Chunk> inpu
   return output;
 }
 
-std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& snapshot) {
+std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& context) {
+  context.ThrowIfCancelled();
   switch (node.kind) {
     case planner::PlanNodeKind::kScan:
-      return Scan(static_cast<const planner::ScanNode&>(node), snapshot);
+      return Scan(static_cast<const planner::ScanNode&>(node), context);
     case planner::PlanNodeKind::kValues: {
       std::vector<Chunk> chunks;
       chunks.push_back(ValuesRows(static_cast<const planner::ValuesNode&>(node)));
@@ -437,7 +455,7 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kRepeat: {
       const auto& repeat = static_cast<const planner::RepeatNode&>(node);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, snapshot)) {
+      for (Chunk& chunk : Run(*node.input, context)) {
         Chunk repeated = RepeatOperator::Apply(repeat.count_column, chunk);
         if (!repeated.empty()) output.push_back(std::move(repeated));
       }
@@ -446,7 +464,8 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kFilter: {
       const auto& filter = static_cast<const planner::FilterNode&>(node);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, snapshot)) {
+      for (Chunk& chunk : Run(*node.input, context)) {
+        context.ThrowIfCancelled();
         Chunk kept = FilterOperator::Apply(*filter.predicate, std::move(chunk));
         if (!kept.empty()) output.push_back(std::move(kept));
       }
@@ -455,7 +474,8 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kProject: {
       const auto& project = static_cast<const planner::ProjectNode&>(node);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, snapshot)) {
+      for (Chunk& chunk : Run(*node.input, context)) {
+        context.ThrowIfCancelled();
         output.push_back(ProjectOperator::Apply(project.expressions, std::move(chunk)));
       }
       return output;
@@ -463,33 +483,33 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
     case planner::PlanNodeKind::kTimeWindow: {
       const auto& window = static_cast<const planner::TimeWindowNode&>(node);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, snapshot)) {
+      for (Chunk& chunk : Run(*node.input, context)) {
         Chunk windowed = TimeWindowOperator::Apply(window, chunk);
         if (!windowed.empty()) output.push_back(std::move(windowed));
       }
       return output;
     }
     case planner::PlanNodeKind::kAggregate:
-      return Aggregate(static_cast<const planner::AggregateNode&>(node),
-                       Run(*node.input, snapshot));
+      return Aggregate(static_cast<const planner::AggregateNode&>(node), Run(*node.input, context),
+                       context);
     case planner::PlanNodeKind::kSort:
-      return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, snapshot));
+      return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, context));
     case planner::PlanNodeKind::kLimit:
-      return Limit(static_cast<const planner::LimitNode&>(node), Run(*node.input, snapshot));
+      return Limit(static_cast<const planner::LimitNode&>(node), Run(*node.input, context));
     case planner::PlanNodeKind::kJoin: {
       const auto& join = static_cast<const planner::JoinNode&>(node);
-      return Join(join, Run(*join.input, snapshot), Run(*join.right, snapshot));
+      return Join(join, Run(*join.input, context), Run(*join.right, context), context);
     }
     case planner::PlanNodeKind::kWindow:
       return Window(static_cast<const planner::WindowNode&>(node).functions, std::nullopt,
-                    node.output, Run(*node.input, snapshot));
+                    node.output, Run(*node.input, context));
     case planner::PlanNodeKind::kTopN: {
       const auto& top = static_cast<const planner::TopNNode&>(node);
-      return Window({top.function}, top.limit, node.output, Run(*node.input, snapshot));
+      return Window({top.function}, top.limit, node.output, Run(*node.input, context));
     }
     case planner::PlanNodeKind::kUnion: {
-      std::vector<Chunk> output = Run(*node.input, snapshot);
-      for (Chunk& chunk : Run(*static_cast<const planner::UnionNode&>(node).right, snapshot)) {
+      std::vector<Chunk> output = Run(*node.input, context);
+      for (Chunk& chunk : Run(*static_cast<const planner::UnionNode&>(node).right, context)) {
         output.push_back(std::move(chunk));
       }
       return output;
@@ -504,11 +524,11 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const storage::Snapshot& s
 /// Runs subqueries over the same snapshot as the query around them.
 class BatchSubqueryRunner : public SubqueryRunner {
  public:
-  explicit BatchSubqueryRunner(const storage::Snapshot* snapshot) : snapshot_(snapshot) {}
+  explicit BatchSubqueryRunner(const BatchContext* context) : context_(context) {}
 
   std::vector<Value> FirstColumn(const planner::PlanNode& plan) override {
     std::vector<Value> values;
-    for (const Chunk& chunk : Run(plan, *snapshot_)) {
+    for (const Chunk& chunk : Run(plan, *context_)) {
       for (size_t r = 0; r < chunk.size(); ++r) {
         values.push_back(chunk.columns.empty() ? Value::Null() : chunk.columns[0].GetValue(r));
       }
@@ -517,20 +537,22 @@ class BatchSubqueryRunner : public SubqueryRunner {
   }
 
  private:
-  const storage::Snapshot* snapshot_;
+  const BatchContext* context_;
 };
 
 }  // namespace
 
-QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot) {
-  BatchSubqueryRunner subquery_runner(&snapshot);
+QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot,
+                              const Cancellation* cancellation) {
+  BatchContext context{snapshot, cancellation};
+  BatchSubqueryRunner subquery_runner(&context);
   ScopedSubqueryRunner subqueries(&subquery_runner);
   QueryResult result;
   result.returns_rows = true;
   for (size_t i = 0; i < query.visible_columns; ++i) {
     result.columns.push_back({query.root->output[i].name, query.root->output[i].type});
   }
-  for (const Chunk& chunk : Run(*query.root, snapshot)) {
+  for (const Chunk& chunk : Run(*query.root, context)) {
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<Value> row;
       row.reserve(query.visible_columns);

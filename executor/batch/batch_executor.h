@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/cancellation.h"
 #include "executor/query_result.h"
 #include "planner/logical_plan.h"
 #include "storage/store.h"
@@ -9,7 +10,9 @@ namespace stave::executor {
 /// Runs an ad-hoc SELECT to completion over one snapshot: materialized views are read as
 /// their rows at the snapshot's epoch, so every view a query touches is seen at the same
 /// point. Filters and projections share the streaming operators' code; aggregation, sort
-/// and limit are batch-only. Throws SqlError for runtime errors.
-QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot);
+/// and limit are batch-only. Throws SqlError for runtime errors, and 57014 once
+/// `cancellation` (may be null) asks the query to stop.
+QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot,
+                              const Cancellation* cancellation = nullptr);
 
 }  // namespace stave::executor

@@ -157,12 +157,19 @@ void MessageWriter::WritePortalSuspended() {
 }
 
 void MessageWriter::WriteParameterDescription(const std::vector<DataType>& types) {
-  if (types.size() > static_cast<size_t>(std::numeric_limits<uint16_t>::max())) {
+  std::vector<int32_t> oids;
+  oids.reserve(types.size());
+  for (DataType type : types) oids.push_back(type.Oid());
+  WriteParameterOids(oids);
+}
+
+void MessageWriter::WriteParameterOids(const std::vector<int32_t>& oids) {
+  if (oids.size() > static_cast<size_t>(std::numeric_limits<uint16_t>::max())) {
     throw std::invalid_argument("too many parameters for the protocol");
   }
   WriteMessage('t', [&] {
-    AddInt16(static_cast<int16_t>(static_cast<uint16_t>(types.size())));
-    for (DataType type : types) AddInt32(type.Oid());
+    AddInt16(static_cast<int16_t>(static_cast<uint16_t>(oids.size())));
+    for (int32_t oid : oids) AddInt32(oid);
   });
 }
 
@@ -176,6 +183,25 @@ void MessageWriter::WriteEmptyQueryResponse() {
 
 void MessageWriter::WriteErrorResponse(const ErrorFields& fields) {
   WriteErrorOrNotice('E', fields);
+}
+
+void MessageWriter::WriteCopyOutResponse(size_t columns) {
+  if (columns > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
+    throw std::invalid_argument("too many result columns for the protocol");
+  }
+  WriteMessage('H', [&] {
+    AddByte(0);  // Text, not binary.
+    AddInt16(static_cast<int16_t>(columns));
+    for (size_t i = 0; i < columns; ++i) AddInt16(0);
+  });
+}
+
+void MessageWriter::WriteCopyData(std::string_view data) {
+  WriteMessage('d', [&] { AddBytes(data); });
+}
+
+void MessageWriter::WriteCopyDone() {
+  WriteMessage('c', [] {});
 }
 
 void MessageWriter::WriteNoticeResponse(const ErrorFields& fields) {

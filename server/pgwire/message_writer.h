@@ -58,8 +58,15 @@ class MessageWriter {
   void WritePortalSuspended();
   /// The type OIDs of a prepared statement's parameters.
   void WriteParameterDescription(const std::vector<DataType>& types);
+  /// ParameterDescription with the OIDs given.
+  void WriteParameterOids(const std::vector<int32_t>& oids);
   void WriteCommandComplete(std::string_view command_tag);
   void WriteEmptyQueryResponse();
+  /// CopyOutResponse of COPY ... TO STDOUT: text format, `columns` columns.
+  void WriteCopyOutResponse(size_t columns);
+  /// CopyData: one line of COPY output.
+  void WriteCopyData(std::string_view data);
+  void WriteCopyDone();
   void WriteErrorResponse(const ErrorFields& fields);
   void WriteNoticeResponse(const ErrorFields& fields);
   /// Tells a client that asked for a newer minor version or for `_pq_.` protocol options

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/sql_error.h"
+#include "server/pgwire/copy_out.h"
 #include "server/pgwire/message_reader.h"
 #include "server/pgwire/protocol.h"
 
@@ -137,6 +138,7 @@ bool PgConnection::RunStartup() {
   try {
     session_ = (*session_factory_)(parameters);
     if (session_ == nullptr) throw std::runtime_error("could not create a session");
+    if (config_.cancellation) session_->AttachCancellation(config_.cancellation);
     // Authentication is "trust": every client is accepted.
     writer_.WriteAuthenticationOk();
     for (const auto& [name, value] : session_->StartupParameters()) {
@@ -285,8 +287,29 @@ void PgConnection::SendChangedParameters() {
   }
 }
 
+void PgConnection::SendNotices(const executor::QueryResult& result) {
+  for (const executor::Notice& notice : result.notices) {
+    ErrorFields fields;
+    fields.severity = notice.severity;
+    fields.sqlstate = notice.sqlstate;
+    fields.message = notice.message;
+    writer_.WriteNoticeResponse(fields);
+  }
+}
+
 void PgConnection::SendResult(const executor::QueryResult& result) {
-  if (result.returns_rows) {
+  SendNotices(result);
+  if (result.copy_out) {
+    writer_.WriteCopyOutResponse(result.columns.size());
+    if (result.copy_out->header) {
+      writer_.WriteCopyData(CopyHeaderLine(result.columns, *result.copy_out));
+    }
+    for (const std::vector<Value>& row : result.rows) {
+      writer_.WriteCopyData(CopyOutLine(row, result.columns, *result.copy_out));
+      FlushIfLarge();
+    }
+    writer_.WriteCopyDone();
+  } else if (result.returns_rows) {
     writer_.WriteRowDescription(result.columns);
     for (const std::vector<Value>& row : result.rows) {
       writer_.WriteDataRow(row, result.columns);

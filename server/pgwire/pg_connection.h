@@ -33,6 +33,9 @@ struct PgConnectionConfig {
   /// Called when the connection turns out to be a CancelRequest, with the key it quotes
   /// (not verified: that is the callee's job). May be empty.
   std::function<void(int32_t process_id, int32_t secret_key)> on_cancel_request;
+  /// What a CancelRequest quoting this connection's key triggers; handed to the session.
+  /// May be null.
+  std::shared_ptr<Cancellation> cancellation;
 };
 
 /// The PostgreSQL v3 protocol for one client connection, from the startup packet to the
@@ -83,6 +86,8 @@ class PgConnection {
   void HandleSync();
   void SendChangedParameters();
   void SendResult(const executor::QueryResult& result);
+  // NoticeResponses of a statement, before its CommandComplete.
+  void SendNotices(const executor::QueryResult& result);
   // Reports a statement error: ErrorResponse, then QuerySession::OnError.
   void ReportError(const ErrorFields& fields);
   // Best-effort FATAL ErrorResponse before the connection ends.

@@ -149,7 +149,11 @@ void PgConnection::HandleDescribe(std::string_view body) {
                      fmt::format("prepared statement {} does not exist", Quoted(message.name)));
     }
     const PreparedStatement& statement = *found->second;
-    writer_.WriteParameterDescription(statement.parameter_types);
+    if (statement.parameter_oids.empty()) {
+      writer_.WriteParameterDescription(statement.parameter_types);
+    } else {
+      writer_.WriteParameterOids(statement.parameter_oids);
+    }
     // Result formats are not known before Bind: the description says text.
     if (statement.description.returns_rows) {
       writer_.WriteRowDescription(statement.description.columns);
@@ -160,6 +164,10 @@ void PgConnection::HandleDescribe(std::string_view body) {
   }
   auto found = portals_.find(message.name);
   if (found == portals_.end()) {
+    if (std::optional<executor::QueryResult> cursor = session_->DescribeCursor(message.name)) {
+      writer_.WriteRowDescription(cursor->columns);
+      return;
+    }
     throw SqlError(kInvalidCursorName,
                    fmt::format("portal {} does not exist", Quoted(message.name)));
   }
@@ -188,6 +196,7 @@ void PgConnection::HandleExecute(std::string_view body) {
     portal.result = session_->ExecutePrepared(*portal.statement, portal.parameters);
     portal.executed = true;
     SendChangedParameters();
+    SendNotices(portal.result);
     if (portal.result.returns_rows &&
         portal.result.columns.size() != portal.statement->description.columns.size()) {
       // The catalog changed since Parse (a view dropped and created again): the rows no

@@ -79,6 +79,7 @@ PgServer::PgServer(std::string listen_address, uint16_t port, QuerySessionFactor
     PgConnectionConfig config;
     config.process_id = key.process_id;
     config.secret_key = key.secret_key;
+    config.cancellation = key.cancellation;
     config.peer =
         error ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
     config.startup_timeout = options_.startup_timeout;
@@ -125,37 +126,37 @@ PgServer::BackendKey PgServer::RegisterConnection() {
     key.process_id = next_process_id_;
     next_process_id_ =
         next_process_id_ == std::numeric_limits<int32_t>::max() ? 1 : next_process_id_ + 1;
-  } while (secret_key_by_process_.contains(key.process_id));
+  } while (key_by_process_.contains(key.process_id));
   // The secret makes cancel requests unforgeable by other clients, so it comes from the
   // operating system's random source.
   key.secret_key = static_cast<int32_t>(random_device_());
-  secret_key_by_process_[key.process_id] = key.secret_key;
+  key.cancellation = std::make_shared<Cancellation>();
+  key_by_process_[key.process_id] = key;
   return key;
 }
 
 void PgServer::UnregisterConnection(int32_t process_id) {
   std::lock_guard<std::mutex> lock(keys_mutex_);
-  secret_key_by_process_.erase(process_id);
+  key_by_process_.erase(process_id);
 }
 
 void PgServer::OnCancelRequest(int32_t process_id, int32_t secret_key) {
-  bool matches = false;
+  std::shared_ptr<Cancellation> cancellation;
   {
     std::lock_guard<std::mutex> lock(keys_mutex_);
-    auto it = secret_key_by_process_.find(process_id);
-    matches = it != secret_key_by_process_.end() && it->second == secret_key;
+    auto it = key_by_process_.find(process_id);
+    if (it != key_by_process_.end() && it->second.secret_key == secret_key) {
+      cancellation = it->second.cancellation;
+    }
   }
-  if (!matches) {
+  if (!cancellation) {
     spdlog::debug("pgwire: ignoring a cancel request with an unknown key for connection {}",
                   process_id);
     return;
   }
-  if (options_.on_cancel) {
-    options_.on_cancel(process_id);
-  } else {
-    spdlog::info("pgwire: cancel request for connection {} (query cancellation not available)",
-                 process_id);
-  }
+  spdlog::info("pgwire: cancel request for connection {}", process_id);
+  cancellation->Cancel();
+  if (options_.on_cancel) options_.on_cancel(process_id);
 }
 
 }  // namespace stave::server::pgwire

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/cancellation.h"
 #include "common/status.h"
 #include "server/query_session.h"
 
@@ -24,8 +25,8 @@ struct PgServerOptions {
   /// How long a client may take to send its StartupMessage; zero means no limit.
   std::chrono::milliseconds startup_timeout{60'000};
   /// Called for a CancelRequest whose (process id, secret key) matches a live connection,
-  /// with that connection's process id, on the thread of the cancel connection. This is the
-  /// hook for query cancellation; without it a valid cancel request is only logged.
+  /// with that connection's process id, on the thread of the cancel connection, after the
+  /// connection's running statement was asked to stop (see Cancellation). May be empty.
   std::function<void(int32_t process_id)> on_cancel;
 };
 
@@ -65,6 +66,8 @@ class PgServer {
   struct BackendKey {
     int32_t process_id;
     int32_t secret_key;
+    /// Stops the connection's running statement; shared with its session.
+    std::shared_ptr<Cancellation> cancellation;
   };
 
   // Hands out the key of a new connection and remembers it for cancel requests.
@@ -77,9 +80,9 @@ class PgServer {
   std::unique_ptr<TcpServer> tcp_server_;
 
   std::mutex keys_mutex_;
-  int32_t next_process_id_ = 1;                                 // GUARDED_BY(keys_mutex_)
-  std::unordered_map<int32_t, int32_t> secret_key_by_process_;  // GUARDED_BY(keys_mutex_)
-  std::random_device random_device_;                            // GUARDED_BY(keys_mutex_)
+  int32_t next_process_id_ = 1;                             // GUARDED_BY(keys_mutex_)
+  std::unordered_map<int32_t, BackendKey> key_by_process_;  // GUARDED_BY(keys_mutex_)
+  std::random_device random_device_;                        // GUARDED_BY(keys_mutex_)
 };
 
 }  // namespace stave::server::pgwire

@@ -139,6 +139,28 @@ TEST_F(PgConnectionTest, EveryStatementOfAQueryGetsItsResults) {
   EXPECT_EQ(messages[7].body, "T");
 }
 
+TEST_F(PgConnectionTest, CopyToStdoutSendsCopyDataBetweenCopyOutAndCopyDone) {
+  auto messages = AfterStartup(Converse(Startup() + QueryBytes("COPY rows 2") + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "HdddcCZ");
+  // Text format overall, two columns in text format.
+  EXPECT_EQ(messages[0].body, std::string("\0\0\2\0\0\0\0", 7));
+  EXPECT_EQ(messages[1].body, "n,s\n");
+  EXPECT_EQ(messages[2].body, "0,row 0\n");
+  EXPECT_EQ(messages[3].body, "1,row 1\n");
+  EXPECT_EQ(messages[4].body, "");
+  EXPECT_EQ(messages[5].body, std::string("COPY 2\0", 7));
+}
+
+TEST_F(PgConnectionTest, NoticesPrecedeCommandComplete) {
+  auto messages = AfterStartup(Converse(Startup() + QueryBytes("NOTICE") + Terminate()));
+  ASSERT_EQ(MessageTypes(messages), "NNCZ");
+  EXPECT_EQ(ErrorField(messages[0], 'S'), "NOTICE");
+  EXPECT_EQ(ErrorField(messages[0], 'C'), "00000");
+  EXPECT_EQ(ErrorField(messages[0], 'M'), "table \"x\" does not exist, skipping");
+  EXPECT_EQ(ErrorField(messages[1], 'S'), "WARNING");
+  EXPECT_EQ(ErrorField(messages[1], 'C'), "25P01");
+}
+
 TEST_F(PgConnectionTest, TypesAndNullsInTextFormat) {
   auto messages = AfterStartup(Converse(Startup() + QueryBytes("SELECT types") + Terminate()));
   ASSERT_EQ(MessageTypes(messages), "TDCZ");

@@ -28,6 +28,8 @@ namespace stave::server::testing {
 ///   SELECT types              one row of every type, with a NULL in the last column
 ///   SELECT rows N             N rows of (n bigint, s varchar)
 ///   SELECT bad row            a row whose value does not match its column type
+///   COPY rows N               the rows of SELECT rows N as COPY TO STDOUT CSV HEADER
+///   NOTICE                    tag "NOTICE" with a NOTICE and a WARNING
 ///   BEGIN / COMMIT / ROLLBACK transaction status changes, as PostgreSQL
 ///   SET application_name = V  reported back as a changed parameter
 ///   THROW                     throws std::runtime_error("boom")
@@ -199,6 +201,23 @@ class ScriptedQuerySession : public QuerySession {
         result.rows.push_back({Value::Int(i), Value::String("row " + std::to_string(i))});
       }
       result.command_tag = "SELECT " + std::to_string(count);
+      return result;
+    }
+    if (statement.starts_with("COPY rows ")) {
+      result = Run("SELECT rows " + std::string(statement.substr(10)), position);
+      result.returns_rows = false;
+      result.copy_out.emplace();
+      result.copy_out->csv = true;
+      result.copy_out->header = true;
+      result.copy_out->delimiter = ',';
+      result.copy_out->null_string = "";
+      result.command_tag = "COPY " + std::to_string(result.rows.size());
+      return result;
+    }
+    if (statement == "NOTICE") {
+      result.notices = {{"NOTICE", "00000", "table \"x\" does not exist, skipping"},
+                        {"WARNING", "25P01", "there is no transaction in progress"}};
+      result.command_tag = "NOTICE";
       return result;
     }
     if (statement == "SELECT bad row") {

@@ -154,5 +154,22 @@ TEST_F(SessionPreparedTest, ErrorsAsPostgreSql) {
   }
 }
 
+TEST_F(SessionPreparedTest, ReturningIsDescribedAndUntypedParametersAreText) {
+  auto insert =
+      session_->Prepare("INSERT INTO t (id, name) VALUES ($1, $2) RETURNING id, name", {});
+  ASSERT_TRUE(insert->description.returns_rows);
+  ASSERT_EQ(insert->description.columns.size(), 2u);
+  EXPECT_EQ(insert->description.columns[0].name, "id");
+  EXPECT_EQ(insert->description.columns[1].type.id, TypeId::kVarchar);
+  auto remove = session_->Prepare("DELETE FROM t WHERE id = $1 RETURNING *", {});
+  EXPECT_EQ(remove->description.columns.size(), 4u);
+  auto update = session_->Prepare("UPDATE t SET price = 1 WHERE id = $1", {});
+  EXPECT_FALSE(update->description.returns_rows);
+  // PostgreSQL describes a parameter nothing types as text (25); one a column types as its
+  // column's type.
+  auto untyped = session_->Prepare("SELECT $1, name FROM t WHERE name = $2 AND id = $3", {});
+  EXPECT_EQ(untyped->parameter_oids, (std::vector<int32_t>{25, 1043, 20}));
+}
+
 }  // namespace
 }  // namespace stave::server

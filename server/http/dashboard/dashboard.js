@@ -219,8 +219,8 @@
                   s.finished_epoch, s.owed_epochs, s.last_error];
         });
         fillTable("sources", results[3].sources, function (s) {
-          return [s.stream, s.connector, s.reader, s.position, s.bad_records, s.watermark,
-                  s.late_rows];
+          return [s.stream, s.connector, s.reader, s.position, s.lag, s.bad_records,
+                  s.watermark, s.late_rows];
         });
         var status = document.getElementById("status");
         status.textContent = "live, updated " + new Date().toLocaleTimeString();

@@ -187,7 +187,10 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
   engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval, options.state_memory_bytes,
                                      options.workers);
   next_object_id_ = store_->next_object_id();
+  statements_total_ = metrics_.Counter(
+      "stave_statements_total", {}, "SQL statements executed by the database (queries, DDL, DML).");
   RegisterSystemTables();
+  RegisterJobSystemTables();
 }
 
 Database::~Database() { Shutdown(); }
@@ -278,8 +281,17 @@ void Database::RegisterSystemTables() {
   sources.columns = {{"stream", TypeId::kVarchar},    {"connector", TypeId::kVarchar},
                      {"reader", TypeId::kVarchar},    {"position", TypeId::kVarchar},
                      {"bad_records", TypeId::kInt64}, {"watermark", TypeId::kVarchar},
-                     {"late_rows", TypeId::kInt64}};
+                     {"late_rows", TypeId::kInt64},   {"lag", TypeId::kVarchar}};
   sources.rows = [this] {
+    // Live lag per partition (Kafka) of each job's first source, as "partition:records,...".
+    std::map<uint32_t, std::string> lags;
+    for (const JobGraph& graph : engine_->DescribeJobs()) {
+      if (graph.nodes.empty() || graph.nodes[0].lag.empty()) continue;
+      std::string& text = lags[graph.id];
+      for (const auto& [partition, records] : graph.nodes[0].lag) {
+        text += fmt::format("{}{}:{}", text.empty() ? "" : ",", partition, records);
+      }
+    }
     std::vector<std::vector<Value>> rows;
     for (const planner::CatalogObjectPtr& reader : catalog_.List()) {
       if (reader->depends_on.size() != 1) continue;
@@ -299,7 +311,8 @@ void Database::RegisterSystemTables() {
                ? Value::String(Value::Int(*summary.watermark)
                                    .ToText(stream->columns[*stream->watermark_column].type))
                : Value::Null(),
-           Value::Int(static_cast<int64_t>(summary.late_rows))});
+           Value::Int(static_cast<int64_t>(summary.late_rows)),
+           lags.count(reader->id) ? Value::String(lags[reader->id]) : Value::Null()});
     }
     return rows;
   };
@@ -324,7 +337,10 @@ void Database::Shutdown() {
 
 void Database::Recover(JobSet* jobs) {
   auto entries = store_->LoadCatalogEntries().ValueOrThrow();
+  spdlog::info("recovering {} objects as of epoch {}", entries.size(), store_->committed_epoch());
+  size_t recovered = 0;
   for (const auto& [id, bytes] : entries) {
+    ++recovered;
     std::optional<planner::CatalogObject> entry = planner::DeserializeCatalogEntry(bytes);
     if (!entry) throw SqlError("XX001", fmt::format("catalog entry {} is corrupt", id));
     try {
@@ -355,6 +371,8 @@ void Database::Recover(JobSet* jobs) {
       } else {
         throw SqlError("XX001", "not a CREATE statement");
       }
+      spdlog::info("recovering: planned {} \"{}\" ({}/{})", planner::ObjectTypeName(entry->type),
+                   entry->name, recovered, entries.size());
     } catch (const SqlError& error) {
       throw SqlError("XX001",
                      fmt::format("cannot recover {} \"{}\" from its definition: {}",
@@ -384,6 +402,7 @@ size_t Database::default_parallelism() const {
 
 QueryResult Database::Execute(const parser::Statement& statement, Transaction* transaction,
                               const SessionContext& session) {
+  statements_total_->fetch_add(1, std::memory_order_relaxed);
   switch (statement.kind) {
     case parser::StatementKind::kCreateTable:
       return CreateTable(static_cast<const parser::CreateTableStatement&>(statement));
@@ -415,6 +434,8 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
       return Drop(static_cast<const parser::DropStatement&>(statement));
     case parser::StatementKind::kShowObjects:
       return ShowObjects(static_cast<const parser::ShowObjectsStatement&>(statement));
+    case parser::StatementKind::kShowSystemTable:
+      return ShowSystemTable(static_cast<const parser::ShowSystemTableStatement&>(statement));
     case parser::StatementKind::kCheckpoint:
       CheckpointCoveringWrites();
       return Command("CHECKPOINT");
@@ -448,6 +469,7 @@ QueryResult Database::Describe(const parser::Statement& statement) {
     case parser::StatementKind::kDelete:
       return MakeDml().Describe(statement);
     case parser::StatementKind::kShowObjects:
+    case parser::StatementKind::kShowSystemTable:
     case parser::StatementKind::kExplain: {
       // Neither changes anything; their columns depend on what they show.
       QueryResult result = Execute(statement);

@@ -92,6 +92,37 @@ class Database {
   /// committed with the next epoch and used at later starts.
   void SetCheckpointInterval(std::chrono::milliseconds interval, bool persist);
 
+  /// A sink as the admin API and the system tables show it: never its options (they may
+  /// hold a password), only its target's description.
+  struct SinkDescription {
+    uint32_t id = 0;
+    std::string name;
+    std::string connector;
+    std::string input;   ///< What it reads: a name, or "(query)".
+    std::string target;  ///< Without secrets.
+    planner::Delivery requested = planner::Delivery::kExactlyOnce;
+    planner::Delivery derived = planner::Delivery::kExactlyOnce;
+    SinkStatus status;
+  };
+  std::vector<SinkDescription> DescribeSinks() const;
+
+  /// A running job: the dataflow of a materialized view or of a sink.
+  struct JobDescription {
+    JobGraph graph;
+    std::string kind;  ///< "materialized view" or "sink".
+    size_t parallelism = 1;
+    /// Only for a view: its definition (a sink's may hold a password).
+    std::string definition;
+  };
+  std::vector<JobDescription> DescribeJobs();
+
+  /// Takes a checkpoint that covers every write acknowledged before the call (as CHECKPOINT
+  /// does) and returns the epoch committed then. Throws SqlError.
+  uint64_t CheckpointNow();
+
+  /// Approximate bytes of committed state on disk, over all objects.
+  uint64_t ApproximateStateBytes() const { return store_->ApproximateSize(); }
+
   Metrics* metrics() { return &metrics_; }
   const DatabaseOptions& options() const { return options_; }
   const planner::Catalog& catalog() const { return catalog_; }
@@ -145,6 +176,10 @@ class Database {
   void Recover(JobSet* jobs);
   /// Adds the tables of the stave_catalog schema (checkpoint history, ...).
   void RegisterSystemTables();
+  /// Adds the system tables of the engine's jobs and their operators.
+  void RegisterJobSystemTables();
+  /// SHOW JOBS, SHOW CHECKPOINTS: a system table's rows.
+  QueryResult ShowSystemTable(const parser::ShowSystemTableStatement& show);
 
   QueryResult CreateStream(const parser::CreateStreamStatement& create);
   QueryResult CreateView(const parser::CreateMaterializedViewStatement& create,
@@ -181,6 +216,7 @@ class Database {
   uint64_t next_object_id_;                            // GUARDED_BY(ddl_mutex_)
   mutable std::mutex sinks_mutex_;
   std::map<uint32_t, SinkRuntime> sinks_;  // GUARDED_BY(sinks_mutex_)
+  std::atomic<uint64_t>* statements_total_ = nullptr;
 };
 
 }  // namespace stave::executor

@@ -25,9 +25,10 @@ Engine::Engine(storage::Store* store, Metrics* metrics,
   checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
   committed_epoch_gauge_ =
       metrics_->Gauge("stave_committed_epoch", {}, "The last committed epoch.");
-  checkpoint_duration_us_ =
-      metrics_->Gauge("stave_last_checkpoint_duration_microseconds", {},
-                      "How long the last checkpoint took, barrier to commit.");
+  checkpoint_duration_ =
+      metrics_->GetHistogram("stave_checkpoint_duration_seconds",
+                             {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+                             "How long checkpoints took, from the barrier to the synced commit.");
   checkpoint_bytes_ = metrics_->Gauge("stave_last_checkpoint_bytes", {},
                                       "Bytes written by the last checkpoint's batch.");
   early_checkpoints_ = metrics_->Counter(
@@ -90,6 +91,13 @@ std::chrono::milliseconds Engine::checkpoint_interval() const {
 std::vector<CheckpointRecord> Engine::CheckpointHistory() const {
   std::lock_guard lock(mutex_);
   return {history_.begin(), history_.end()};
+}
+
+std::vector<JobGraph> Engine::DescribeJobs() const {
+  std::vector<JobGraph> graphs;
+  std::lock_guard lock(jobs_mutex_);
+  for (const auto& [id, job] : jobs_) graphs.push_back(job->Describe());
+  return graphs;
 }
 
 void Engine::Submit(std::unique_ptr<Request> request) {
@@ -269,7 +277,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   }
   checkpoints_total_->fetch_add(1, std::memory_order_relaxed);
   committed_epoch_gauge_->store(static_cast<int64_t>(batch.epoch()));
-  checkpoint_duration_us_->store(micros);
+  checkpoint_duration_->Observe(static_cast<double>(micros) / 1e6);
   checkpoint_bytes_->store(static_cast<int64_t>(bytes));
   spdlog::debug("committed epoch {} ({} bytes, {} us)", batch.epoch(), bytes, micros);
   for (auto& [id, job] : jobs_) job->OnEpochCommitted(batch.epoch());

@@ -101,6 +101,9 @@ class Engine : private EpochCollector {
   std::vector<CheckpointRecord> CheckpointHistory() const;
   static constexpr size_t kCheckpointHistory = 1000;
 
+  /// Every running job's dataflow graph and counters, by job id.
+  std::vector<JobGraph> DescribeJobs() const;
+
  private:
   struct Request {
     Change change;          // Empty for a plain checkpoint request.
@@ -128,7 +131,7 @@ class Engine : private EpochCollector {
   std::unique_ptr<Scheduler> scheduler_;
   std::atomic<bool> throttle_{false};  // Pauses the sources: past the hard memory cap.
   // Changed by the coordinator only; it reads without the lock, Wake() reads under it.
-  std::mutex jobs_mutex_;
+  mutable std::mutex jobs_mutex_;
   JobSet jobs_;
   bool dirty_ = false;  // Coordinator only: rows moved since the last commit.
   std::map<uint32_t, uint64_t> truncated_logs_;  // Coordinator only: log → kept from.
@@ -154,7 +157,7 @@ class Engine : private EpochCollector {
 
   std::atomic<uint64_t>* checkpoints_total_;
   std::atomic<int64_t>* committed_epoch_gauge_;
-  std::atomic<int64_t>* checkpoint_duration_us_;
+  Histogram* checkpoint_duration_;
   std::atomic<int64_t>* checkpoint_bytes_;
   std::atomic<uint64_t>* early_checkpoints_;
   std::atomic<int64_t>* buffered_bytes_;

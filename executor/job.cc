@@ -67,8 +67,20 @@ Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vec
     });
   }
   parallelism_ = stage_tasks.back().size();
+  for (size_t s = 0; s < stages.size(); ++s) {
+    StageShape shape;
+    shape.operators = stages[s].operator_labels;
+    shape.tasks = stage_tasks[s];
+    for (size_t side = 0; side < 2; ++side) {
+      shape.routing[side] = stages[s].InputOf(side).round_robin ? "round-robin" : "hash";
+    }
+    shape.consumer_side = stages[s].output_side;
+    shape.consumer = s + 1 < stages.size() ? static_cast<int>(consumer_of(s)) : -1;
+    stage_shapes_.push_back(std::move(shape));
+  }
   for (size_t i = 0; i < sources.size(); ++i) {
     JobSource& source = sources[i];
+    source_shapes_.push_back({source.label, source.stage, source.side});
     // The first source keeps the plain name, so jobs of one input read their old positions.
     std::string position_name =
         i == 0 ? std::string(SourceTask::kPositionName)
@@ -147,6 +159,51 @@ size_t Job::BufferedBytes() const {
   size_t bytes = 0;
   for (const auto& task : operator_tasks_) bytes += task->buffered_bytes();
   return bytes;
+}
+
+JobGraph Job::Describe() const {
+  JobGraph graph;
+  graph.id = id_;
+  graph.name = name_;
+  graph.failed = context_.failed();
+  graph.error = context_.error();
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    JobGraphNode node;
+    node.id = "source" + std::to_string(i);
+    node.kind = "source";
+    node.label = source_shapes_[i].label.empty() ? "input" : source_shapes_[i].label;
+    const Outbox* outbox = sources_[i]->outbox();
+    node.rows_in = outbox->rows_sent();
+    node.rows_out = node.rows_in;
+    node.backpressured = outbox->blocked() ? 1 : 0;
+    node.lag = sources_[i]->reader()->Lag();
+    graph.edges.push_back({node.id, "stage" + std::to_string(source_shapes_[i].stage),
+                           stage_shapes_[source_shapes_[i].stage].routing[source_shapes_[i].side]});
+    graph.nodes.push_back(std::move(node));
+  }
+  for (size_t s = 0; s < stage_shapes_.size(); ++s) {
+    const StageShape& shape = stage_shapes_[s];
+    JobGraphNode node;
+    node.id = "stage" + std::to_string(s);
+    node.kind = "stage";
+    node.label = "Stage " + std::to_string(s);
+    node.operators = shape.operators;
+    node.parallelism = shape.tasks.size();
+    for (const auto& task : shape.tasks) {
+      node.rows_in += task->rows_in();
+      node.buffered_bytes += task->buffered_bytes();
+      if (const Outbox* outbox = task->outbox()) {
+        node.rows_out += outbox->rows_sent();
+        if (outbox->blocked()) ++node.backpressured;
+      }
+    }
+    if (shape.consumer >= 0) {
+      graph.edges.push_back({node.id, "stage" + std::to_string(shape.consumer),
+                             stage_shapes_[shape.consumer].routing[shape.consumer_side]});
+    }
+    graph.nodes.push_back(std::move(node));
+  }
+  return graph;
 }
 
 }  // namespace stave::executor

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "executor/connectors/source_reader.h"
+#include "executor/job_graph.h"
 #include "executor/runtime/job_context.h"
 #include "executor/runtime/operator_task.h"
 #include "executor/runtime/partitioner.h"
@@ -42,6 +43,9 @@ struct Stage {
   /// `output_stage` (a later one) as its input `output_side`. Ignored for the last stage.
   int output_stage = -1;
   size_t output_side = 0;
+  /// What the stage's operators do, in dataflow order, as EXPLAIN names them (for the
+  /// admin API's dataflow graph).
+  std::vector<std::string> operator_labels;
 
   const StageInput& InputOf(size_t side) const { return side == 0 ? input : right_input; }
 };
@@ -52,6 +56,7 @@ struct JobSource {
   size_t stage = 0;
   size_t side = 0;
   SourceTask::Counters counters;
+  std::string label;  ///< What it reads, e.g. "stream orders" (for the admin API).
 };
 
 /// The running dataflow of one materialized view: a source task reading the view's input
@@ -116,6 +121,9 @@ class Job {
   }
   /// Bytes of uncommitted state the job's operators hold.
   size_t BufferedBytes() const;
+  /// The dataflow's shape and counters now. Thread-safe: reads only atomics and what the
+  /// constructor fixed.
+  JobGraph Describe() const;
   /// Whether rows moved since the last call.
   bool TakeProgress() { return context_.TakeProgress(); }
 
@@ -131,6 +139,21 @@ class Job {
   std::shared_ptr<std::atomic<bool>> log_changes_;
   std::vector<std::shared_ptr<SourceTask>> sources_;
   std::vector<std::shared_ptr<OperatorTask>> operator_tasks_;
+  /// The shape for Describe: each source's label, stage and side; each stage's tasks.
+  struct SourceShape {
+    std::string label;
+    size_t stage = 0;
+    size_t side = 0;
+  };
+  struct StageShape {
+    std::vector<std::string> operators;
+    std::vector<std::shared_ptr<OperatorTask>> tasks;
+    std::string routing[2];    ///< How each input side is routed.
+    int consumer = -1;         ///< The stage it feeds, -1 for the last.
+    size_t consumer_side = 0;  ///< Which input of `consumer`.
+  };
+  std::vector<SourceShape> source_shapes_;
+  std::vector<StageShape> stage_shapes_;
   std::function<void(uint64_t)> on_commit_;
   bool started_ = false;
   bool stopped_ = false;

@@ -237,6 +237,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       source.reader = std::make_unique<ValuesSource>(
           std::static_pointer_cast<const planner::ValuesNode>(FindNode(query.root, plan.values)));
       source.counters.rows_in = rows_in;
+      source.label = "VALUES";
       dataflow.sources.push_back(std::move(source));
       continue;
     }
@@ -249,6 +250,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     JobSource source;
     source.stage = plan.stage;
     source.side = plan.side;
+    source.label =
+        std::string(planner::ObjectTypeName(scan.object->type)) + " " + scan.object->name;
     if (scan.object->type == planner::ObjectType::kTable) {
       source.reader = std::make_unique<TableSource>(tables(scan.object->id), store);
     } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
@@ -286,6 +289,9 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     stage.right_input = plans[s].inputs[1];
     stage.output_stage = plans[s].output_stage;
     stage.output_side = plans[s].output_side;
+    for (const planner::PlanNode* node : plans[s].nodes) {
+      stage.operator_labels.push_back(planner::ExplainNode(*node));
+    }
     uint32_t stage_slot = next_slot;
     for (uint32_t instance = 0; instance < parallelism; ++instance) {
       // Every instance of an operator shares its state table; keys never overlap, as each
@@ -393,6 +399,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
       metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
                        "Row changes applied to a materialized view.");
   auto log_changes = std::make_shared<std::atomic<bool>>(false);
+  dataflow.stages.back().operator_labels.push_back("Materialize into " + view.name);
   std::vector<std::vector<std::unique_ptr<StreamOperator>>>& last =
       dataflow.stages.back().instances;
   for (uint32_t instance = 0; instance < last.size(); ++instance) {
@@ -425,14 +432,17 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
       writer, types, std::move(key_columns),
       metrics->Counter("stave_sink_rows_out_total", {{"sink", sink.name}},
                        "Row changes a sink handed to its target (after compaction per key)."));
+  std::string sink_label = "Sink " + sink.name + " (" + sink.connector + ")";
   if (parallelism == 1) {
     dataflow.stages.back().instances[0].push_back(std::move(sink_operator));
+    dataflow.stages.back().operator_labels.push_back(sink_label);
   } else {
     // One writer per sink, so that each epoch reaches the target as one transaction. Each
     // key's changes come from one upstream instance, in order.
     Stage stage;
     stage.instances.emplace_back();
     stage.instances[0].push_back(std::move(sink_operator));
+    stage.operator_labels.push_back(sink_label);
     dataflow.stages.push_back(std::move(stage));
   }
   auto job = std::make_unique<Job>(sink.id, sink.name, std::move(dataflow.sources),

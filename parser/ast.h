@@ -282,6 +282,7 @@ enum class StatementKind {
   kCreateSink,
   kExplain,
   kAlterSink,
+  kShowSystemTable,
 };
 
 struct Statement {
@@ -439,6 +440,13 @@ struct DropStatement : Statement {
 struct ShowObjectsStatement : Statement {
   ShowObjectsStatement() : Statement(StatementKind::kShowObjects) {}
   ObjectKind object_kind = ObjectKind::kStream;
+};
+
+/// `SHOW JOBS` and `SHOW CHECKPOINTS`: shorthands for reading the system table of that
+/// name, `stave_catalog.jobs` or `stave_catalog.checkpoints`.
+struct ShowSystemTableStatement : Statement {
+  ShowSystemTableStatement() : Statement(StatementKind::kShowSystemTable) {}
+  std::string table;  ///< "jobs" or "checkpoints".
 };
 
 /// `SHOW name`, `SHOW ALL` (name "all"), `SHOW TIME ZONE` (name "timezone"),

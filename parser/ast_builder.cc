@@ -314,7 +314,15 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   }
 
   antlrcpp::Any visitShowVariable(P::ShowVariableContext* ctx) override {
-    statement_ = MakeShowVariable(BuildVariableName(ctx->variableName()));
+    std::string name = BuildVariableName(ctx->variableName());
+    // No setting has these names: they show the engine's jobs and checkpoints.
+    if (name == "jobs" || name == "checkpoints") {
+      auto show = std::make_unique<ShowSystemTableStatement>();
+      show->table = name;
+      statement_ = std::move(show);
+      return {};
+    }
+    statement_ = MakeShowVariable(std::move(name));
     return {};
   }
 

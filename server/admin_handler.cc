@@ -1,31 +1,356 @@
 #include "server/admin_handler.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
+
+#include "common/failpoint.h"
+#include "common/sql_error.h"
 #include "common/version.h"
+#include "server/http/dashboard_page.h"
 
 namespace stave::server {
+namespace {
 
-http::HttpHandler MakeAdminHandler(executor::Database* database,
-                                   const pgwire::PgServer* pg_server) {
-  return [database, pg_server](const http::HttpRequest& request) {
-    if (request.method != "GET" && request.method != "HEAD") {
-      return http::HttpResponse::Text(405, "method not allowed\n");
+using nlohmann::json;
+
+http::HttpResponse JsonResponse(int status, const json& body) {
+  return http::HttpResponse::Json(status, body.dump() + "\n");
+}
+
+http::HttpResponse JsonError(int status, std::string message) {
+  return JsonResponse(status, json{{"error", std::move(message)}});
+}
+
+// A value of a system table as JSON: numbers as numbers, NULL as null, the rest as text.
+json ValueToJson(const Value& value, const DataType& type) {
+  if (value.is_null()) return nullptr;
+  switch (type.id) {
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      return value.int_value();
+    case TypeId::kFloat64:
+      return value.double_value();
+    default:
+      return value.ToText(type);
+  }
+}
+
+// Every row of system table `name` as an array of objects by column name.
+json SystemTableJson(executor::Database* database, std::string_view name) {
+  const planner::SystemTable* table = database->catalog().FindSystemTable(name);
+  json rows = json::array();
+  if (!table) return rows;
+  for (const std::vector<Value>& row : table->rows()) {
+    json object = json::object();
+    for (size_t i = 0; i < table->columns.size() && i < row.size(); ++i) {
+      object[table->columns[i].name] = ValueToJson(row[i], table->columns[i].type);
     }
-    if (request.path == "/healthz") return http::HttpResponse::Text(200, "ok\n");
-    if (request.path == "/metrics") {
-      std::string body = database->metrics()->RenderPrometheus();
-      body += "# HELP stave_connections Open PostgreSQL protocol connections.\n";
-      body += "# TYPE stave_connections gauge\n";
-      body += fmt::format("stave_connections {}\n", pg_server->connection_count());
-      body += "# HELP stave_build_info Build information.\n# TYPE stave_build_info gauge\n";
-      body += fmt::format("stave_build_info{{version=\"{}\"}} 1\n", kStaveVersion);
-      http::HttpResponse response = http::HttpResponse::Text(200, std::move(body));
-      response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      return response;
+    rows.push_back(std::move(object));
+  }
+  return rows;
+}
+
+// Prometheus label values escape backslash, quote and newline.
+std::string LabelValue(std::string_view text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '\\' || c == '"') escaped += '\\';
+    if (c == '\n') {
+      escaped += "\\n";
+      continue;
     }
-    return http::HttpResponse::Text(404, "not found\n");
-  };
+    escaped += c;
+  }
+  return escaped;
+}
+
+// One metric family rendered at scrape time: HELP, TYPE, then `samples` lines.
+void AppendFamily(std::string* text, std::string_view name, std::string_view type,
+                  std::string_view help, const std::string& samples) {
+  if (samples.empty()) return;
+  *text += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  *text += samples;
+}
+
+json LagJson(const std::vector<std::pair<int32_t, int64_t>>& lag) {
+  json partitions = json::array();
+  for (const auto& [partition, records] : lag) {
+    partitions.push_back({{"partition", partition}, {"records", records}});
+  }
+  return partitions;
+}
+
+}  // namespace
+
+bool IsLoopbackAddress(std::string_view address) {
+  return address == "localhost" || address == "::1" || address.substr(0, 4) == "127.";
+}
+
+bool BearerTokenMatches(std::string_view authorization, std::string_view token) {
+  constexpr std::string_view kScheme = "Bearer ";
+  if (token.empty() || authorization.size() != kScheme.size() + token.size()) return false;
+  // Constant time over the token's length: no early exit that would time the prefix.
+  unsigned char difference = 0;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    difference |=
+        static_cast<unsigned char>(std::tolower(authorization[i]) ^ std::tolower(kScheme[i]));
+  }
+  for (size_t i = 0; i < token.size(); ++i) {
+    difference |= static_cast<unsigned char>(authorization[kScheme.size() + i] ^ token[i]);
+  }
+  return difference == 0;
+}
+
+AdminEndpoint::AdminEndpoint(AdminOptions options, const pgwire::PgServer* pg_server)
+    : options_(std::move(options)), pg_server_(pg_server) {}
+
+http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
+  const std::string& path = request.path;
+  bool get = request.method == "GET" || request.method == "HEAD";
+  bool post = request.method == "POST";
+  if (path == "/healthz") return http::HttpResponse::Text(200, "ok\n");
+  if (path == "/readyz") {
+    bool ready = ready_.load(std::memory_order_acquire);
+    return http::HttpResponse::Text(ready ? 200 : 503, ready ? "ready\n" : "recovering\n");
+  }
+  // The dashboard holds no data of its own: it loads without the token and sends the one
+  // its user types with each API call.
+  if (path == "/" || path == "/index.html") {
+    if (!get) return JsonError(405, "method not allowed");
+    http::HttpResponse response;
+    response.content_type = "text/html; charset=utf-8";
+    response.body = std::string(http::DashboardHtml());
+    response.headers.emplace_back("Cache-Control", "no-cache");
+    return response;
+  }
+  if (!options_.token.empty() &&
+      !BearerTokenMatches(request.Header("Authorization"), options_.token)) {
+    http::HttpResponse response = JsonError(401, "a bearer token is required");
+    response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"stave\"");
+    return response;
+  }
+  if (path == "/api/v1/failpoints") {
+    // Absent, not forbidden, unless enabled: a production server has no such endpoint.
+    if (!options_.enable_failpoints) return JsonError(404, "not found");
+    if (!post) return JsonError(405, "method not allowed");
+    return Failpoints(request);
+  }
+  executor::Database* database = database_.load(std::memory_order_acquire);
+  bool known = path == "/metrics" || path == "/api/v1/jobs" || path == "/api/v1/checkpoints" ||
+               path == "/api/v1/sinks" || path == "/api/v1/sources" ||
+               path == "/api/v1/bad_records";
+  if (!known) return JsonError(404, "not found");
+  if (!database) return JsonError(503, "the database is still recovering");
+  try {
+    if (path == "/api/v1/checkpoints" && post) {
+      uint64_t epoch = database->CheckpointNow();
+      return JsonResponse(200, json{{"epoch", epoch}});
+    }
+    if (!get) return JsonError(405, "method not allowed");
+    if (path == "/metrics") return Metrics(database);
+    if (path == "/api/v1/jobs") return Jobs(database);
+    if (path == "/api/v1/checkpoints") return Checkpoints(database);
+    if (path == "/api/v1/sinks") return Sinks(database);
+    if (path == "/api/v1/sources") {
+      return JsonResponse(200, json{{"sources", SystemTableJson(database, "sources")}});
+    }
+    return JsonResponse(200, json{{"bad_records", SystemTableJson(database, "bad_records")}});
+  } catch (const SqlError& error) {
+    return JsonError(500, error.what());
+  }
+}
+
+double AdminEndpoint::Rate(const std::string& key, uint64_t value) {
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(rates_mutex_);
+  auto [it, inserted] = rates_.try_emplace(key, RateSample{now, value, 0});
+  RateSample& sample = it->second;
+  if (inserted) return 0;
+  std::chrono::duration<double> elapsed = now - sample.time;
+  // Polls closer than a second apart keep the last rate: too short a window is noise.
+  if (elapsed.count() >= 1.0) {
+    sample.rate = value >= sample.value ? (value - sample.value) / elapsed.count() : 0;
+    sample.time = now;
+    sample.value = value;
+  }
+  return sample.rate;
+}
+
+http::HttpResponse AdminEndpoint::Jobs(executor::Database* database) {
+  json jobs = json::array();
+  for (const executor::Database::JobDescription& job : database->DescribeJobs()) {
+    json nodes = json::array();
+    for (const executor::JobGraphNode& node : job.graph.nodes) {
+      std::string key = fmt::format("{}/{}/", job.graph.id, node.id);
+      nodes.push_back({{"id", node.id},
+                       {"kind", node.kind},
+                       {"label", node.label},
+                       {"operators", node.operators},
+                       {"parallelism", node.parallelism},
+                       {"rows_in", node.rows_in},
+                       {"rows_out", node.rows_out},
+                       {"rows_in_per_second", Rate(key + "in", node.rows_in)},
+                       {"rows_out_per_second", Rate(key + "out", node.rows_out)},
+                       {"backpressured_tasks", node.backpressured},
+                       // The share of the node's instances blocked by a full output now.
+                       {"backpressure", static_cast<double>(node.backpressured) /
+                                            static_cast<double>(std::max<size_t>(
+                                                1, node.kind == "source" ? 1 : node.parallelism))},
+                       {"buffered_bytes", node.buffered_bytes},
+                       {"lag", LagJson(node.lag)}});
+    }
+    json edges = json::array();
+    for (const executor::JobGraphEdge& edge : job.graph.edges) {
+      edges.push_back({{"from", edge.from}, {"to", edge.to}, {"routing", edge.routing}});
+    }
+    json entry = {{"id", job.graph.id},
+                  {"name", job.graph.name},
+                  {"kind", job.kind},
+                  {"state", job.graph.failed ? "failed" : "running"},
+                  {"parallelism", job.parallelism},
+                  {"error", job.graph.error.empty() ? json(nullptr) : json(job.graph.error)},
+                  {"nodes", std::move(nodes)},
+                  {"edges", std::move(edges)}};
+    if (!job.definition.empty()) entry["definition"] = job.definition;
+    jobs.push_back(std::move(entry));
+  }
+  return JsonResponse(200, json{{"jobs", std::move(jobs)}});
+}
+
+http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
+  json checkpoints = json::array();
+  for (const executor::CheckpointRecord& record : database->engine()->CheckpointHistory()) {
+    auto started_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(record.started.time_since_epoch())
+            .count();
+    checkpoints.push_back(
+        {{"epoch", record.epoch},
+         {"started", fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z",
+                                 fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)),
+                                 started_ms % 1000)},
+         {"started_ms", started_ms},
+         {"duration_ms", static_cast<double>(record.duration.count()) / 1000.0},
+         {"bytes", record.bytes},
+         {"state", "committed"}});
+  }
+  return JsonResponse(200, json{{"committed_epoch", database->store().committed_epoch()},
+                                {"interval_ms", database->engine()->checkpoint_interval().count()},
+                                {"checkpoints", std::move(checkpoints)}});
+}
+
+http::HttpResponse AdminEndpoint::Sinks(executor::Database* database) {
+  json sinks = json::array();
+  for (const executor::Database::SinkDescription& sink : database->DescribeSinks()) {
+    sinks.push_back(
+        {{"name", sink.name},
+         {"connector", sink.connector},
+         {"from", sink.input},
+         {"target", sink.target},
+         {"requested_delivery", std::string(planner::DeliveryName(sink.requested))},
+         {"derived_delivery", std::string(planner::DeliveryName(sink.derived))},
+         {"state", sink.status.state},
+         {"committed_epoch", sink.status.committed_epoch},
+         {"finished_epoch", sink.status.finished_epoch},
+         {"owed_epochs", sink.status.owed_epochs},
+         {"last_error",
+          sink.status.last_error.empty() ? json(nullptr) : json(sink.status.last_error)}});
+  }
+  return JsonResponse(200, json{{"sinks", std::move(sinks)}});
+}
+
+http::HttpResponse AdminEndpoint::Failpoints(const http::HttpRequest& request) {
+  // The body: {"spec": "epoch_before_commit=crash;..."}, or the specification as plain text.
+  // An empty specification disarms every failpoint.
+  std::string spec = request.body;
+  json parsed = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_object()) {
+    if (!parsed.contains("spec") || !parsed["spec"].is_string()) {
+      return JsonError(400, "expected {\"spec\": \"name=action;...\"}");
+    }
+    spec = parsed["spec"].get<std::string>();
+  }
+  if (spec.empty()) {
+    failpoint::DisarmAll();
+    return JsonResponse(200, json{{"armed", ""}});
+  }
+  std::string error;
+  if (!failpoint::ArmFromSpec(spec, &error)) return JsonError(400, error);
+  spdlog::warn("failpoints armed over HTTP: {}", spec);
+  return JsonResponse(200, json{{"armed", spec}});
+}
+
+http::HttpResponse AdminEndpoint::Metrics(executor::Database* database) {
+  std::string body = database->metrics()->RenderPrometheus();
+  AppendFamily(&body, "stave_connections", "gauge", "Open PostgreSQL protocol connections.",
+               fmt::format("stave_connections {}\n", pg_server_->connection_count()));
+  AppendFamily(&body, "stave_build_info", "gauge", "Build information.",
+               fmt::format("stave_build_info{{version=\"{}\"}} 1\n", kStaveVersion));
+  AppendFamily(&body, "stave_state_disk_bytes", "gauge",
+               "Approximate bytes of committed state on disk.",
+               fmt::format("stave_state_disk_bytes {}\n", database->ApproximateStateBytes()));
+
+  // Per job and per vertex of its dataflow (a source, or a stage of fused operators).
+  std::string rows_in, rows_out, backpressured, buffered, job_state, lag;
+  for (const executor::Database::JobDescription& job : database->DescribeJobs()) {
+    std::string job_labels =
+        fmt::format("job=\"{}\",kind=\"{}\"", LabelValue(job.graph.name), LabelValue(job.kind));
+    size_t job_buffered = 0;
+    for (const executor::JobGraphNode& node : job.graph.nodes) {
+      std::string labels = fmt::format(
+          "{{{},node=\"{}\",operators=\"{}\"}}", job_labels, node.id,
+          LabelValue(node.kind == "source" ? node.label
+                                           : fmt::format("{}", fmt::join(node.operators, " -> "))));
+      rows_in += fmt::format("stave_operator_rows_in_total{} {}\n", labels, node.rows_in);
+      rows_out += fmt::format("stave_operator_rows_out_total{} {}\n", labels, node.rows_out);
+      backpressured +=
+          fmt::format("stave_operator_backpressured_tasks{} {}\n", labels, node.backpressured);
+      job_buffered += node.buffered_bytes;
+      for (const auto& [partition, records] : node.lag) {
+        lag += fmt::format("stave_source_lag_records{{{},source=\"{}\",partition=\"{}\"}} {}\n",
+                           job_labels, LabelValue(node.label), partition, records);
+      }
+    }
+    buffered += fmt::format("stave_job_buffered_state_bytes{{{}}} {}\n", job_labels, job_buffered);
+    job_state += fmt::format("stave_job_failed{{{}}} {}\n", job_labels, job.graph.failed ? 1 : 0);
+  }
+  AppendFamily(&body, "stave_operator_rows_in_total", "counter",
+               "Row changes a dataflow vertex received (a source: read).", rows_in);
+  AppendFamily(&body, "stave_operator_rows_out_total", "counter",
+               "Row changes a dataflow vertex sent downstream.", rows_out);
+  AppendFamily(&body, "stave_operator_backpressured_tasks", "gauge",
+               "Instances of a vertex whose output waits on a full downstream channel.",
+               backpressured);
+  AppendFamily(&body, "stave_job_buffered_state_bytes", "gauge",
+               "Uncommitted state a job's operators hold in memory.", buffered);
+  AppendFamily(&body, "stave_job_failed", "gauge", "1 if a job stopped on an error.", job_state);
+  AppendFamily(&body, "stave_source_lag_records", "gauge",
+               "Records a job's source is behind the end of a partition (Kafka), as last fetched.",
+               lag);
+
+  std::string committed, finished, owed;
+  for (const executor::Database::SinkDescription& sink : database->DescribeSinks()) {
+    std::string labels = fmt::format("{{sink=\"{}\",connector=\"{}\"}}", LabelValue(sink.name),
+                                     LabelValue(sink.connector));
+    committed +=
+        fmt::format("stave_sink_committed_epoch{} {}\n", labels, sink.status.committed_epoch);
+    finished += fmt::format("stave_sink_finished_epoch{} {}\n", labels, sink.status.finished_epoch);
+    owed += fmt::format("stave_sink_owed_epochs{} {}\n", labels, sink.status.owed_epochs);
+  }
+  AppendFamily(&body, "stave_sink_committed_epoch", "gauge",
+               "The last checkpoint that holds a sink's share.", committed);
+  AppendFamily(&body, "stave_sink_finished_epoch", "gauge", "The last epoch a sink's target has.",
+               finished);
+  AppendFamily(&body, "stave_sink_owed_epochs", "gauge",
+               "Committed epochs a sink's target does not have yet.", owed);
+
+  http::HttpResponse response = http::HttpResponse::Text(200, std::move(body));
+  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  return response;
 }
 
 }  // namespace stave::server

@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   stave::executor::DatabaseOptions options;
   options.data_directory = "stave-data";
   std::string listen = "127.0.0.1";
+  std::string http_listen = "127.0.0.1";
+  std::string admin_token;
   uint16_t pg_port = 4566;
   uint16_t http_port = 4567;
   std::string checkpoint_interval = "1s";
@@ -39,6 +42,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--http-port", http_port, "HTTP admin port (0 picks a free one)")
       ->capture_default_str();
+  app.add_option("--http-listen", http_listen,
+                 "Address the HTTP admin port listens on; other than loopback it needs a token")
+      ->capture_default_str();
+  app.add_option("--admin-token", admin_token,
+                 "Bearer token the HTTP admin API requires (else $STAVE_ADMIN_TOKEN; none: "
+                 "open on loopback)");
   app.add_option("--checkpoint-interval", checkpoint_interval,
                  "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
       ->capture_default_str();
@@ -58,7 +67,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   app.add_flag("--enable-failpoints", options.enable_failpoints,
-               "Let clients arm failpoints with SET stave.failpoints (testing only)");
+               "Let clients arm failpoints with SET stave.failpoints and POST "
+               "/api/v1/failpoints (testing only)");
   app.set_version_flag("--version", std::string(stave::kStaveVersion));
   CLI11_PARSE(app, argc, argv);
 
@@ -86,6 +96,16 @@ int main(int argc, char** argv) {
       !byte_size("--state-cache", state_cache, &options.state_cache_bytes)) {
     return 2;
   }
+  if (admin_token.empty()) {
+    if (const char* token = std::getenv("STAVE_ADMIN_TOKEN")) admin_token = token;
+  }
+  if (!stave::server::IsLoopbackAddress(http_listen) && admin_token.empty()) {
+    fmt::print(stderr,
+               "staved: --http-listen {}: the admin port may listen beyond loopback only with a "
+               "token (--admin-token or STAVE_ADMIN_TOKEN)\n",
+               http_listen);
+    return 2;
+  }
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
@@ -103,36 +123,44 @@ int main(int argc, char** argv) {
   stave::planner::ConnectorRegistry connectors;
   stave::executor::RegisterBuiltinConnectors(&connectors);
   std::unique_ptr<stave::executor::Database> database;
+  stave::server::pgwire::PgServer pg_server(
+      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+        return std::make_unique<stave::server::Session>(database.get(), parameters);
+      });
+
+  // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
+  // database recovers; the PostgreSQL port only once it has.
+  stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
+  stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
+  if (stave::Status status = http_server.Start(); !status.ok()) {
+    spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());
+    return 1;
+  }
+  spdlog::info("HTTP admin on {}:{}{}; recovering \"{}\"", http_listen, http_server.port(),
+               admin_token.empty() ? "" : " (bearer token required)", options.data_directory);
   try {
     database = stave::executor::Database::Open(options, &connectors);
   } catch (const stave::SqlError& error) {
     spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
                      error.what());
+    http_server.Stop();
     return 1;
   }
-
-  stave::server::pgwire::PgServer pg_server(
-      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
-        return std::make_unique<stave::server::Session>(database.get(), parameters);
-      });
-  stave::server::http::HttpServer http_server(
-      listen, http_port, stave::server::MakeAdminHandler(database.get(), &pg_server));
+  admin.set_database(database.get());
   if (stave::Status status = pg_server.Start(); !status.ok()) {
     spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
+    http_server.Stop();
     return 1;
   }
-  if (stave::Status status = http_server.Start(); !status.ok()) {
-    spdlog::critical("cannot serve HTTP on {}:{}: {}", listen, http_port, status.ToString());
-    pg_server.Stop();
-    return 1;
-  }
+  admin.set_ready(true);
   spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
-               stave::kStaveVersion, listen, pg_server.port(), listen, http_server.port(),
+               stave::kStaveVersion, listen, pg_server.port(), http_listen, http_server.port(),
                options.data_directory);
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  admin.set_ready(false);
   pg_server.Stop();
   http_server.Stop();
   database->Shutdown();

@@ -61,6 +61,10 @@ class SourceReader {
   /// For a reader of several splits (a Kafka topic's partitions): the splits it reads now.
   /// Empty for a reader of one.
   virtual std::vector<int32_t> Splits() const { return {}; }
+  /// For a reader of a log whose end it learns (a Kafka topic): per split, the records
+  /// between its position and the end of the log as last seen. Thread-safe, unlike the rest:
+  /// the admin API reads it while the job polls.
+  virtual std::vector<std::pair<int32_t, int64_t>> Lag() const { return {}; }
   /// With Splits(): the split each row of the chunk of the last Poll came from, in order.
   virtual const std::vector<int32_t>& RowSplits() const {
     static const std::vector<int32_t> kNone;

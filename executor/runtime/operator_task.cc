@@ -54,6 +54,7 @@ void OperatorTask::Handle(size_t index, Message message) {
   Input& input = inputs_[index];
   switch (message.kind) {
     case Message::Kind::kChunk:
+      rows_in_.fetch_add(message.chunk.size(), std::memory_order_relaxed);
       operators_.front()->OnInputChunk(input.side, std::move(message.chunk));
       break;
     case Message::Kind::kBarrier:

@@ -37,6 +37,8 @@ class OperatorTask : public JobTask {
 
   /// Uncommitted state bytes of the operators, as of the end of the last slice.
   size_t buffered_bytes() const { return buffered_bytes_.load(std::memory_order_relaxed); }
+  /// Row changes received so far, over all inputs. Readable from any thread.
+  uint64_t rows_in() const { return rows_in_.load(std::memory_order_relaxed); }
 
  protected:
   PollResult PollSlice() override;
@@ -65,6 +67,7 @@ class OperatorTask : public JobTask {
   int64_t watermark_ = INT64_MIN;
   int64_t side_watermarks_[2] = {INT64_MIN, INT64_MIN};  // Per input side of the first operator.
   std::atomic<size_t> buffered_bytes_{0};
+  std::atomic<uint64_t> rows_in_{0};
   /// The report of a barrier the last operator is still finishing (BarrierPending).
   std::optional<BarrierReport> pending_report_;
 };

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -27,8 +29,16 @@ class Outbox {
 
   const std::vector<std::shared_ptr<Channel>>& channels() const { return channels_; }
 
+  /// Rows routed so far. Readable from any thread (the admin API's rates).
+  uint64_t rows_sent() const { return rows_sent_.load(std::memory_order_relaxed); }
+  /// Whether the last Flush left messages behind: a downstream channel is full, so this
+  /// task is backpressured. Readable from any thread.
+  bool blocked() const { return blocked_.load(std::memory_order_relaxed); }
+
  private:
   Partitioner partitioner_;
+  std::atomic<uint64_t> rows_sent_{0};
+  std::atomic<bool> blocked_{false};
   std::vector<std::shared_ptr<Channel>> channels_;
   std::vector<std::deque<Message>> pending_;  // Per channel.
 };

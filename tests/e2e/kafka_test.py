@@ -208,6 +208,9 @@ def main():
                    ["1"], timeout=CATCH_UP_SECONDS)
         check(server.rows("SELECT count(*) FROM stave_catalog.bad_records WHERE stream = 'people'")
               == ["0"], "on_error = 'skip' kept a dead letter")
+        # Caught up: partition 0 (all four records) is behind by none.
+        server.wait_for("SELECT split_part(lag, ',', 1) FROM stave_catalog.sources "
+                        "WHERE reader = 'people_v'", ["0:0"], timeout=CATCH_UP_SECONDS)
         cluster.create_topic("strict_in", 1)
         cluster.produce("strict_in", ['{"id": 1}', '{"id": "two"}', '{"id": 3}'])
         server.psql("CREATE STREAM strict (id BIGINT) WITH (connector='kafka', topic='strict_in', "

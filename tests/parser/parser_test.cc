@@ -1604,6 +1604,18 @@ TEST(ParserShowTest, Objects) {
   }
 }
 
+TEST(ParserShowTest, JobsAndCheckpoints) {
+  for (const auto& [sql, table] : std::vector<std::pair<const char*, const char*>>{
+           {"SHOW JOBS", "jobs"}, {"show checkpoints", "checkpoints"}}) {
+    auto show = ParseOne<ShowSystemTableStatement>(sql);
+    ASSERT_NE(show, nullptr) << sql;
+    EXPECT_EQ(show->kind, StatementKind::kShowSystemTable);
+    EXPECT_EQ(show->table, table);
+  }
+  // Other names stay settings.
+  EXPECT_NE(ParseOne<ShowVariableStatement>("SHOW jobs_x"), nullptr);
+}
+
 TEST(ParserShowTest, Variables) {
   std::vector<std::pair<const char*, const char*>> cases = {
       {"SHOW server_version", "server_version"},

@@ -323,11 +323,38 @@ SourceReader::PollStatus KafkaSource::Poll(size_t max_rows, Chunk* chunk,
     }
     Handle(*message, chunk);
   }
+  if (now >= next_lag_update_) {
+    UpdateLag();
+    next_lag_update_ = now + std::chrono::milliseconds(200);
+  }
   if (chunk->empty()) {
     *wake_at = Clock::now() + kIdleWait;
     return PollStatus::kIdle;
   }
   return PollStatus::kData;
+}
+
+void KafkaSource::UpdateLag() {
+  std::vector<std::pair<int32_t, int64_t>> lag;
+  for (const auto& [partition, offset] : offsets_) {
+    int64_t low = 0;
+    int64_t high = 0;
+    if (consumer_->get_watermark_offsets(options_.topic, partition, &low, &high) !=
+            RdKafka::ERR_NO_ERROR ||
+        high < 0) {
+      continue;  // Nothing fetched from it yet.
+    }
+    // Before its first record a partition read from its beginning is behind by all it holds.
+    int64_t next = offset >= 0 ? offset : std::max<int64_t>(low, 0);
+    lag.emplace_back(partition, std::max<int64_t>(0, high - next));
+  }
+  std::lock_guard lock(lag_mutex_);
+  lag_ = std::move(lag);
+}
+
+std::vector<std::pair<int32_t, int64_t>> KafkaSource::Lag() const {
+  std::lock_guard lock(lag_mutex_);
+  return lag_;
 }
 
 void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <librdkafka/rdkafkacpp.h>
@@ -75,6 +77,7 @@ class KafkaSource : public SourceReader {
   uint64_t bad_records() const override { return bad_records_; }
   std::vector<int32_t> Splits() const override;
   const std::vector<int32_t>& RowSplits() const override { return row_partitions_; }
+  std::vector<std::pair<int32_t, int64_t>> Lag() const override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -93,6 +96,8 @@ class KafkaSource : public SourceReader {
   void Handle(const RdKafka::Message& message, Chunk* chunk);
   void OnBadRecord(const RdKafka::Message& message, std::string error);
   void Warn(const std::string& message);
+  /// Refreshes lag_ from the high watermarks librdkafka last saw (no broker round trip).
+  void UpdateLag();
 
   uint32_t stream_id_;
   std::string stream_name_;
@@ -111,6 +116,9 @@ class KafkaSource : public SourceReader {
   std::chrono::milliseconds backoff_{0};
   Clock::time_point last_warning_;
   std::string last_warning_text_;
+  Clock::time_point next_lag_update_;
+  mutable std::mutex lag_mutex_;
+  std::vector<std::pair<int32_t, int64_t>> lag_;  // GUARDED_BY(lag_mutex_)
 };
 
 /// The offsets and bad-record count a Kafka source's position holds, for the system table.

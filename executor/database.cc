@@ -187,6 +187,7 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
   engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval, options.state_memory_bytes,
                                      options.workers);
   next_object_id_ = store_->next_object_id();
+  roles_ = std::make_unique<Roles>(store_.get());
   RegisterSystemTables();
 }
 
@@ -424,6 +425,8 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
       return Explain(static_cast<const parser::ExplainStatement&>(statement), session);
     case parser::StatementKind::kAlterSink:
       return AlterSink(static_cast<const parser::AlterSinkStatement&>(statement));
+    case parser::StatementKind::kRole:
+      return roles_->Execute(static_cast<const parser::RoleStatement&>(statement));
     default:
       throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
                      statement.position);

@@ -3,8 +3,12 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -18,6 +22,7 @@
 #include "server/admin_handler.h"
 #include "server/flag_values.h"
 #include "server/http/http_server.h"
+#include "server/pgwire/authentication.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
 
@@ -57,6 +62,27 @@ int main(int argc, char** argv) {
                  "SET streaming_parallelism overrides it for a session's new views")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
+  std::string auth = "scram-sha-256";
+  std::string local_auth = "trust";
+  std::string password_file;
+  stave::server::pgwire::PgServerOptions pg_options;
+  app.add_option("--auth", auth,
+                 "How clients not on loopback authenticate: scram-sha-256, md5, password or "
+                 "trust")
+      ->capture_default_str();
+  app.add_option("--local-auth", local_auth,
+                 "How clients on loopback (127.0.0.0/8, ::1) authenticate: trust, "
+                 "scram-sha-256, md5 or password")
+      ->capture_default_str();
+  app.add_option("--password-file", password_file,
+                 "File whose first line is the password of the user stave (else the "
+                 "STAVE_PASSWORD environment variable, if set)");
+  app.add_option(
+      "--tls-cert", pg_options.tls_certificate_file,
+      "PEM certificate (chain) for TLS; with --tls-key, clients may use sslmode=require");
+  app.add_option("--tls-key", pg_options.tls_key_file, "PEM private key of --tls-cert");
+  app.add_flag("--tls-required", pg_options.require_tls_remote,
+               "Refuse clients not on loopback unless they use TLS");
   app.add_flag("--enable-failpoints", options.enable_failpoints,
                "Let clients arm failpoints with SET stave.failpoints (testing only)");
   app.set_version_flag("--version", std::string(stave::kStaveVersion));
@@ -86,6 +112,36 @@ int main(int argc, char** argv) {
       !byte_size("--state-cache", state_cache, &options.state_cache_bytes)) {
     return 2;
   }
+  for (auto [flag, text, method] :
+       {std::tuple{"--auth", &auth, &pg_options.remote_auth},
+        std::tuple{"--local-auth", &local_auth, &pg_options.loopback_auth}}) {
+    std::optional<stave::server::pgwire::AuthMethod> parsed =
+        stave::server::pgwire::ParseAuthMethod(*text);
+    if (!parsed) {
+      fmt::print(stderr,
+                 "staved: {}: unknown method \"{}\" (use scram-sha-256, md5, password or trust)\n",
+                 flag, *text);
+      return 2;
+    }
+    *method = *parsed;
+  }
+  std::optional<std::string> bootstrap_password;
+  if (!password_file.empty()) {
+    std::ifstream file(password_file);
+    std::string line;
+    if (!file || !std::getline(file, line)) {
+      fmt::print(stderr, "staved: --password-file: cannot read \"{}\"\n", password_file);
+      return 2;
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    bootstrap_password = line;
+  } else if (const char* from_environment = std::getenv("STAVE_PASSWORD")) {
+    bootstrap_password = from_environment;
+  }
+  if (bootstrap_password && bootstrap_password->empty()) {
+    fmt::print(stderr, "staved: the password of the user stave must not be empty\n");
+    return 2;
+  }
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
@@ -111,10 +167,32 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+  pg_options.credentials =
+      [roles = database->roles()](
+          std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
+    std::optional<stave::executor::Role> role = roles->Find(user);
+    if (!role) return std::nullopt;
+    return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
+                                                  role->can_login};
+  };
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust &&
+      listen != "127.0.0.1" && listen != "::1" && listen != "localhost") {
+    spdlog::warn(
+        "--auth=trust: clients from any address that reaches {} log in without a "
+        "password",
+        listen);
+  }
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
+      pg_options.tls_certificate_file.empty()) {
+    spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
+  }
   stave::server::pgwire::PgServer pg_server(
-      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+      listen, pg_port,
+      [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
         return std::make_unique<stave::server::Session>(database.get(), parameters);
-      });
+      },
+      pg_options);
   stave::server::http::HttpServer http_server(
       listen, http_port, stave::server::MakeAdminHandler(database.get(), &pg_server));
   if (stave::Status status = pg_server.Start(); !status.ok()) {

@@ -28,6 +28,9 @@ if [ "${1:-}" = "--tests" ]; then
     # psycopg 3, pgJDBC and a JDK to run it, and Node.js for node-postgres (its npm package
     # comes from tests/package.json, below). libpqxx is a build dependency already.
     python3-psycopg libpostgresql-jdbc-java
+    # The openssl command makes the self-signed certificate of the TLS test
+    # (tests/e2e/authentication_test.py).
+    openssl
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

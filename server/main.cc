@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -167,7 +166,12 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+  try {
+    if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+  } catch (const stave::SqlError& error) {
+    spdlog::critical("cannot store the password of the user stave: {}", error.what());
+    return 1;
+  }
   pg_options.credentials =
       [roles = database->roles()](
           std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
@@ -176,12 +180,18 @@ int main(int argc, char** argv) {
     return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
                                                   role->can_login};
   };
-  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust &&
-      listen != "127.0.0.1" && listen != "::1" && listen != "localhost") {
+  bool loopback_only = listen == "127.0.0.1" || listen == "::1" || listen == "localhost";
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
     spdlog::warn(
         "--auth=trust: clients from any address that reaches {} log in without a "
         "password",
         listen);
+  }
+  if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
+      !bootstrap_password) {
+    spdlog::warn(
+        "clients not on loopback need a password, and the user stave has none unless one was "
+        "set before: give it one with --password-file or STAVE_PASSWORD");
   }
   if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
       pg_options.tls_certificate_file.empty()) {

@@ -8,6 +8,9 @@ self-signed certificate made here with the openssl command, and is refused TLS b
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
 import os
 import shutil
 import socket
@@ -86,6 +89,15 @@ def error_code(payload):
     return None
 
 
+def scram_verifier(password, salt=b"0123456789abcdef", iterations=4096):
+    """PostgreSQL's pg_authid form of a SCRAM-SHA-256 verifier, computed as RFC 5802 says."""
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    stored_key = hashlib.sha256(hmac.new(salted, b"Client Key", "sha256").digest()).digest()
+    server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+    b64 = lambda raw: base64.b64encode(raw).decode()  # noqa: E731
+    return "SCRAM-SHA-256$%d:%s$%s:%s" % (iterations, b64(salt), b64(stored_key), b64(server_key))
+
+
 def data_directory_bytes(directory):
     content = b""
     for root, _, files in os.walk(directory):
@@ -108,6 +120,15 @@ def main():
                     "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", cert],
                    check=True, capture_output=True)
     data_dir = os.path.join(work, "data")
+    # Bad flags are refused before anything starts.
+    bad = subprocess.run([args.staved, "--data-dir", data_dir, "--pg-port", "0", "--http-port", "0",
+                          "--auth", "kerberos"], capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 2 and 'unknown method "kerberos"' in bad.stderr, bad.stderr)
+    bad = subprocess.run([args.staved, "--data-dir", data_dir, "--pg-port", "0", "--http-port", "0",
+                          "--tls-cert", os.path.join(work, "missing.crt"), "--tls-key", key],
+                         capture_output=True, text=True, timeout=30)
+    check(bad.returncode == 1 and "could not load server certificate file" in bad.stdout + bad.stderr,
+          bad.stdout + bad.stderr)
     tls = ["--tls-cert", cert, "--tls-key", key]
     server = Staved(args.staved, data_dir=data_dir, password=BOOTSTRAP_PASSWORD,
                     extra_args=["--local-auth", "scram-sha-256"] + tls)
@@ -123,6 +144,10 @@ def main():
         server.psql("CREATE USER dave")  # No password: only trust lets dave in.
         expect_login(server, "alice", "wonderland")
         expect_login(server, "bob", "builder")
+        # A verifier made elsewhere (as pg_dumpall writes them) is kept as it is.
+        server.psql("CREATE USER erin PASSWORD '%s'" % scram_verifier("elsewhere"))
+        expect_login(server, "erin", "elsewhere")
+        expect_refused(server, "erin", "Elsewhere", 'password authentication failed for user "erin"')
         expect_refused(server, "alice", "Wonderland", 'password authentication failed for user "alice"')
         expect_refused(server, "mallory", "x", 'password authentication failed for user "mallory"')
         expect_refused(server, "dave", "x", 'password authentication failed for user "dave"')

@@ -189,6 +189,7 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
   next_object_id_ = store_->next_object_id();
   statements_total_ = metrics_.Counter(
       "stave_statements_total", {}, "SQL statements executed by the database (queries, DDL, DML).");
+  roles_ = std::make_unique<Roles>(store_.get());
   RegisterSystemTables();
   RegisterJobSystemTables();
 }
@@ -445,6 +446,8 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
       return Explain(static_cast<const parser::ExplainStatement&>(statement), session);
     case parser::StatementKind::kAlterSink:
       return AlterSink(static_cast<const parser::AlterSinkStatement&>(statement));
+    case parser::StatementKind::kRole:
+      return roles_->Execute(static_cast<const parser::RoleStatement&>(statement));
     default:
       throw SqlError(sqlstate::kFeatureNotSupported, "this statement is not supported here",
                      statement.position);

@@ -11,6 +11,7 @@
 #include "executor/engine.h"
 #include "executor/metrics.h"
 #include "executor/query_result.h"
+#include "executor/roles.h"
 #include "executor/runtime/sink_writer.h"
 #include "executor/table.h"
 #include "executor/transaction.h"
@@ -129,6 +130,8 @@ class Database {
   /// The state, for inspection (tests, system tables); writes go through the engine only.
   const storage::Store& store() const { return *store_; }
   Engine* engine() { return engine_.get(); }
+  /// The users clients log in as (CREATE/ALTER/DROP USER).
+  Roles* roles() { return roles_.get(); }
 
  private:
   Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
@@ -210,6 +213,7 @@ class Database {
   Metrics metrics_;
   planner::Catalog catalog_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Roles> roles_;
   std::mutex ddl_mutex_;  // One DDL statement at a time: names and ids are decided under it.
   mutable std::mutex tables_mutex_;
   std::map<uint32_t, std::shared_ptr<Table>> tables_;  // GUARDED_BY(tables_mutex_)

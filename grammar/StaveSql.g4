@@ -29,6 +29,17 @@ statement
     : EXPLAIN SINK qualifiedName                                       #explainSink
     | EXPLAIN explainableStatement                                     #explain
     | explainableStatement                                             #plainStatement
+    // Users, as PostgreSQL's CREATE/ALTER/DROP USER and ROLE (a USER may log in by default).
+    | CREATE kind=(USER | ROLE) identifier WITH? roleOption*           #createRole
+    | ALTER kind=(USER | ROLE) identifier WITH? roleOption*            #alterRole
+    | DROP kind=(USER | ROLE) (IF EXISTS)? identifier
+        (COMMA identifier)*                                            #dropRole
+    ;
+
+roleOption
+    : PASSWORD (stringValue | NULL_)
+    | LOGIN
+    | NOLOGIN
     ;
 
 explainableStatement
@@ -497,11 +508,12 @@ reserved
 nonReserved
     : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
     | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
-    | ISOLATION | KEY | LAST | LEVEL | LOCAL | MATERIALIZED | NULLS | OVER | PARTITION | PAUSE
-    | PRECISION | READ
-    | REPEATABLE | RESET | RESTRICT | RESUME | ROLLBACK | ROW | ROWS | SERIALIZABLE | SESSION
+    | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OVER
+    | PARTITION | PASSWORD | PAUSE | PRECISION | READ
+    | REPEATABLE | RESET | RESTRICT | RESUME | ROLE | ROLLBACK | ROW | ROWS | SERIALIZABLE
+    | SESSION
     | SET | SHOW | SINK | SINKS | START | STREAM | STREAMS | SYSTEM | TABLES | TIME
-    | TRANSACTION | UNCOMMITTED | UPDATE | VALUES | VARYING | VIEW | VIEWS | WATERMARK
+    | TRANSACTION | UNCOMMITTED | UPDATE | USER | VALUES | VARYING | VIEW | VIEWS | WATERMARK
     | WITHOUT | WORK | WRITE | ZONE
     ;
 
@@ -571,8 +583,10 @@ LEVEL: L E V E L;
 LIKE: L I K E;
 LIMIT: L I M I T;
 LOCAL: L O C A L;
+LOGIN: L O G I N;
 MATERIALIZED: M A T E R I A L I Z E D;
 NATURAL: N A T U R A L;
+NOLOGIN: N O L O G I N;
 NOT: N O T;
 NULL_: N U L L;
 NULLS: N U L L S;
@@ -584,6 +598,7 @@ ORDER: O R D E R;
 OUTER: O U T E R;
 OVER: O V E R;
 PARTITION: P A R T I T I O N;
+PASSWORD: P A S S W O R D;
 PAUSE: P A U S E;
 PRECISION: P R E C I S I O N;
 PRIMARY: P R I M A R Y;
@@ -594,6 +609,7 @@ RESTRICT: R E S T R I C T;
 RESUME: R E S U M E;
 RETURNING: R E T U R N I N G;
 RIGHT: R I G H T;
+ROLE: R O L E;
 ROLLBACK: R O L L B A C K;
 ROW: R O W;
 ROWS: R O W S;
@@ -618,6 +634,7 @@ TRUE_: T R U E;
 UNCOMMITTED: U N C O M M I T T E D;
 UNION: U N I O N;
 UPDATE: U P D A T E;
+USER: U S E R;
 USING: U S I N G;
 VALUES: V A L U E S;
 VARYING: V A R Y I N G;

@@ -283,6 +283,7 @@ enum class StatementKind {
   kExplain,
   kAlterSink,
   kShowSystemTable,
+  kRole,
 };
 
 struct Statement {
@@ -570,6 +571,20 @@ struct AlterSinkStatement : Statement {
   AlterSinkStatement() : Statement(StatementKind::kAlterSink) {}
   QualifiedName name;
   bool pause = false;  ///< True for PAUSE, false for RESUME.
+};
+
+/// CREATE/ALTER/DROP USER (or ROLE). Role names are identifiers (lower-cased unless quoted).
+struct RoleStatement : Statement {
+  enum class Action { kCreate, kAlter, kDrop };
+  RoleStatement() : Statement(StatementKind::kRole) {}
+  Action action = Action::kCreate;
+  bool is_user = true;             ///< USER rather than ROLE: CREATE logs in by default.
+  std::vector<std::string> names;  ///< One for CREATE and ALTER.
+  bool if_exists = false;          ///< DROP … IF EXISTS.
+  /// PASSWORD '…' (a value) or PASSWORD NULL (nullopt inside); unset when not written.
+  std::optional<std::optional<std::string>> password;
+  std::optional<bool> login;  ///< LOGIN / NOLOGIN; unset when not written.
+  int name_position = 0;
 };
 
 }  // namespace stave::parser

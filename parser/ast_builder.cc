@@ -90,6 +90,51 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitCreateRole(P::CreateRoleContext* ctx) override {
+    statement_ = BuildRole(RoleStatement::Action::kCreate, ctx->kind, {ctx->identifier()},
+                           ctx->roleOption());
+    return {};
+  }
+
+  antlrcpp::Any visitAlterRole(P::AlterRoleContext* ctx) override {
+    statement_ =
+        BuildRole(RoleStatement::Action::kAlter, ctx->kind, {ctx->identifier()}, ctx->roleOption());
+    return {};
+  }
+
+  antlrcpp::Any visitDropRole(P::DropRoleContext* ctx) override {
+    auto role = BuildRole(RoleStatement::Action::kDrop, ctx->kind, ctx->identifier(), {});
+    role->if_exists = ctx->IF() != nullptr;
+    statement_ = std::move(role);
+    return {};
+  }
+
+  std::unique_ptr<RoleStatement> BuildRole(RoleStatement::Action action, antlr4::Token* kind,
+                                           const std::vector<P::IdentifierContext*>& names,
+                                           const std::vector<P::RoleOptionContext*>& options) {
+    auto role = std::make_unique<RoleStatement>();
+    role->action = action;
+    role->is_user = kind->getType() == P::USER;
+    for (P::IdentifierContext* name : names) role->names.push_back(BuildIdentifier(name));
+    role->name_position = PositionOf(names.front());
+    for (P::RoleOptionContext* option : options) {
+      if (option->PASSWORD() != nullptr) {
+        if (role->password)
+          throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options",
+                         PositionOf(option));
+        role->password = option->stringValue() != nullptr
+                             ? std::optional<std::string>(StringContents(option->stringValue()))
+                             : std::nullopt;
+      } else {
+        if (role->login)
+          throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options",
+                         PositionOf(option));
+        role->login = option->LOGIN() != nullptr;
+      }
+    }
+    return role;
+  }
+
   antlrcpp::Any visitExplainSink(P::ExplainSinkContext* ctx) override {
     auto explain = std::make_unique<ExplainStatement>();
     explain->sink = BuildQualifiedName(ctx->qualifiedName());

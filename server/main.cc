@@ -4,8 +4,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -19,6 +21,7 @@
 #include "server/admin_handler.h"
 #include "server/flag_values.h"
 #include "server/http/http_server.h"
+#include "server/pgwire/authentication.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
 
@@ -66,6 +69,27 @@ int main(int argc, char** argv) {
                  "SET streaming_parallelism overrides it for a session's new views")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
+  std::string auth = "scram-sha-256";
+  std::string local_auth = "trust";
+  std::string password_file;
+  stave::server::pgwire::PgServerOptions pg_options;
+  app.add_option("--auth", auth,
+                 "How clients not on loopback authenticate: scram-sha-256, md5, password or "
+                 "trust")
+      ->capture_default_str();
+  app.add_option("--local-auth", local_auth,
+                 "How clients on loopback (127.0.0.0/8, ::1) authenticate: trust, "
+                 "scram-sha-256, md5 or password")
+      ->capture_default_str();
+  app.add_option("--password-file", password_file,
+                 "File whose first line is the password of the user stave (else the "
+                 "STAVE_PASSWORD environment variable, if set)");
+  app.add_option(
+      "--tls-cert", pg_options.tls_certificate_file,
+      "PEM certificate (chain) for TLS; with --tls-key, clients may use sslmode=require");
+  app.add_option("--tls-key", pg_options.tls_key_file, "PEM private key of --tls-cert");
+  app.add_flag("--tls-required", pg_options.require_tls_remote,
+               "Refuse clients not on loopback unless they use TLS");
   app.add_flag("--enable-failpoints", options.enable_failpoints,
                "Let clients arm failpoints with SET stave.failpoints and POST "
                "/api/v1/failpoints (testing only)");
@@ -106,6 +130,36 @@ int main(int argc, char** argv) {
                http_listen);
     return 2;
   }
+  for (auto [flag, text, method] :
+       {std::tuple{"--auth", &auth, &pg_options.remote_auth},
+        std::tuple{"--local-auth", &local_auth, &pg_options.loopback_auth}}) {
+    std::optional<stave::server::pgwire::AuthMethod> parsed =
+        stave::server::pgwire::ParseAuthMethod(*text);
+    if (!parsed) {
+      fmt::print(stderr,
+                 "staved: {}: unknown method \"{}\" (use scram-sha-256, md5, password or trust)\n",
+                 flag, *text);
+      return 2;
+    }
+    *method = *parsed;
+  }
+  std::optional<std::string> bootstrap_password;
+  if (!password_file.empty()) {
+    std::ifstream file(password_file);
+    std::string line;
+    if (!file || !std::getline(file, line)) {
+      fmt::print(stderr, "staved: --password-file: cannot read \"{}\"\n", password_file);
+      return 2;
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    bootstrap_password = line;
+  } else if (const char* from_environment = std::getenv("STAVE_PASSWORD")) {
+    bootstrap_password = from_environment;
+  }
+  if (bootstrap_password && bootstrap_password->empty()) {
+    fmt::print(stderr, "staved: the password of the user stave must not be empty\n");
+    return 2;
+  }
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
@@ -123,10 +177,35 @@ int main(int argc, char** argv) {
   stave::planner::ConnectorRegistry connectors;
   stave::executor::RegisterBuiltinConnectors(&connectors);
   std::unique_ptr<stave::executor::Database> database;
+  // Users are read when a client logs in, which is only once the database is open.
+  pg_options.credentials =
+      [&database](std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
+    std::optional<stave::executor::Role> role = database->roles()->Find(user);
+    if (!role) return std::nullopt;
+    return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
+                                                  role->can_login};
+  };
+  bool loopback_only = stave::server::IsLoopbackAddress(listen);
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
+    spdlog::warn("--auth=trust: clients from any address that reaches {} log in without a password",
+                 listen);
+  }
+  if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
+      !bootstrap_password) {
+    spdlog::warn(
+        "clients not on loopback need a password, and the user stave has none unless one was "
+        "set before: give it one with --password-file or STAVE_PASSWORD");
+  }
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
+      pg_options.tls_certificate_file.empty()) {
+    spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
+  }
   stave::server::pgwire::PgServer pg_server(
-      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+      listen, pg_port,
+      [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
         return std::make_unique<stave::server::Session>(database.get(), parameters);
-      });
+      },
+      pg_options);
 
   // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
   // database recovers; the PostgreSQL port only once it has.
@@ -147,6 +226,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   admin.set_database(database.get());
+  try {
+    if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+  } catch (const stave::SqlError& error) {
+    spdlog::critical("cannot store the password of the user stave: {}", error.what());
+    http_server.Stop();
+    return 1;
+  }
   if (stave::Status status = pg_server.Start(); !status.ok()) {
     spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
     http_server.Stop();

@@ -64,6 +64,12 @@ std::string DeadLetterPrefix(uint32_t stream_id) {
   return key;
 }
 
+std::string RoleKey(std::string_view name) {
+  std::string key(1, key_section::kRole);
+  key.append(name);
+  return key;
+}
+
 // The smallest key greater than every key starting with `prefix`.
 std::string PrefixEnd(std::string prefix) {
   while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
@@ -94,6 +100,12 @@ void WriteBatch::DeleteStateTables(uint32_t first_table_id, uint32_t end_table_i
 void WriteBatch::PutCatalogEntry(uint32_t object_id, std::string_view entry) {
   batch_.Put(CatalogKey(object_id), entry);
 }
+
+void WriteBatch::PutRole(std::string_view name, std::string_view entry) {
+  batch_.Put(RoleKey(name), entry);
+}
+
+void WriteBatch::DeleteRole(std::string_view name) { batch_.Delete(RoleKey(name)); }
 
 void WriteBatch::DeleteCatalogEntry(uint32_t object_id) { batch_.Delete(CatalogKey(object_id)); }
 
@@ -330,6 +342,22 @@ Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries(
   Status status = FromRocks(it->status(), "reading the catalog");
   if (!status.ok()) return status;
   return entries;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Store::LoadRoles() const {
+  std::vector<std::pair<std::string, std::string>> roles;
+  std::string begin(1, key_section::kRole);
+  std::string end = PrefixEnd(begin);
+  rocksdb::ReadOptions options;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    roles.emplace_back(it->key().ToString().substr(1), it->value().ToString());
+  }
+  Status status = FromRocks(it->status(), "reading the roles");
+  if (!status.ok()) return status;
+  return roles;
 }
 
 Result<std::optional<std::string>> Store::GetSetting(std::string_view name) const {

@@ -47,6 +47,10 @@ class WriteBatch {
   /// Keeps a record that a source could not decode (its stream's on_error = 'dead_letter'),
   /// keyed by where it was read: a replay of the epoch writes the same key again, so a
   /// record is never stored twice, however many jobs read the stream.
+  /// A login role (a user) and its entry (JSON: password verifiers, LOGIN), by name.
+  void PutRole(std::string_view name, std::string_view entry);
+  void DeleteRole(std::string_view name);
+
   void PutDeadLetter(uint32_t stream_id, int32_t partition, int64_t offset,
                      std::string_view record);
   void DeleteDeadLetters(uint32_t stream_id);
@@ -145,6 +149,9 @@ class Store {
   /// All catalog entries, ordered by object id.
   Result<std::vector<std::pair<uint32_t, std::string>>> LoadCatalogEntries() const;
 
+  /// All roles stored by PutRole, as (name, entry), ordered by name.
+  Result<std::vector<std::pair<std::string, std::string>>> LoadRoles() const;
+
   /// A setting stored by PutSetting, or nullopt.
   Result<std::optional<std::string>> GetSetting(std::string_view name) const;
 
@@ -176,6 +183,7 @@ inline constexpr char kState = 0x03;
 inline constexpr char kSourcePosition = 0x04;
 inline constexpr char kTableLog = 0x05;
 inline constexpr char kDeadLetter = 0x06;
+inline constexpr char kRole = 0x07;
 }  // namespace key_section
 
 }  // namespace stave::storage

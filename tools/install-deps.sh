@@ -30,6 +30,9 @@ if [ "${1:-}" = "--tests" ]; then
     python3-psycopg libpostgresql-jdbc-java
     # A headless browser for the dashboard's test (tests/e2e/dashboard_browser_test.py).
     chromium
+    # The openssl command makes the self-signed certificate of the TLS test
+    # (tests/e2e/authentication_test.py).
+    openssl
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

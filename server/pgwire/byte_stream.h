@@ -27,6 +27,18 @@ class ByteStream {
   virtual void SetReadDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
     (void)deadline;
   }
+
+  /// Whether StartTls can be called: the server has a certificate and key.
+  virtual bool TlsAvailable() const { return false; }
+  /// Runs the TLS handshake as the server; from then on reads and writes are encrypted.
+  /// Returns false (with the reason in `error`) if the handshake failed.
+  /// REQUIRES: TlsAvailable(), and no TLS started yet.
+  virtual bool StartTls(std::string* error) {
+    *error = "TLS is not available";
+    return false;
+  }
+  /// Whether StartTls succeeded.
+  virtual bool IsTls() const { return false; }
 };
 
 }  // namespace stave::server::pgwire

@@ -54,6 +54,13 @@ void MessageWriter::WriteAuthenticationOk() {
   WriteMessage('R', [&] { AddInt32(0); });
 }
 
+void MessageWriter::WriteAuthenticationRequest(int32_t code, std::string_view data) {
+  WriteMessage('R', [&] {
+    AddInt32(code);
+    AddBytes(data);
+  });
+}
+
 void MessageWriter::WriteParameterStatus(std::string_view name, std::string_view value) {
   WriteMessage('S', [&] {
     AddCString(name);

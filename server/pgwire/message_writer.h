@@ -35,6 +35,9 @@ struct ErrorFields {
 class MessageWriter {
  public:
   void WriteAuthenticationOk();
+  /// An AuthenticationRequest ('R') with `code` (3 cleartext, 5 MD5, 10 SASL, 11 SASL
+  /// continue, 12 SASL final) followed by `data` as is.
+  void WriteAuthenticationRequest(int32_t code, std::string_view data);
   void WriteParameterStatus(std::string_view name, std::string_view value);
   void WriteBackendKeyData(int32_t process_id, int32_t secret_key);
   /// `transaction_status` is 'I', 'T' or 'E'.

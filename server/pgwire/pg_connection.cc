@@ -32,13 +32,6 @@ std::string ParameterValue(const std::vector<std::pair<std::string, std::string>
 
 }  // namespace
 
-/// The client went away (end of stream in the middle of a message, or a failed write).
-/// Nothing more can be said to it; the connection just ends.
-class PgConnection::ConnectionLost : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 PgConnection::PgConnection(ByteStream* stream, const QuerySessionFactory* session_factory,
                            PgConnectionConfig config)
     : stream_(stream),
@@ -92,7 +85,11 @@ bool PgConnection::RunStartup() {
       if (++encryption_requests > kMaxEncryptionRequests) {
         throw ProtocolError("too many encryption requests");
       }
-      // Neither SSL nor GSS encryption is offered; the client goes on in plain text.
+      if (packet.kind == StartupPacket::Kind::kSslRequest) {
+        HandleSslRequest();
+        continue;
+      }
+      // GSS encryption is not offered; the client goes on in plain text (or asks for SSL).
       if (!stream_->WriteAll("N")) throw ConnectionLost("could not send data to client");
       continue;
     }
@@ -106,7 +103,6 @@ bool PgConnection::RunStartup() {
     }
     break;
   }
-  stream_->SetReadDeadline(std::nullopt);
 
   auto version = static_cast<uint32_t>(packet.protocol_version);
   uint32_t major = version >> 16;
@@ -135,11 +131,16 @@ bool PgConnection::RunStartup() {
                 ParameterValue(parameters, "database"),
                 ParameterValue(parameters, "application_name"));
 
+  // Authentication comes before the session, as in PostgreSQL: a client that may not in
+  // learns nothing about the database. It is bounded by the startup timeout too
+  // (PostgreSQL's authentication_timeout).
+  if (!Authenticate(ParameterValue(parameters, "user"))) return false;
+  stream_->SetReadDeadline(std::nullopt);
+
   try {
     session_ = (*session_factory_)(parameters);
     if (session_ == nullptr) throw std::runtime_error("could not create a session");
     if (config_.cancellation) session_->AttachCancellation(config_.cancellation);
-    // Authentication is "trust": every client is accepted.
     writer_.WriteAuthenticationOk();
     for (const auto& [name, value] : session_->StartupParameters()) {
       writer_.WriteParameterStatus(name, value);
@@ -165,6 +166,23 @@ bool PgConnection::RunStartup() {
   }
   Flush();
   return true;
+}
+
+void PgConnection::HandleSslRequest() {
+  if (!stream_->TlsAvailable() || stream_->IsTls()) {
+    // No certificate configured: the client goes on in plain text (or gives up, if it
+    // requires TLS).
+    if (!stream_->WriteAll("N")) throw ConnectionLost("could not send data to client");
+    return;
+  }
+  // Bytes after the SSLRequest but before the handshake would be plain text smuggled into
+  // the encrypted session (CVE-2021-23214), so they are refused.
+  if (input_begin_ != input_end_)
+    throw ProtocolError("received unencrypted data after SSL request");
+  if (!stream_->WriteAll("S")) throw ConnectionLost("could not send data to client");
+  std::string error;
+  if (!stream_->StartTls(&error)) throw ConnectionLost("TLS handshake failed: " + error);
+  spdlog::debug("pgwire: connection {} from {} switched to TLS", config_.process_id, config_.peer);
 }
 
 void PgConnection::RunMessageLoop() {

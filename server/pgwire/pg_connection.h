@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "executor/query_result.h"
+#include "server/pgwire/authentication.h"
 #include "server/pgwire/byte_stream.h"
 #include "server/pgwire/message_writer.h"
 #include "server/query_session.h"
@@ -24,6 +26,14 @@ struct PgConnectionConfig {
   int32_t secret_key = 0;
   /// Only for log lines: where the client connects from.
   std::string peer;
+  /// The client's address without the port, for error messages.
+  std::string peer_address;
+  /// How this client must authenticate (the server picks it by the client's address).
+  AuthMethod auth_method = AuthMethod::kTrust;
+  /// The users and their verifiers. May be empty under trust: any user name is accepted.
+  CredentialLookup credentials;
+  /// Refuse the client (28000) unless it switched to TLS with an SSLRequest first.
+  bool require_tls = false;
   /// How long the client may take from connecting to sending its StartupMessage
   /// (PostgreSQL's authentication_timeout); zero means no limit.
   std::chrono::milliseconds startup_timeout{60'000};
@@ -39,7 +49,8 @@ struct PgConnectionConfig {
 };
 
 /// The PostgreSQL v3 protocol for one client connection, from the startup packet to the
-/// end: SSL/GSS negotiation (always declined), StartupMessage, trust authentication, then
+/// end: SSL negotiation (TLS when the stream offers it; GSS is declined), StartupMessage,
+/// authentication (trust, password, MD5 or SCRAM-SHA-256), then
 /// simple Query messages and the extended query protocol (Parse, Bind, Describe, Execute,
 /// Close, Sync, Flush; named and unnamed statements and portals, text and binary formats,
 /// row limits) run through a QuerySession made by the factory. After an error in the
@@ -64,11 +75,29 @@ class PgConnection {
   void Run();
 
  private:
-  class ConnectionLost;
+  /// The client went away (end of stream in the middle of a message, or a failed write).
+  /// Nothing more can be said to it; the connection just ends.
+  class ConnectionLost : public std::runtime_error {
+   public:
+    using std::runtime_error::runtime_error;
+  };
+  class AuthenticationFailed;
 
   // The startup phase; returns true when a session is ready for queries.
   bool RunStartup();
   void RunMessageLoop();
+  // Answers an SSLRequest: 'S' and the TLS handshake when the stream offers TLS, else 'N'.
+  void HandleSslRequest();
+  // Authentication (pg_connection_auth.cc): runs config_.auth_method for `user`. Returns
+  // false, after a FATAL error to the client, when the client may not in.
+  bool Authenticate(const std::string& user);
+  // Throws AuthenticationFailed.
+  void RunAuthentication(const std::string& user);
+  void AuthenticateCleartext(const std::optional<UserCredentials>& credentials);
+  void AuthenticateMd5(const std::optional<UserCredentials>& credentials);
+  void AuthenticateScram(const std::optional<UserCredentials>& credentials);
+  // Reads one PasswordMessage/SASLInitialResponse/SASLResponse ('p') and returns its body.
+  std::string ReadPasswordMessage();
   void RunQuery(std::string_view sql);
   // Runs `run`, reporting a statement error (SqlError or another exception) as an
   // ErrorResponse; returns false if it failed. Protocol errors and a lost connection

@@ -12,11 +12,13 @@
 
 #include "common/cancellation.h"
 #include "common/status.h"
+#include "server/pgwire/authentication.h"
 #include "server/query_session.h"
 
 namespace stave::server::pgwire {
 
 class TcpServer;
+class TlsContext;
 
 /// Tuning and hooks of a PgServer; the defaults suit production.
 struct PgServerOptions {
@@ -28,6 +30,19 @@ struct PgServerOptions {
   /// with that connection's process id, on the thread of the cancel connection, after the
   /// connection's running statement was asked to stop (see Cancellation). May be empty.
   std::function<void(int32_t process_id)> on_cancel;
+
+  /// How clients connecting from a loopback address (127.0.0.0/8, ::1) authenticate, and
+  /// how all others do. The defaults trust local clients only.
+  AuthMethod loopback_auth = AuthMethod::kTrust;
+  AuthMethod remote_auth = AuthMethod::kScramSha256;
+  /// The users and their verifiers, for the password methods.
+  CredentialLookup credentials;
+  /// PEM files of the server's certificate (chain) and private key. Both set: an SSLRequest
+  /// is answered 'S' and the connection switches to TLS; both empty: 'N' (plain text only).
+  std::string tls_certificate_file;
+  std::string tls_key_file;
+  /// Refuse clients that are not on loopback unless they use TLS.
+  bool require_tls_remote = false;
 };
 
 /// The PostgreSQL frontend/backend protocol v3 server: accepts clients (psql, libpq, JDBC,
@@ -48,8 +63,9 @@ class PgServer {
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
 
-  /// Binds and listens, then accepts on a background thread. Fails with an IoError naming
-  /// the address when the port is taken, or an InvalidArgument for a bad address. Call once.
+  /// Loads the TLS certificate and key if configured, binds and listens, then accepts on a
+  /// background thread. Fails with an IoError naming the address when the port is taken, or
+  /// an InvalidArgument for a bad address or unusable TLS files. Call once.
   Status Start();
 
   /// Stops accepting, closes every client connection and joins all threads. A statement
@@ -78,6 +94,7 @@ class PgServer {
   const QuerySessionFactory session_factory_;
   const PgServerOptions options_;
   std::unique_ptr<TcpServer> tcp_server_;
+  std::unique_ptr<TlsContext> tls_context_;  // Set by Start when TLS is configured.
 
   std::mutex keys_mutex_;
   int32_t next_process_id_ = 1;                             // GUARDED_BY(keys_mutex_)

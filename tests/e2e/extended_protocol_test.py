@@ -57,13 +57,18 @@ def main():
     parser.add_argument("--staved", required=True)
     parser.add_argument("--client", required=True, choices=["psycopg", "node", "jdbc", "libpqxx"])
     parser.add_argument("--libpqxx-client", help="the built libpqxx_client program")
+    parser.add_argument("--auth", default="trust",
+                        help="how the client logs in over loopback (staved's --local-auth); with a "
+                             "password method the client also checks that a wrong one gets 28P01")
     args = parser.parse_args()
     work_dir = tempfile.mkdtemp(prefix="stave-clients-")
-    server = Staved(args.staved)
+    password = None if args.auth == "trust" else "driver-secret"
+    server = Staved(args.staved, extra_args=["--local-auth", args.auth], password=password)
     try:
         command = command_for(args.client, args, work_dir)
         server.start()
-        result = subprocess.run(command + [str(server.pg_port)], capture_output=True, text=True,
+        result = subprocess.run(command + [str(server.pg_port)] + ([password] if password else []),
+                                capture_output=True, text=True,
                                 timeout=300, cwd=TESTS)
         sys.stdout.write(result.stdout)
         if result.returncode != 0:

@@ -24,8 +24,10 @@ def free_port():
 class Staved:
     """One staved process over a data directory that outlives restarts of the process."""
 
-    def __init__(self, binary, checkpoint_interval="200ms", data_dir=None, extra_args=()):
+    def __init__(self, binary, checkpoint_interval="200ms", data_dir=None, extra_args=(), password=None):
         self.binary = binary
+        # The password of the user stave (STAVE_PASSWORD), which psql() then logs in with.
+        self.password = password
         self.extra_args = list(extra_args)
         self.checkpoint_interval = checkpoint_interval
         self.owns_dir = data_dir is None
@@ -49,7 +51,7 @@ class Staved:
             [self.binary, "--data-dir", self.data_dir, "--pg-port", str(self.pg_port),
              "--http-port", str(self.http_port), "--checkpoint-interval", self.checkpoint_interval]
             + self.extra_args,
-            stdout=self.log, stderr=subprocess.STDOUT)
+            stdout=self.log, stderr=subprocess.STDOUT, env=self.server_env())
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:
@@ -64,6 +66,13 @@ class Staved:
                 return True
             time.sleep(0.1)
         raise RuntimeError("staved did not accept connections in time; log:\n" + self.read_log())
+
+    def server_env(self):
+        env = dict(os.environ)
+        env.pop("STAVE_PASSWORD", None)
+        if self.password is not None:
+            env["STAVE_PASSWORD"] = self.password
+        return env
 
     def stop(self, sig=signal.SIGTERM, timeout=30):
         self.process.send_signal(sig)
@@ -94,6 +103,8 @@ class Staved:
         if verbose:
             args[1:1] = ["-v", "VERBOSITY=verbose"]
         env = dict(os.environ, PGCONNECT_TIMEOUT="5")
+        if self.password is not None:
+            env["PGPASSWORD"] = self.password
         result = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
         if check and result.returncode != 0:
             raise AssertionError("psql failed for %r: %s" % (sql, result.stderr))

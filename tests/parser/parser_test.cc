@@ -2188,3 +2188,54 @@ TEST(ParserConcurrencyTest, ParallelParsesAgree) {
 
 }  // namespace
 }  // namespace stave::parser
+
+// --- CREATE / ALTER / DROP USER ---------------------------------------------------------
+
+namespace stave::parser {
+namespace {
+
+TEST(ParserRoleTest, CreateAlterAndDropUsersAndRoles) {
+  auto create = ParseOne<RoleStatement>("CREATE USER Alice WITH PASSWORD 'it''s'");
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->kind, StatementKind::kRole);
+  EXPECT_EQ(create->action, RoleStatement::Action::kCreate);
+  EXPECT_TRUE(create->is_user);
+  EXPECT_EQ(create->names, std::vector<std::string>{"alice"});
+  ASSERT_TRUE(create->password.has_value());
+  EXPECT_EQ(*create->password, std::optional<std::string>("it's"));
+  EXPECT_FALSE(create->login.has_value());
+
+  auto role = ParseOne<RoleStatement>("create role \"Bob\" login password null");
+  ASSERT_NE(role, nullptr);
+  EXPECT_FALSE(role->is_user);
+  EXPECT_EQ(role->names, std::vector<std::string>{"Bob"});
+  ASSERT_TRUE(role->password.has_value());
+  EXPECT_FALSE(role->password->has_value());
+  EXPECT_EQ(role->login, std::optional<bool>(true));
+
+  auto alter = ParseOne<RoleStatement>("ALTER ROLE carol NOLOGIN");
+  ASSERT_NE(alter, nullptr);
+  EXPECT_EQ(alter->action, RoleStatement::Action::kAlter);
+  EXPECT_EQ(alter->login, std::optional<bool>(false));
+  EXPECT_FALSE(alter->password.has_value());
+
+  auto drop = ParseOne<RoleStatement>("DROP USER IF EXISTS a, b");
+  ASSERT_NE(drop, nullptr);
+  EXPECT_EQ(drop->action, RoleStatement::Action::kDrop);
+  EXPECT_TRUE(drop->if_exists);
+  EXPECT_EQ(drop->names, (std::vector<std::string>{"a", "b"}));
+
+  // The new keywords stay usable as names.
+  auto user_column = ParseOne<SelectStatement>("SELECT user, role, password, login FROM t");
+  ASSERT_NE(user_column, nullptr);
+}
+
+TEST(ParserRoleTest, RedundantOptionsAreRefused) {
+  EXPECT_SYNTAX_ERROR("CREATE USER a PASSWORD 'x' PASSWORD 'y'", "conflicting or redundant options",
+                      28);
+  EXPECT_SYNTAX_ERROR("ALTER USER a LOGIN NOLOGIN", "conflicting or redundant options", 20);
+  EXPECT_SYNTAX_ERROR("CREATE USER a SUPERUSER", "syntax error at or near \"SUPERUSER\"", 15);
+}
+
+}  // namespace
+}  // namespace stave::parser

@@ -1,7 +1,7 @@
 // pgJDBC against staved: PreparedStatements with server-side parameters (the extended query
 // protocol), binary results after prepareThreshold executions, batches, and a cursor with a
-// fetch size inside a transaction. Run by extended_protocol_test.py with the server's port as
-// its argument.
+// fetch size inside a transaction. Run by extended_protocol_test.py with the server's port, and
+// the password of the user stave when the server asks for one, as its arguments.
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -19,7 +19,19 @@ public class PgJdbcClient {
 
   public static void main(String[] args) throws Exception {
     String url = "jdbc:postgresql://127.0.0.1:" + args[0] + "/stave?user=stave";
-    try (Connection connection = DriverManager.getConnection(url)) {
+    java.util.Properties login = new java.util.Properties();
+    if (args.length > 1) {
+      // A wrong password is refused with 28P01.
+      java.util.Properties wrong = new java.util.Properties();
+      wrong.setProperty("password", args[1] + "-wrong");
+      try (Connection refused = DriverManager.getConnection(url, wrong)) {
+        throw new AssertionError("a wrong password was accepted");
+      } catch (SQLException e) {
+        check("28P01".equals(e.getSQLState()), "wrong password: " + e.getSQLState() + " " + e.getMessage());
+      }
+      login.setProperty("password", args[1]);
+    }
+    try (Connection connection = DriverManager.getConnection(url, login)) {
       try (Statement statement = connection.createStatement()) {
         statement.execute("CREATE TABLE jdbc_items (id BIGINT PRIMARY KEY, name TEXT, price DOUBLE PRECISION, "
             + "ok BOOLEAN, at TIMESTAMP, small SMALLINT, n INT)");

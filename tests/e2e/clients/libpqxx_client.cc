@@ -1,6 +1,7 @@
 // libpqxx prepared statements against staved (the extended query protocol): statements
 // prepared once and run with parameters, inside and outside a transaction. Run by
-// extended_protocol_test.py with the server's port as its argument.
+// extended_protocol_test.py with the server's port, and the password of the user stave when
+// the server asks for one, as its arguments.
 
 #include <cstdlib>
 #include <iostream>
@@ -17,13 +18,25 @@ void Check(bool condition, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: libpqxx_client PORT\n";
+  if (argc != 2 && argc != 3) {
+    std::cerr << "usage: libpqxx_client PORT [PASSWORD]\n";
     return 2;
   }
   try {
-    pqxx::connection connection("host=127.0.0.1 user=stave dbname=stave port=" +
-                                std::string(argv[1]));
+    std::string options = "host=127.0.0.1 user=stave dbname=stave port=" + std::string(argv[1]);
+    if (argc == 3) {
+      // A wrong password is refused before anything else happens.
+      try {
+        pqxx::connection refused(options + " password=" + std::string(argv[2]) + "-wrong");
+        Check(false, "a wrong password was accepted");
+      } catch (const pqxx::broken_connection& error) {
+        Check(std::string(error.what()).find("password authentication failed for user \"stave\"") !=
+                  std::string::npos,
+              error.what());
+      }
+      options += " password=" + std::string(argv[2]);
+    }
+    pqxx::connection connection(options);
     {
       pqxx::nontransaction ddl(connection);
       ddl.exec(

@@ -1,14 +1,28 @@
 // node-postgres (`pg`) against staved: parameterized queries and named prepared statements,
 // which pg sends with the extended query protocol. Run by extended_protocol_test.py with the
-// server's port as its argument.
+// server's port, and the password of the user stave when the server asks for one, as its
+// arguments.
 'use strict';
 
 const assert = require('assert');
 const { Client } = require('pg');
 
 async function main() {
+  const password = process.argv[3];
+  if (password !== undefined) {
+    // A wrong password is refused with 28P01.
+    const wrong = new Client({
+      host: '127.0.0.1', port: Number(process.argv[2]), user: 'stave', database: 'stave',
+      password: password + '-wrong',
+    });
+    await assert.rejects(wrong.connect(), (error) => {
+      assert.strictEqual(error.code, '28P01');
+      assert.strictEqual(error.message, 'password authentication failed for user "stave"');
+      return true;
+    });
+  }
   const client = new Client({
-    host: '127.0.0.1', port: Number(process.argv[2]), user: 'stave', database: 'stave',
+    host: '127.0.0.1', port: Number(process.argv[2]), user: 'stave', database: 'stave', password,
   });
   await client.connect();
   await client.query('CREATE TABLE js_items (id INT PRIMARY KEY, name TEXT, price DOUBLE PRECISION)');

@@ -1,6 +1,7 @@
 """psycopg 3 against staved: server-side parameters (the extended query protocol), prepared
 statements, binary parameters and results, NULLs, errors and transactions.
-Run by extended_protocol_test.py with the server's port as its argument."""
+Run by extended_protocol_test.py with the server's port, and the password of the user stave
+when the server asks for one, as its arguments."""
 
 import datetime
 import sys
@@ -16,7 +17,17 @@ def check(condition, message):
 
 def main():
     port = int(sys.argv[1])
-    with psycopg.connect(host="127.0.0.1", port=port, user="stave", dbname="stave", autocommit=True) as conn:
+    password = sys.argv[2] if len(sys.argv) > 2 else None
+    if password is not None:
+        # A wrong password is refused with 28P01 before anything else happens.
+        try:
+            psycopg.connect(host="127.0.0.1", port=port, user="stave", dbname="stave",
+                            password=password + "-wrong")
+            raise AssertionError("a wrong password was accepted")
+        except psycopg.OperationalError as error:
+            check('password authentication failed for user "stave"' in str(error), str(error))
+    with psycopg.connect(host="127.0.0.1", port=port, user="stave", dbname="stave", autocommit=True,
+                         password=password) as conn:
         conn.execute("CREATE TABLE py_items (id BIGINT PRIMARY KEY, name TEXT, price DOUBLE PRECISION, "
                      "ok BOOLEAN, at TIMESTAMP, day DATE, small SMALLINT)")
         at = datetime.datetime(2024, 1, 31, 12, 30, 15, 250000)

@@ -1,6 +1,8 @@
 // staved: the Stave server. Opens (and recovers) the data directory, then serves the
 // PostgreSQL protocol and the HTTP admin endpoint until SIGTERM or SIGINT.
 
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -20,6 +22,24 @@
 #include "server/http/http_server.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
+
+namespace {
+
+// Every connection holds a socket, and RocksDB keeps its files open: a soft limit of 1024
+// descriptors (the usual default) would end well before --max-connections. The soft limit
+// is raised to the hard one, which needs no privilege. Returns the limit in force.
+rlim_t RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+  }
+  return limit.rlim_cur;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"staved — the Stave streaming SQL database server"};
@@ -49,6 +69,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--state-cache", state_cache,
                  "Committed state each view keeps cached in memory (an aggregate's groups)")
+      ->capture_default_str();
+  stave::server::pgwire::PgServerOptions pg_options;
+  std::string max_message_size = "64MB";
+  app.add_option("--max-connections", pg_options.max_connections,
+                 "Client connections served at once; more get FATAL 53300")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--max-message-size", max_message_size,
+                 "Largest Query, Parse or Bind message accepted (at most 1GB); a larger one "
+                 "ends its connection with FATAL 08P01")
       ->capture_default_str();
   app.add_option("--workers", options.workers, "Threads running the dataflows (0 = one per core)")
       ->capture_default_str();
@@ -86,6 +116,24 @@ int main(int argc, char** argv) {
       !byte_size("--state-cache", state_cache, &options.state_cache_bytes)) {
     return 2;
   }
+  std::optional<size_t> message_bytes = stave::server::ParseByteSize(max_message_size);
+  if (!message_bytes || *message_bytes < 1024 ||
+      *message_bytes > stave::server::pgwire::kMaxMessageLength) {
+    fmt::print(stderr, "staved: --max-message-size: \"{}\" is not a size from 1kB to 1GB\n",
+               max_message_size);
+    return 2;
+  }
+  pg_options.max_message_length = static_cast<uint32_t>(*message_bytes);
+  rlim_t open_files = RaiseOpenFileLimit();
+  // Each connection takes one descriptor; RocksDB, the listeners and sinks need some more.
+  constexpr rlim_t kDescriptorsBesidesConnections = 256;
+  if (open_files != RLIM_INFINITY &&
+      open_files < pg_options.max_connections + kDescriptorsBesidesConnections) {
+    spdlog::warn(
+        "only {} file descriptors may be open (ulimit -n): fewer than --max-connections={} "
+        "connections can be served",
+        open_files, pg_options.max_connections);
+  }
   std::string failpoint_error;
   if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
     fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
@@ -112,9 +160,11 @@ int main(int argc, char** argv) {
   }
 
   stave::server::pgwire::PgServer pg_server(
-      listen, pg_port, [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+      listen, pg_port,
+      [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
         return std::make_unique<stave::server::Session>(database.get(), parameters);
-      });
+      },
+      pg_options);
   stave::server::http::HttpServer http_server(
       listen, http_port, stave::server::MakeAdminHandler(database.get(), &pg_server));
   if (stave::Status status = pg_server.Start(); !status.ok()) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/status.h"
+#include "server/pgwire/protocol.h"
 #include "server/query_session.h"
 
 namespace stave::server::pgwire {
@@ -23,6 +24,9 @@ struct PgServerOptions {
   size_t max_connections = 1000;
   /// How long a client may take to send its StartupMessage; zero means no limit.
   std::chrono::milliseconds startup_timeout{60'000};
+  /// The largest Query, Parse, Bind, FunctionCall or CopyData message accepted, length word
+  /// included; at most kMaxMessageLength (1 GiB). See PgConnectionConfig.
+  uint32_t max_message_length = kDefaultMaxMessageLength;
   /// Called for a CancelRequest whose (process id, secret key) matches a live connection,
   /// with that connection's process id, on the thread of the cancel connection. This is the
   /// hook for query cancellation; without it a valid cancel request is only logged.

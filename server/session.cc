@@ -10,7 +10,7 @@
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "executor/plan_builder.h"
-#include "parser/parser.h"
+#include "parser/parse_cache.h"
 #include "server/flag_values.h"
 
 namespace stave::server {
@@ -162,13 +162,14 @@ void Session::OnError() {
 
 bool Session::RunSimpleQuery(std::string_view sql,
                              const std::function<void(const executor::QueryResult&)>& on_result) {
-  std::vector<parser::StatementPtr> statements = parser::Parse(sql);
-  if (statements.empty()) return false;
-  if (statements.size() > 1 && transaction_ == TransactionState::kIdle) {
+  std::shared_ptr<const parser::ParseCache::Statements> statements =
+      parser::ParseCache::Shared().Parse(sql);
+  if (statements->empty()) return false;
+  if (statements->size() > 1 && transaction_ == TransactionState::kIdle) {
     writes_ = std::make_unique<executor::Transaction>();
     transaction_ = TransactionState::kImplicit;
   }
-  for (const parser::StatementPtr& statement : statements) {
+  for (const parser::StatementPtr& statement : *statements) {
     on_result(RunInImplicitTransaction(*statement));
   }
   if (transaction_ == TransactionState::kImplicit) CommitImplicit();

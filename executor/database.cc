@@ -18,6 +18,7 @@
 #include "planner/plan_printer.h"
 #include "planner/query_binder.h"
 #include "planner/stream_watermark.h"
+#include "planner/view_row_key.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
@@ -567,6 +568,7 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
   object->append_only = query.append_only;
   object->parallelism = parallelism;
+  object->row_key_columns = planner::VisibleRowKeyColumns(query);
   std::unique_ptr<Job> job = BuildJob(
       *object, query, store_.get(), &metrics_,
       [this](uint32_t table_id) { return FindTable(table_id); },

@@ -67,6 +67,10 @@ struct CatalogObject {
   // Materialized views. `append_only` is set for a view that never retracts (no grouping
   // over an append-only input).
   std::vector<uint32_t> depends_on;  ///< Objects this view (or sink) reads.
+  /// The visible columns whose values, encoded in this order, are the key each row of a
+  /// keyed view is stored by; empty when the key is not all visible (or the view has none).
+  /// Lets a batch query read `WHERE k = value` as a point lookup.
+  std::vector<size_t> row_key_columns;
   /// Parallel instances per stage of the view's dataflow, as SET streaming_parallelism
   /// asked when it was created; 0: the server's default at each start.
   uint32_t parallelism = 0;

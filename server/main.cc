@@ -1,6 +1,8 @@
 // staved: the Stave server. Opens (and recovers) the data directory, then serves the
 // PostgreSQL protocol and the HTTP admin endpoint until SIGTERM or SIGINT.
 
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +26,24 @@
 #include "server/pgwire/authentication.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
+
+namespace {
+
+// Every connection holds a socket, and RocksDB keeps its files open: a soft limit of 1024
+// descriptors (the usual default) would end well before --max-connections. The soft limit
+// is raised to the hard one, which needs no privilege. Returns the limit in force.
+rlim_t RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+  }
+  return limit.rlim_cur;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"staved — the Stave streaming SQL database server"};
@@ -62,6 +82,16 @@ int main(int argc, char** argv) {
   app.add_option("--state-cache", state_cache,
                  "Committed state each view keeps cached in memory (an aggregate's groups)")
       ->capture_default_str();
+  stave::server::pgwire::PgServerOptions pg_options;
+  std::string max_message_size = "64MB";
+  app.add_option("--max-connections", pg_options.max_connections,
+                 "Client connections served at once; more get FATAL 53300")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--max-message-size", max_message_size,
+                 "Largest Query, Parse or Bind message accepted (at most 1GB); a larger one "
+                 "ends its connection with FATAL 08P01")
+      ->capture_default_str();
   app.add_option("--workers", options.workers, "Threads running the dataflows (0 = one per core)")
       ->capture_default_str();
   app.add_option("--streaming-parallelism", options.streaming_parallelism,
@@ -72,7 +102,6 @@ int main(int argc, char** argv) {
   std::string auth = "scram-sha-256";
   std::string local_auth = "trust";
   std::string password_file;
-  stave::server::pgwire::PgServerOptions pg_options;
   app.add_option("--auth", auth,
                  "How clients not on loopback authenticate: scram-sha-256, md5, password or "
                  "trust")
@@ -159,97 +188,116 @@ int main(int argc, char** argv) {
   if (bootstrap_password && bootstrap_password->empty()) {
     fmt::print(stderr, "staved: the password of the user stave must not be empty\n");
     return 2;
-  }
-  std::string failpoint_error;
-  if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
-    fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
-    return 2;
-  }
+    std::optional<size_t> message_bytes = stave::server::ParseByteSize(max_message_size);
+    if (!message_bytes || *message_bytes < 1024 ||
+        *message_bytes > stave::server::pgwire::kMaxMessageLength) {
+      fmt::print(stderr, "staved: --max-message-size: \"{}\" is not a size from 1kB to 1GB\n",
+                 max_message_size);
+      return 2;
+    }
+    pg_options.max_message_length = static_cast<uint32_t>(*message_bytes);
+    rlim_t open_files = RaiseOpenFileLimit();
+    // Each connection takes one descriptor; RocksDB, the listeners and sinks need some more.
+    constexpr rlim_t kDescriptorsBesidesConnections = 256;
+    if (open_files != RLIM_INFINITY &&
+        open_files < pg_options.max_connections + kDescriptorsBesidesConnections) {
+      spdlog::warn(
+          "only {} file descriptors may be open (ulimit -n): fewer than --max-connections={} "
+          "connections can be served",
+          open_files, pg_options.max_connections);
+    }
+    std::string failpoint_error;
+    if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
+      fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
+      return 2;
+    }
 
-  // Signals are taken by sigwait below; every thread started from here inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+    // Signals are taken by sigwait below; every thread started from here inherits the mask.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
 
-  stave::planner::ConnectorRegistry connectors;
-  stave::executor::RegisterBuiltinConnectors(&connectors);
-  std::unique_ptr<stave::executor::Database> database;
-  // Users are read when a client logs in, which is only once the database is open.
-  pg_options.credentials =
-      [&database](std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
-    std::optional<stave::executor::Role> role = database->roles()->Find(user);
-    if (!role) return std::nullopt;
-    return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
-                                                  role->can_login};
-  };
-  bool loopback_only = stave::server::IsLoopbackAddress(listen);
-  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
-    spdlog::warn("--auth=trust: clients from any address that reaches {} log in without a password",
-                 listen);
-  }
-  if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
-      !bootstrap_password) {
-    spdlog::warn(
-        "clients not on loopback need a password, and the user stave has none unless one was "
-        "set before: give it one with --password-file or STAVE_PASSWORD");
-  }
-  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
-      pg_options.tls_certificate_file.empty()) {
-    spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
-  }
-  stave::server::pgwire::PgServer pg_server(
-      listen, pg_port,
-      [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
-        return std::make_unique<stave::server::Session>(database.get(), parameters);
-      },
-      pg_options);
+    stave::planner::ConnectorRegistry connectors;
+    stave::executor::RegisterBuiltinConnectors(&connectors);
+    std::unique_ptr<stave::executor::Database> database;
+    // Users are read when a client logs in, which is only once the database is open.
+    pg_options.credentials =
+        [&database](
+            std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
+      std::optional<stave::executor::Role> role = database->roles()->Find(user);
+      if (!role) return std::nullopt;
+      return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
+                                                    role->can_login};
+    };
+    bool loopback_only = stave::server::IsLoopbackAddress(listen);
+    if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
+      spdlog::warn(
+          "--auth=trust: clients from any address that reaches {} log in without a password",
+          listen);
+    }
+    if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
+        !bootstrap_password) {
+      spdlog::warn(
+          "clients not on loopback need a password, and the user stave has none unless one was "
+          "set before: give it one with --password-file or STAVE_PASSWORD");
+    }
+    if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
+        pg_options.tls_certificate_file.empty()) {
+      spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
+    }
+    stave::server::pgwire::PgServer pg_server(
+        listen, pg_port,
+        [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+          return std::make_unique<stave::server::Session>(database.get(), parameters);
+        },
+        pg_options);
 
-  // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
-  // database recovers; the PostgreSQL port only once it has.
-  stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
-  stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
-  if (stave::Status status = http_server.Start(); !status.ok()) {
-    spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());
-    return 1;
-  }
-  spdlog::info("HTTP admin on {}:{}{}; recovering \"{}\"", http_listen, http_server.port(),
-               admin_token.empty() ? "" : " (bearer token required)", options.data_directory);
-  try {
-    database = stave::executor::Database::Open(options, &connectors);
-  } catch (const stave::SqlError& error) {
-    spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
-                     error.what());
+    // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
+    // database recovers; the PostgreSQL port only once it has.
+    stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
+    stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
+    if (stave::Status status = http_server.Start(); !status.ok()) {
+      spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());
+      return 1;
+    }
+    spdlog::info("HTTP admin on {}:{}{}; recovering \"{}\"", http_listen, http_server.port(),
+                 admin_token.empty() ? "" : " (bearer token required)", options.data_directory);
+    try {
+      database = stave::executor::Database::Open(options, &connectors);
+    } catch (const stave::SqlError& error) {
+      spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
+                       error.what());
+      http_server.Stop();
+      return 1;
+    }
+    admin.set_database(database.get());
+    try {
+      if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+    } catch (const stave::SqlError& error) {
+      spdlog::critical("cannot store the password of the user stave: {}", error.what());
+      http_server.Stop();
+      return 1;
+    }
+    if (stave::Status status = pg_server.Start(); !status.ok()) {
+      spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
+      http_server.Stop();
+      return 1;
+    }
+    admin.set_ready(true);
+    spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
+                 stave::kStaveVersion, listen, pg_server.port(), http_listen, http_server.port(),
+                 options.data_directory);
+
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+    admin.set_ready(false);
+    pg_server.Stop();
     http_server.Stop();
-    return 1;
+    database->Shutdown();
+    spdlog::info("stopped cleanly");
+    return 0;
   }
-  admin.set_database(database.get());
-  try {
-    if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
-  } catch (const stave::SqlError& error) {
-    spdlog::critical("cannot store the password of the user stave: {}", error.what());
-    http_server.Stop();
-    return 1;
-  }
-  if (stave::Status status = pg_server.Start(); !status.ok()) {
-    spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
-    http_server.Stop();
-    return 1;
-  }
-  admin.set_ready(true);
-  spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
-               stave::kStaveVersion, listen, pg_server.port(), http_listen, http_server.port(),
-               options.data_directory);
-
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
-  admin.set_ready(false);
-  pg_server.Stop();
-  http_server.Stop();
-  database->Shutdown();
-  spdlog::info("stopped cleanly");
-  return 0;
-}

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -77,6 +78,12 @@ class QuerySession {
   /// transaction block.
   virtual char TransactionStatus() const = 0;
 
+  /// How long the connection may wait for the client's next command while no transaction
+  /// is open before it closes the connection (the idle_session_timeout setting); zero waits
+  /// forever.
+  virtual std::chrono::milliseconds IdleSessionTimeout() const {
+    return std::chrono::milliseconds(0);
+  }
   /// Tells the session that a statement failed, so a transaction block becomes failed.
   virtual void OnError() = 0;
 

@@ -11,6 +11,7 @@
 #include "common/version.h"
 #include "executor/plan_builder.h"
 #include "parser/copy_statement.h"
+#include "parser/parse_cache.h"
 #include "parser/parser.h"
 #include "server/flag_values.h"
 #include "server/statement_timeout.h"
@@ -25,7 +26,7 @@ struct SettingDefinition {
   std::string_view description;
 };
 
-constexpr std::array<SettingDefinition, 22> kSettings = {{
+constexpr std::array<SettingDefinition, 23> kSettings = {{
     {"checkpoint_interval", "1s", false, "Time between checkpoints (server-wide); 0 = on demand."},
     {"streaming_parallelism", "default", false,
      "Parallel instances per stage of the materialized views created next; default = one per "
@@ -52,6 +53,8 @@ constexpr std::array<SettingDefinition, 22> kSettings = {{
     {"default_transaction_isolation", "read committed", false,
      "Sets the isolation level of new transactions."},
     {"statement_timeout", "0", false, "Sets the maximum allowed duration of any statement."},
+    {"idle_session_timeout", "0", false,
+     "Sets the maximum allowed idle time between queries, when not in a transaction; 0 = off."},
     {"server_version_num", "150018", false, "Shows the server version as an integer."},
     {"max_identifier_length", "63", false, "Shows the maximum identifier length."},
 }};
@@ -67,6 +70,18 @@ const SettingDefinition* FindSetting(const std::string& lower_name) {
     if (Lower(setting.name) == lower_name) return &setting;
   }
   return nullptr;
+}
+
+// A timeout setting as PostgreSQL reads it: a bare number is milliseconds, else a duration
+// with a unit (200ms, 5s, 1min).
+std::optional<std::chrono::milliseconds> ParseTimeoutMilliseconds(const std::string& text) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      })) {
+    if (text.size() > 12) return std::nullopt;
+    return std::chrono::milliseconds(std::stoll(text));
+  }
+  return ParseDuration(text);
 }
 
 executor::QueryResult Command(std::string tag) {
@@ -171,13 +186,14 @@ bool Session::RunSimpleQuery(std::string_view sql,
     on_result(RunCursorStatement(*cursor));
     return true;
   }
-  std::vector<parser::StatementPtr> statements = parser::Parse(sql);
-  if (statements.empty()) return false;
-  if (statements.size() > 1 && transaction_ == TransactionState::kIdle) {
+  std::shared_ptr<const parser::ParseCache::Statements> statements =
+      parser::ParseCache::Shared().Parse(sql);
+  if (statements->empty()) return false;
+  if (statements->size() > 1 && transaction_ == TransactionState::kIdle) {
     writes_ = std::make_unique<executor::Transaction>();
     transaction_ = TransactionState::kImplicit;
   }
-  for (const parser::StatementPtr& statement : statements) {
+  for (const parser::StatementPtr& statement : *statements) {
     on_result(RunInImplicitTransaction(*statement));
   }
   if (transaction_ == TransactionState::kImplicit) CommitImplicit();
@@ -288,6 +304,16 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     }
   } else if (name == "statement_timeout") {
     stored = FormatStatementTimeout(ParseStatementTimeout(value, position));
+  } else if (name == "idle_session_timeout") {
+    std::optional<std::chrono::milliseconds> timeout = ParseTimeoutMilliseconds(value);
+    if (!timeout) {
+      throw SqlError(
+          sqlstate::kInvalidParameterValue,
+          fmt::format("invalid value for parameter \"idle_session_timeout\": \"{}\"", value),
+          position)
+          .WithHint("Use milliseconds (5000) or a duration such as 5s or 1min; 0 turns it off.");
+    }
+    idle_session_timeout_ = *timeout;
   } else if (name == "client_encoding") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

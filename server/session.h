@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,7 @@ class Session : public QuerySession {
                       const std::function<void(const executor::QueryResult&)>& on_result) override;
   std::vector<std::pair<std::string, std::string>> TakeChangedParameters() override;
   char TransactionStatus() const override;
+  std::chrono::milliseconds IdleSessionTimeout() const override { return idle_session_timeout_; }
   void OnError() override;
   // The extended query protocol: session_prepared.cc.
   std::shared_ptr<const PreparedStatement> Prepare(
@@ -70,8 +72,9 @@ class Session : public QuerySession {
   void Assign(const std::string& name, const std::string& value, int position, bool system = false);
 
   executor::Database* database_;
-  std::map<std::string, std::string> settings_;  // By lower-case name.
-  std::vector<std::string> changed_;             // Lower-case names to report.
+  std::map<std::string, std::string> settings_;        // By lower-case name.
+  std::chrono::milliseconds idle_session_timeout_{0};  // The idle_session_timeout setting.
+  std::vector<std::string> changed_;                   // Lower-case names to report.
   /// kImplicit: the statements of one multi-statement query string, which PostgreSQL runs as
   /// one transaction (all or nothing) unless they open a block of their own with BEGIN.
   enum class TransactionState {

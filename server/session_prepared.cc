@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/sql_error.h"
+#include "parser/parse_cache.h"
 #include "parser/parser.h"
 #include "server/session.h"
 
@@ -11,9 +12,9 @@ namespace stave::server {
 namespace {
 
 /// What Session keeps of a prepared statement: the syntax tree, whose parameter slots are
-/// filled in before each run.
+/// filled in before each run. A statement without parameters is the parse cache's, shared.
 struct SessionPreparedStatement : PreparedStatement {
-  parser::StatementPtr statement;
+  std::shared_ptr<const parser::Statement> statement;
   /// Instead of `statement`: DECLARE, FETCH, MOVE or CLOSE (they take no parameters).
   std::optional<parser::CursorStatement> cursor;
 };
@@ -70,7 +71,17 @@ std::shared_ptr<const PreparedStatement> Session::Prepare(
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "COPY is supported in the simple query protocol only");
   }
-  std::vector<parser::StatementPtr> statements = parser::Parse(sql);
+  // A statement that may have parameters gets a tree of its own, whose slots this session
+  // fills in; one without is immutable, so the parse cache's tree is shared.
+  bool may_have_parameters = !parameter_types.empty() || sql.find('$') != std::string_view::npos;
+  std::vector<parser::StatementPtr> own;
+  std::shared_ptr<const parser::ParseCache::Statements> shared;
+  if (may_have_parameters) {
+    own = parser::Parse(sql);
+  } else {
+    shared = parser::ParseCache::Shared().Parse(sql);
+  }
+  const std::vector<parser::StatementPtr>& statements = may_have_parameters ? own : *shared;
   if (statements.size() > 1) {
     throw SqlError(sqlstate::kSyntaxError,
                    "cannot insert multiple commands into a prepared statement");
@@ -89,12 +100,18 @@ std::shared_ptr<const PreparedStatement> Session::Prepare(
         sqlstate::kInFailedTransaction,
         "current transaction is aborted, commands ignored until end of transaction block");
   }
-  prepared->statement = std::move(statements.front());
-  std::vector<std::shared_ptr<parser::ParameterSlot>>& slots = prepared->statement->parameters;
-  // Parameters declared but never used still count, as in PostgreSQL.
-  while (slots.size() < parameter_types.size()) {
-    slots.push_back(std::make_shared<parser::ParameterSlot>());
+  if (may_have_parameters) {
+    parser::StatementPtr statement = std::move(own.front());
+    // Parameters declared but never used still count, as in PostgreSQL.
+    while (statement->parameters.size() < parameter_types.size()) {
+      statement->parameters.push_back(std::make_shared<parser::ParameterSlot>());
+    }
+    prepared->statement = std::move(statement);
+  } else {
+    prepared->statement = std::shared_ptr<const parser::Statement>(shared, shared->front().get());
   }
+  const std::vector<std::shared_ptr<parser::ParameterSlot>>& slots =
+      prepared->statement->parameters;
   for (size_t i = 0; i < slots.size(); ++i) {
     if (i < parameter_types.size() && parameter_types[i]) slots[i]->type = *parameter_types[i];
   }

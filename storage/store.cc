@@ -177,6 +177,19 @@ Status Snapshot::ScanStateTable(
   return FromRocks(it->status(), "scanning a state table");
 }
 
+Result<std::optional<std::string>> Snapshot::GetStateTableRow(uint32_t table_id,
+                                                              std::string_view key) const {
+  std::string full_key = StateTablePrefix(table_id);
+  full_key.append(key);
+  rocksdb::ReadOptions options;
+  options.snapshot = snapshot_;
+  std::string value;
+  rocksdb::Status status = db_->Get(options, full_key, &value);
+  if (status.IsNotFound()) return std::optional<std::string>();
+  if (!status.ok()) return FromRocks(status, "reading a state table row");
+  return std::optional<std::string>(std::move(value));
+}
+
 Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
   rocksdb::Options options;
   options.create_if_missing = true;

@@ -101,6 +101,11 @@ class Snapshot {
       uint32_t table_id,
       const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
 
+  /// The value of one row of a state table, by its key as ScanStateTable shows it (the
+  /// virtual node, then the state key); nullopt when there is no such row.
+  Result<std::optional<std::string>> GetStateTableRow(uint32_t table_id,
+                                                      std::string_view key) const;
+
  private:
   friend class Store;
   Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snapshot, uint64_t epoch)

@@ -1,7 +1,10 @@
 #include "executor/batch/batch_executor.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "common/cancellation.h"
 #include "common/sql_error.h"
@@ -18,6 +21,7 @@
 #include "executor/window_order.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
+#include "storage/state_table.h"
 
 namespace stave::executor {
 namespace {
@@ -40,7 +44,10 @@ struct BatchContext {
 
 std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& context);
 
-std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& context) {
+// Reads the rows of `scan`: all of them, or only `only_row` (a key and value as
+// ScanStateTable shows them) when a point lookup found it.
+std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& context,
+                        const std::pair<std::string, std::string>* only_row = nullptr) {
   std::vector<DataType> types = TypesOf(scan.output);
   if (scan.system_rows) {
     Chunk chunk = Chunk::WithTypes(types);
@@ -89,12 +96,76 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
     }
     return true;
   };
-  Status status =
-      context.snapshot.ScanStateTable(StateTableId(scan.object->id, kViewRowsSlot), visit);
-  status.ThrowIfError();
+  if (only_row != nullptr) {
+    visit(only_row->first, only_row->second);
+  } else {
+    Status status =
+        context.snapshot.ScanStateTable(StateTableId(scan.object->id, kViewRowsSlot), visit);
+    status.ThrowIfError();
+  }
   if (corrupt) throw SqlError("XX001", "corrupt row in \"" + scan.object->name + "\"");
   if (!current.empty()) chunks.push_back(std::move(current));
   return chunks;
+}
+
+// The value that `conjunct` requires `column` to equal, when it is `column = constant` (either
+// way round) with a constant of the column's own type, as its key is encoded in.
+const Value* RequiredValue(const planner::BoundExpr& conjunct, size_t column,
+                           const DataType& type) {
+  if (conjunct.kind != planner::BoundExpr::Kind::kFunction ||
+      conjunct.function != planner::ScalarFunction::kEqual || conjunct.args.size() != 2) {
+    return nullptr;
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    const planner::BoundExpr& left = *conjunct.args[side];
+    const planner::BoundExpr& right = *conjunct.args[1 - side];
+    if (left.kind == planner::BoundExpr::Kind::kColumn && left.column == column &&
+        right.kind == planner::BoundExpr::Kind::kConstant && right.type == type &&
+        left.type == type) {
+      return &right.constant;
+    }
+  }
+  return nullptr;
+}
+
+// `WHERE key = value` straight over a table with a primary key or a keyed view: the one row
+// is read by its key instead of scanning them all. nullopt when the filter does not fix
+// every key column. The filter still runs over what is found.
+std::optional<std::vector<Chunk>> PointLookup(const planner::FilterNode& filter,
+                                              const BatchContext& context) {
+  if (filter.input == nullptr || filter.input->kind != planner::PlanNodeKind::kScan) {
+    return std::nullopt;
+  }
+  const auto& scan = static_cast<const planner::ScanNode&>(*filter.input);
+  if (scan.system_rows || scan.object == nullptr) return std::nullopt;
+  const planner::CatalogObject& object = *scan.object;
+  const std::vector<size_t>& key_columns =
+      object.type == planner::ObjectType::kMaterializedView ? object.row_key_columns
+      : object.type == planner::ObjectType::kTable          ? object.primary_key
+                                                            : std::vector<size_t>{};
+  if (key_columns.empty()) return std::nullopt;
+  std::vector<planner::BoundExprPtr> conjuncts;
+  planner::SplitConjuncts(filter.predicate, &conjuncts);
+  std::string key;
+  for (size_t column : key_columns) {
+    const Value* value = nullptr;
+    for (const planner::BoundExprPtr& conjunct : conjuncts) {
+      value = RequiredValue(*conjunct, column, object.columns[column].type);
+      if (value != nullptr) break;
+    }
+    if (value == nullptr) return std::nullopt;
+    if (value->is_null()) return std::vector<Chunk>{};  // `= NULL` holds for no row.
+    storage::EncodeKeyValue(*value, object.columns[column].type, &key);
+  }
+  std::pair<std::string, std::string> row;
+  storage::AppendBigEndian16(storage::VirtualNodeOf(key), &row.first);
+  row.first += key;
+  std::optional<std::string> value =
+      context.snapshot.GetStateTableRow(StateTableId(object.id, kViewRowsSlot), row.first)
+          .ValueOrThrow();
+  if (!value) return std::vector<Chunk>{};
+  row.second = std::move(*value);
+  return Scan(scan, context, &row);
 }
 
 std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chunk> input,
@@ -463,8 +534,9 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
     }
     case planner::PlanNodeKind::kFilter: {
       const auto& filter = static_cast<const planner::FilterNode&>(node);
+      std::optional<std::vector<Chunk>> looked_up = PointLookup(filter, context);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, context)) {
+      for (Chunk& chunk : looked_up ? std::move(*looked_up) : Run(*node.input, context)) {
         context.ThrowIfCancelled();
         Chunk kept = FilterOperator::Apply(*filter.predicate, std::move(chunk));
         if (!kept.empty()) output.push_back(std::move(kept));

@@ -1,10 +1,12 @@
 #include "server/pgwire/pg_connection.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -21,6 +23,8 @@ constexpr size_t kInputBufferSize = 16 * 1024;
 constexpr size_t kBodyReadStep = 1024 * 1024;
 // SSLRequest and GSSENCRequest may each come once before the StartupMessage.
 constexpr int kMaxEncryptionRequests = 2;
+// idle_session_timeout ended the connection (PostgreSQL's ERRCODE_IDLE_SESSION_TIMEOUT).
+constexpr std::string_view kIdleSessionTimeout = "57P05";
 
 std::string ParameterValue(const std::vector<std::pair<std::string, std::string>>& parameters,
                            std::string_view name) {
@@ -186,22 +190,45 @@ void PgConnection::HandleSslRequest() {
 }
 
 void PgConnection::RunMessageLoop() {
+  // Whether the last message answered ReadyForQuery, so the client owes the next command.
+  bool ready_for_query = true;
   while (true) {
     char header[5];
+    // idle_session_timeout, as in PostgreSQL: only between commands outside a transaction,
+    // and only when the client has not already sent more.
+    std::optional<std::chrono::steady_clock::time_point> idle_deadline;
+    if (ready_for_query && input_begin_ == input_end_ && session_->TransactionStatus() == 'I') {
+      std::chrono::milliseconds timeout = session_->IdleSessionTimeout();
+      if (timeout.count() > 0) idle_deadline = std::chrono::steady_clock::now() + timeout;
+    }
+    if (idle_deadline) stream_->SetReadDeadline(idle_deadline);
     size_t read = Read(header, sizeof(header));
+    if (idle_deadline) stream_->SetReadDeadline(std::nullopt);
     if (read == 0) {
+      if (idle_deadline && std::chrono::steady_clock::now() >= *idle_deadline) {
+        spdlog::debug("pgwire: connection {} idle for too long", config_.process_id);
+        SendFatal(kIdleSessionTimeout, "terminating connection due to idle-session timeout");
+        return;
+      }
       spdlog::debug("pgwire: connection {} closed by the client", config_.process_id);
       return;
     }
     if (read < sizeof(header)) throw ConnectionLost("unexpected EOF within message header");
     char type = header[0];
     uint32_t length = DecodeUint32(header + 1);
+    ready_for_query = type == 'S' || (!skipping_until_sync_ && (type == 'Q' || type == 'F'));
     if (!IsFrontendMessageType(type)) {
       throw ProtocolError("invalid frontend message type " +
                           std::to_string(static_cast<unsigned char>(type)));
     }
-    if (length < 4 || length > MaxMessageLength(type)) {
-      throw ProtocolError("invalid message length");
+    if (length < 4) throw ProtocolError("invalid message length");
+    uint32_t limit = MaxMessageLength(type);
+    if (limit > kMaxSmallMessageLength) limit = std::min(limit, config_.max_message_length);
+    if (length > limit) {
+      // Refused from the length word alone: the body is never read, let alone allocated.
+      throw ProtocolError(fmt::format(
+          "invalid message length: a message of type '{}' may have at most {} bytes, not {}", type,
+          limit, length));
     }
     size_t body_length = length - 4;
 

@@ -15,6 +15,7 @@
 #include "server/pgwire/authentication.h"
 #include "server/pgwire/byte_stream.h"
 #include "server/pgwire/message_writer.h"
+#include "server/pgwire/protocol.h"
 #include "server/query_session.h"
 
 namespace stave::server::pgwire {
@@ -37,6 +38,10 @@ struct PgConnectionConfig {
   /// How long the client may take from connecting to sending its StartupMessage
   /// (PostgreSQL's authentication_timeout); zero means no limit.
   std::chrono::milliseconds startup_timeout{60'000};
+  /// The largest message (length word included) accepted for messages that carry SQL or
+  /// data: Query, Parse, Bind, FunctionCall, CopyData. A longer one is a protocol violation
+  /// (FATAL 08P01) detected from its length word, before any of its body is read.
+  uint32_t max_message_length = kDefaultMaxMessageLength;
   /// Pending output is sent once it grows past this, so big results stream to the client
   /// instead of piling up in memory.
   size_t flush_threshold = 64 * 1024;

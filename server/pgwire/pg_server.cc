@@ -115,8 +115,9 @@ class SocketByteStream : public ByteStream {
   // Waits until the socket is readable or the deadline passes; false on timeout.
   bool WaitReadable() {
     while (true) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          *deadline_ - std::chrono::steady_clock::now());
+      // Rounded up, so that a timeout reported means the deadline has passed.
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ -
+                                                               std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd descriptor{socket_.native_handle(), POLLIN, 0};
       int ready = ::poll(&descriptor, 1, static_cast<int>(std::min<int64_t>(left.count(), 60'000)));
@@ -167,6 +168,7 @@ PgServer::PgServer(std::string listen_address, uint16_t port, QuerySessionFactor
     config.require_tls = options_.require_tls_remote && !loopback;
     config.credentials = options_.credentials;
     config.startup_timeout = options_.startup_timeout;
+    config.max_message_length = options_.max_message_length;
     config.on_cancel_request = [this](int32_t process_id, int32_t secret_key) {
       OnCancelRequest(process_id, secret_key);
     };

@@ -13,6 +13,7 @@
 #include "common/cancellation.h"
 #include "common/status.h"
 #include "server/pgwire/authentication.h"
+#include "server/pgwire/protocol.h"
 #include "server/query_session.h"
 
 namespace stave::server::pgwire {
@@ -26,6 +27,9 @@ struct PgServerOptions {
   size_t max_connections = 1000;
   /// How long a client may take to send its StartupMessage; zero means no limit.
   std::chrono::milliseconds startup_timeout{60'000};
+  /// The largest Query, Parse, Bind, FunctionCall or CopyData message accepted, length word
+  /// included; at most kMaxMessageLength (1 GiB). See PgConnectionConfig.
+  uint32_t max_message_length = kDefaultMaxMessageLength;
   /// Called for a CancelRequest whose (process id, secret key) matches a live connection,
   /// with that connection's process id, on the thread of the cancel connection, after the
   /// connection's running statement was asked to stop (see Cancellation). May be empty.

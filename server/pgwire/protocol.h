@@ -19,9 +19,13 @@ inline constexpr int32_t kGssEncRequestCode = (1234 << 16) | 5680;  // 80877104
 
 /// PostgreSQL's MAX_STARTUP_PACKET_LENGTH: a longer startup packet is a protocol violation.
 inline constexpr uint32_t kMaxStartupPacketLength = 10000;
-/// The largest message length accepted for messages that carry SQL or data (Query, Parse,
-/// Bind, FunctionCall, CopyData): 1 GiB, as PostgreSQL's PQ_LARGE_MESSAGE_LIMIT.
+/// The largest message length that may be configured for messages that carry SQL or data
+/// (Query, Parse, Bind, FunctionCall, CopyData): 1 GiB, as PostgreSQL's PQ_LARGE_MESSAGE_LIMIT.
 inline constexpr uint32_t kMaxMessageLength = 1u << 30;
+/// The default limit for those messages: 64 MiB. A streaming server's statements and
+/// parameters are small, and with a thousand connections each allowed 1 GiB of message a
+/// few clients could exhaust memory; 64 MiB still takes any realistic statement.
+inline constexpr uint32_t kDefaultMaxMessageLength = 64u << 20;
 /// The largest message length accepted for all other messages (PQ_SMALL_MESSAGE_LIMIT).
 inline constexpr uint32_t kMaxSmallMessageLength = 10000;
 

@@ -262,7 +262,7 @@ TEST_F(PgServerTest, GarbageAndHostileInputDoNotHurtOthers) {
     client.Send(message);
     auto messages = client.ReadUntilReady();
     ASSERT_EQ(MessageTypes(messages), "E");
-    EXPECT_EQ(ErrorField(messages[0], 'M'), "invalid message length");
+    EXPECT_TRUE(ErrorField(messages[0], 'M').starts_with("invalid message length"));
     EXPECT_TRUE(client.ServerClosed());
   }
   {  // A length below 4.

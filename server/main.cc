@@ -188,116 +188,115 @@ int main(int argc, char** argv) {
   if (bootstrap_password && bootstrap_password->empty()) {
     fmt::print(stderr, "staved: the password of the user stave must not be empty\n");
     return 2;
-    std::optional<size_t> message_bytes = stave::server::ParseByteSize(max_message_size);
-    if (!message_bytes || *message_bytes < 1024 ||
-        *message_bytes > stave::server::pgwire::kMaxMessageLength) {
-      fmt::print(stderr, "staved: --max-message-size: \"{}\" is not a size from 1kB to 1GB\n",
-                 max_message_size);
-      return 2;
-    }
-    pg_options.max_message_length = static_cast<uint32_t>(*message_bytes);
-    rlim_t open_files = RaiseOpenFileLimit();
-    // Each connection takes one descriptor; RocksDB, the listeners and sinks need some more.
-    constexpr rlim_t kDescriptorsBesidesConnections = 256;
-    if (open_files != RLIM_INFINITY &&
-        open_files < pg_options.max_connections + kDescriptorsBesidesConnections) {
-      spdlog::warn(
-          "only {} file descriptors may be open (ulimit -n): fewer than --max-connections={} "
-          "connections can be served",
-          open_files, pg_options.max_connections);
-    }
-    std::string failpoint_error;
-    if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
-      fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
-      return 2;
-    }
-
-    // Signals are taken by sigwait below; every thread started from here inherits the mask.
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGTERM);
-    sigaddset(&signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);
-
-    stave::planner::ConnectorRegistry connectors;
-    stave::executor::RegisterBuiltinConnectors(&connectors);
-    std::unique_ptr<stave::executor::Database> database;
-    // Users are read when a client logs in, which is only once the database is open.
-    pg_options.credentials =
-        [&database](
-            std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
-      std::optional<stave::executor::Role> role = database->roles()->Find(user);
-      if (!role) return std::nullopt;
-      return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
-                                                    role->can_login};
-    };
-    bool loopback_only = stave::server::IsLoopbackAddress(listen);
-    if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
-      spdlog::warn(
-          "--auth=trust: clients from any address that reaches {} log in without a password",
-          listen);
-    }
-    if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
-        !bootstrap_password) {
-      spdlog::warn(
-          "clients not on loopback need a password, and the user stave has none unless one was "
-          "set before: give it one with --password-file or STAVE_PASSWORD");
-    }
-    if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
-        pg_options.tls_certificate_file.empty()) {
-      spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
-    }
-    stave::server::pgwire::PgServer pg_server(
-        listen, pg_port,
-        [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
-          return std::make_unique<stave::server::Session>(database.get(), parameters);
-        },
-        pg_options);
-
-    // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
-    // database recovers; the PostgreSQL port only once it has.
-    stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
-    stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
-    if (stave::Status status = http_server.Start(); !status.ok()) {
-      spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());
-      return 1;
-    }
-    spdlog::info("HTTP admin on {}:{}{}; recovering \"{}\"", http_listen, http_server.port(),
-                 admin_token.empty() ? "" : " (bearer token required)", options.data_directory);
-    try {
-      database = stave::executor::Database::Open(options, &connectors);
-    } catch (const stave::SqlError& error) {
-      spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
-                       error.what());
-      http_server.Stop();
-      return 1;
-    }
-    admin.set_database(database.get());
-    try {
-      if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
-    } catch (const stave::SqlError& error) {
-      spdlog::critical("cannot store the password of the user stave: {}", error.what());
-      http_server.Stop();
-      return 1;
-    }
-    if (stave::Status status = pg_server.Start(); !status.ok()) {
-      spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
-      http_server.Stop();
-      return 1;
-    }
-    admin.set_ready(true);
-    spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
-                 stave::kStaveVersion, listen, pg_server.port(), http_listen, http_server.port(),
-                 options.data_directory);
-
-    int signal_number = 0;
-    sigwait(&signals, &signal_number);
-    spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
-    admin.set_ready(false);
-    pg_server.Stop();
-    http_server.Stop();
-    database->Shutdown();
-    spdlog::info("stopped cleanly");
-    return 0;
   }
+  std::optional<size_t> message_bytes = stave::server::ParseByteSize(max_message_size);
+  if (!message_bytes || *message_bytes < 1024 ||
+      *message_bytes > stave::server::pgwire::kMaxMessageLength) {
+    fmt::print(stderr, "staved: --max-message-size: \"{}\" is not a size from 1kB to 1GB\n",
+               max_message_size);
+    return 2;
+  }
+  pg_options.max_message_length = static_cast<uint32_t>(*message_bytes);
+  rlim_t open_files = RaiseOpenFileLimit();
+  // Each connection takes one descriptor; RocksDB, the listeners and sinks need some more.
+  constexpr rlim_t kDescriptorsBesidesConnections = 256;
+  if (open_files != RLIM_INFINITY &&
+      open_files < pg_options.max_connections + kDescriptorsBesidesConnections) {
+    spdlog::warn(
+        "only {} file descriptors may be open (ulimit -n): fewer than --max-connections={} "
+        "connections can be served",
+        open_files, pg_options.max_connections);
+  }
+  std::string failpoint_error;
+  if (!stave::failpoint::ArmFromEnvironment(&failpoint_error)) {
+    fmt::print(stderr, "staved: STAVE_FAILPOINTS: {}\n", failpoint_error);
+    return 2;
+  }
+
+  // Signals are taken by sigwait below; every thread started from here inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  stave::planner::ConnectorRegistry connectors;
+  stave::executor::RegisterBuiltinConnectors(&connectors);
+  std::unique_ptr<stave::executor::Database> database;
+  // Users are read when a client logs in, which is only once the database is open.
+  pg_options.credentials =
+      [&database](std::string_view user) -> std::optional<stave::server::pgwire::UserCredentials> {
+    std::optional<stave::executor::Role> role = database->roles()->Find(user);
+    if (!role) return std::nullopt;
+    return stave::server::pgwire::UserCredentials{role->scram_verifier, role->md5_hash,
+                                                  role->can_login};
+  };
+  bool loopback_only = stave::server::IsLoopbackAddress(listen);
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kTrust && !loopback_only) {
+    spdlog::warn("--auth=trust: clients from any address that reaches {} log in without a password",
+                 listen);
+  }
+  if (!loopback_only && pg_options.remote_auth != stave::server::pgwire::AuthMethod::kTrust &&
+      !bootstrap_password) {
+    spdlog::warn(
+        "clients not on loopback need a password, and the user stave has none unless one was "
+        "set before: give it one with --password-file or STAVE_PASSWORD");
+  }
+  if (pg_options.remote_auth == stave::server::pgwire::AuthMethod::kPassword &&
+      pg_options.tls_certificate_file.empty()) {
+    spdlog::warn("--auth=password without TLS: passwords cross the network in clear text");
+  }
+  stave::server::pgwire::PgServer pg_server(
+      listen, pg_port,
+      [&](const std::vector<std::pair<std::string, std::string>>& parameters) {
+        return std::make_unique<stave::server::Session>(database.get(), parameters);
+      },
+      pg_options);
+
+  // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
+  // database recovers; the PostgreSQL port only once it has.
+  stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
+  stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
+  if (stave::Status status = http_server.Start(); !status.ok()) {
+    spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());
+    return 1;
+  }
+  spdlog::info("HTTP admin on {}:{}{}; recovering \"{}\"", http_listen, http_server.port(),
+               admin_token.empty() ? "" : " (bearer token required)", options.data_directory);
+  try {
+    database = stave::executor::Database::Open(options, &connectors);
+  } catch (const stave::SqlError& error) {
+    spdlog::critical("cannot open the database in \"{}\": {}", options.data_directory,
+                     error.what());
+    http_server.Stop();
+    return 1;
+  }
+  admin.set_database(database.get());
+  try {
+    if (bootstrap_password) database->roles()->SetBootstrapPassword(*bootstrap_password);
+  } catch (const stave::SqlError& error) {
+    spdlog::critical("cannot store the password of the user stave: {}", error.what());
+    http_server.Stop();
+    return 1;
+  }
+  if (stave::Status status = pg_server.Start(); !status.ok()) {
+    spdlog::critical("cannot serve PostgreSQL on {}:{}: {}", listen, pg_port, status.ToString());
+    http_server.Stop();
+    return 1;
+  }
+  admin.set_ready(true);
+  spdlog::info("Stave {} ready: psql -h {} -p {} -d stave  (HTTP admin on {}:{}, data in {})",
+               stave::kStaveVersion, listen, pg_server.port(), http_listen, http_server.port(),
+               options.data_directory);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("received {}, shutting down", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  admin.set_ready(false);
+  pg_server.Stop();
+  http_server.Stop();
+  database->Shutdown();
+  spdlog::info("stopped cleanly");
+  return 0;
+}

@@ -43,7 +43,9 @@ TEST(UnnestOperatorTest, ExpandsArraysSideBySidePaddingTheShorterWithNulls) {
     EXPECT_EQ(row[0].int_value(), 1);
     for (size_t c = 0; c < 3; ++c) {
       EXPECT_EQ(row[3 + c].is_null(), expected[r][c].is_null()) << r << " " << c;
-      if (!expected[r][c].is_null()) EXPECT_EQ(row[3 + c].int_value(), expected[r][c].int_value());
+      if (!expected[r][c].is_null()) {
+        EXPECT_EQ(row[3 + c].int_value(), expected[r][c].int_value());
+      }
     }
     EXPECT_EQ(out.ops[r], RowOp::kInsert);
   }

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "common/array_value.h"
 #include "common/sql_error.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
@@ -83,11 +84,56 @@ Decimal DecimalSum(const AggregateState& state) {
   return decimal::FromInt128(state.int_sum, state.sum_scale);
 }
 
+// Whether the call counts the rows holding each value (AggregateState::distinct_values).
+bool KeepsValues(const planner::AggregateCall& call) {
+  return call.distinct || call.keeps_values || call.kind == AggregateKind::kArrayAgg ||
+         call.kind == AggregateKind::kStringAgg;
+}
+
+bool CollectsValues(const planner::AggregateCall& call) {
+  return call.kind == AggregateKind::kArrayAgg || call.kind == AggregateKind::kStringAgg;
+}
+
 bool HasDistinct(const std::vector<planner::AggregateCall>& calls) {
   for (const auto& call : calls) {
-    if (call.distinct) return true;
+    if (KeepsValues(call)) return true;
   }
   return false;
+}
+
+// array_agg's array or string_agg's text of the values kept, in the call's order.
+Value CollectedValues(const planner::AggregateCall& call, const AggregateState& state) {
+  std::vector<Value> values;
+  size_t nulls = 0;
+  auto add = [&](std::string_view key, int64_t count) {
+    Value value;
+    if (!storage::DecodeKeyValue(&key, call.arg->type, &value)) {
+      throw SqlError(sqlstate::kInternalError, "corrupt array_agg state");
+    }
+    if (value.is_null()) {
+      nulls += call.distinct ? 1 : static_cast<size_t>(count);
+      return;
+    }
+    for (int64_t i = 0; i < (call.distinct ? 1 : count); ++i) values.push_back(value);
+  };
+  if (call.descending) {
+    for (auto it = state.distinct_values.rbegin(); it != state.distinct_values.rend(); ++it) {
+      add(it->first, it->second);
+    }
+  } else {
+    for (const auto& [key, count] : state.distinct_values) add(key, count);
+  }
+  if (values.empty() && nulls == 0) return Value::Null();
+  if (call.kind == AggregateKind::kStringAgg) {
+    std::string text;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) text += call.separator;
+      text += values[i].string_value();
+    }
+    return Value::String(std::move(text));
+  }
+  values.insert(call.nulls_first ? values.begin() : values.end(), nulls, Value::Null());
+  return Value::String(array::Encode(values, call.arg->type));
 }
 
 }  // namespace
@@ -98,8 +144,18 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
     state->count += sign;
     return;
   }
+  if (CollectsValues(call)) {
+    // array_agg keeps NULLs (their key sorts last, as NULLS LAST); string_agg skips them.
+    if (call.kind == AggregateKind::kStringAgg && arg->IsNull(row)) return;
+    std::string key;
+    storage::EncodeKeyValue(arg->GetValue(row), arg->type, &key);
+    auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
+    it->second += sign;
+    if (it->second == 0) state->distinct_values.erase(it);
+    return;
+  }
   if (arg->IsNull(row)) return;
-  if (call.distinct) {
+  if (KeepsValues(call)) {
     std::string key;
     storage::EncodeKeyValue(arg->GetValue(row), arg->type, &key);
     auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
@@ -125,6 +181,20 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
       break;
     case AggregateKind::kMin:
     case AggregateKind::kMax: {
+      if (KeepsValues(call)) {
+        // The extreme of the values still held: the first or the last key.
+        const auto& values = state->distinct_values;
+        if (values.empty()) {
+          state->extremum = Value::Null();
+          break;
+        }
+        std::string_view key =
+            call.kind == AggregateKind::kMin ? values.begin()->first : values.rbegin()->first;
+        if (!storage::DecodeKeyValue(&key, arg->type, &state->extremum)) {
+          throw SqlError(sqlstate::kInternalError, "corrupt min/max state");
+        }
+        break;
+      }
       if (sign < 0) {
         throw SqlError(
             sqlstate::kFeatureNotSupported,
@@ -177,6 +247,9 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
     case AggregateKind::kMin:
     case AggregateKind::kMax:
       return state.count == 0 ? Value::Null() : state.extremum;
+    case AggregateKind::kArrayAgg:
+    case AggregateKind::kStringAgg:
+      return CollectedValues(call, state);
   }
   return Value::Null();
 }
@@ -212,7 +285,7 @@ std::string EncodeGroupState(const GroupState& state,
   storage::AppendBigEndian32(static_cast<uint32_t>(bytes.size()), &framed);
   framed += bytes;
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (!calls[i].distinct) continue;
+    if (!KeepsValues(calls[i])) continue;
     const auto& values = state.aggregates[i].distinct_values;
     storage::AppendBigEndian32(static_cast<uint32_t>(values.size()), &framed);
     for (const auto& [value, count] : values) {
@@ -263,7 +336,7 @@ bool DecodeGroupState(std::string_view bytes, const std::vector<planner::Aggrega
     state->key_scales.push_back(static_cast<int32_t>((*row)[base + k].int_value()));
   }
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (!calls[i].distinct) continue;
+    if (!KeepsValues(calls[i])) continue;
     if (distinct_part.size() < 4) return false;
     uint32_t values = storage::ReadBigEndian32(distinct_part);
     distinct_part.remove_prefix(4);

@@ -24,10 +24,12 @@ struct AggregateState {
   int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
   int64_t infinity_count = 0;
   int64_t negative_infinity_count = 0;
-  /// For an aggregate over DISTINCT values: how many input rows hold each value (by its
-  /// memcomparable encoding). A value is accumulated when its count goes from 0 to 1 and
-  /// retracted when it drops back to 0, so deletes and updates keep the result exact. Kept
-  /// in the group's state entry: a group with very many distinct values pays for their size.
+  /// For an aggregate over DISTINCT values, and for min/max that keep their values: how
+  /// many input rows hold each value (by its memcomparable encoding, so the map's first and
+  /// last keys are the minimum and the maximum). A value is accumulated when its count goes
+  /// from 0 to 1 and retracted when it drops back to 0, so deletes and updates keep the
+  /// result exact. Kept in the group's state entry: a group with very many distinct values
+  /// pays for their size.
   std::map<std::string, int64_t> distinct_values;
 };
 
@@ -43,7 +45,7 @@ struct GroupState {
 };
 
 /// Adds (`sign` = +1) or retracts (-1) row `row` of `arg` (ignored for count(*)).
-/// Throws 0A000 for a retraction that min/max cannot undo.
+/// Throws 0A000 for a retraction that min/max without `keeps_values` cannot undo.
 void Accumulate(const planner::AggregateCall& call, AggregateState* state, const Column* arg,
                 size_t row, int sign);
 

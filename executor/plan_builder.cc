@@ -21,6 +21,7 @@
 #include "executor/operators/time_window_operator.h"
 #include "executor/operators/top_n_operator.h"
 #include "executor/operators/union_operator.h"
+#include "executor/operators/unnest_operator.h"
 #include "executor/runtime/partitioner.h"
 #include "planner/plan_printer.h"
 
@@ -337,6 +338,10 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
           case planner::PlanNodeKind::kRepeat:
             operators.push_back(std::make_unique<RepeatOperator>(
                 static_cast<const planner::RepeatNode*>(node)->count_column));
+            break;
+          case planner::PlanNodeKind::kUnnest:
+            operators.push_back(std::make_unique<UnnestOperator>(
+                std::static_pointer_cast<const planner::UnnestNode>(FindNode(query.root, node))));
             break;
           case planner::PlanNodeKind::kJoin: {
             // Two slots: the left side's rows, then the right side's.

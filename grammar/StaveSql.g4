@@ -162,6 +162,12 @@ fromPrimary
     // HOP(relation, time_column, slide, size). The AST builder checks the function's name.
     | function=identifier LPAREN relation=qualifiedName COMMA timeColumn=identifier
         (COMMA expression)+ RPAREN (AS? alias=identifier)?                  #fromWindow
+    // Set-returning functions in FROM: `unnest(a) WITH ORDINALITY AS u(x, n)`. Arguments may
+    // name columns of the FROM items before it (LATERAL is implied, as in PostgreSQL).
+    | LATERAL? function=identifier LPAREN (expression (COMMA expression)*)? RPAREN
+        (WITH ORDINALITY)?
+        (AS? alias=identifier
+          (LPAREN columnAliases+=identifier (COMMA columnAliases+=identifier)* RPAREN)?)?  #fromFunction
     | LPAREN fromItem RPAREN                                               #fromParenthesized
     ;
 
@@ -383,7 +389,8 @@ primaryExpression
     | EXISTS LPAREN query RPAREN                                          #exists
     | LPAREN query RPAREN                                                 #scalarSubquery
     | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
-    | functionName LPAREN (setQuantifier? expression (COMMA expression)*)? RPAREN overClause?  #functionCall
+    | functionName LPAREN (setQuantifier? expression (COMMA expression)*
+        (ORDER BY sortItem (COMMA sortItem)*)?)? RPAREN overClause?       #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
@@ -497,7 +504,7 @@ booleanValue
 reserved
     : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT
     | DEFERRABLE | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP
-    | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LEFT | LIKE | LIMIT | NATURAL
+    | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LATERAL | LEFT | LIKE | LIMIT | NATURAL
     | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT
     | SELECT | SOME | TABLE | THEN | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
     ;
@@ -508,7 +515,7 @@ reserved
 nonReserved
     : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
     | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
-    | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OVER
+    | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | ORDINALITY | OVER
     | PARTITION | PASSWORD | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLE | ROLLBACK | ROW | ROWS | SERIALIZABLE
     | SESSION
@@ -578,6 +585,7 @@ JOIN: J O I N;
 ISOLATION: I S O L A T I O N;
 KEY: K E Y;
 LAST: L A S T;
+LATERAL: L A T E R A L;
 LEFT: L E F T;
 LEVEL: L E V E L;
 LIKE: L I K E;
@@ -595,6 +603,7 @@ ON: O N;
 ONLY: O N L Y;
 OR: O R;
 ORDER: O R D E R;
+ORDINALITY: O R D I N A L I T Y;
 OUTER: O U T E R;
 OVER: O V E R;
 PARTITION: P A R T I T I O N;

@@ -159,6 +159,13 @@ struct BinaryExpr : Expr {
 
 struct WindowSpec;
 
+/// One key of an ORDER BY (of a query, a window, or an aggregate call).
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  std::optional<bool> nulls_first;  ///< Unset: PostgreSQL's default (NULLS LAST for ASC).
+};
+
 /// `f(a, b)`, `count(*)`, `count(DISTINCT a)`, `pg_catalog.version()`, and window function
 /// calls `row_number() OVER (PARTITION BY a ORDER BY b)`.
 struct FunctionCallExpr : Expr {
@@ -168,6 +175,8 @@ struct FunctionCallExpr : Expr {
   bool distinct = false;
   bool star = false;                       ///< `count(*)`: args is empty.
   std::shared_ptr<const WindowSpec> over;  ///< The OVER clause; null for a plain call.
+  /// An aggregate's own order: `array_agg(x ORDER BY x DESC)`.
+  std::vector<OrderItem> order_by;
 };
 
 /// `CASE [operand] WHEN w THEN t ... [ELSE e] END`.
@@ -306,12 +315,6 @@ struct SelectItem {
   std::string alias;  ///< Empty when none was written.
 };
 
-struct OrderItem {
-  ExprPtr expr;
-  bool descending = false;
-  std::optional<bool> nulls_first;  ///< Unset: PostgreSQL's default (NULLS LAST for ASC).
-};
-
 /// The window of a window function call: `OVER (PARTITION BY … ORDER BY …)`.
 struct WindowSpec {
   std::vector<ExprPtr> partition_by;
@@ -320,7 +323,7 @@ struct WindowSpec {
 
 struct SelectStatement;
 
-enum class FromKind { kTable, kSubquery, kJoin, kWindow };
+enum class FromKind { kTable, kSubquery, kJoin, kWindow, kFunction };
 
 /// The window table functions of a FROM clause.
 enum class WindowFunction { kTumble, kHop };
@@ -351,6 +354,12 @@ struct TableRef {
   std::string time_column;
   int time_column_position = 0;
   std::vector<std::shared_ptr<const Expr>> window_arguments;  ///< size, or slide and size.
+  /// kFunction: a set-returning function (`unnest(a, b) WITH ORDINALITY AS u(x, y, n)`),
+  /// whose arguments may name columns of the FROM items before it; `column_aliases` names
+  /// its columns.
+  std::string function_name;
+  std::vector<std::shared_ptr<const Expr>> function_arguments;
+  bool with_ordinality = false;
 };
 
 /// The set operations that combine two queries.

@@ -694,6 +694,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     for (P::ExpressionContext* arg : ctx->expression()) {
       call->args.push_back(BuildExpr(arg));
     }
+    for (P::SortItemContext* sort : ctx->sortItem()) call->order_by.push_back(BuildOrderItem(sort));
     if (P::OverClauseContext* over = ctx->overClause()) {
       auto window = std::make_shared<WindowSpec>();
       for (P::ExpressionContext* partition : over->partition) {
@@ -1107,6 +1108,9 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       return BuildFromItem(parenthesized->fromItem());
     }
     if (auto* window = dynamic_cast<P::FromWindowContext*>(ctx)) return BuildWindow(window);
+    if (auto* function = dynamic_cast<P::FromFunctionContext*>(ctx)) {
+      return BuildFromFunction(function);
+    }
     auto* subquery = dynamic_cast<P::FromSubqueryContext*>(ctx);
     if (subquery == nullptr) {
       throw SqlError(sqlstate::kInternalError, "parser: unknown FROM item syntax", PositionOf(ctx));
@@ -1128,6 +1132,27 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ref.position = PositionOf(ctx);
     std::string function = BuildIdentifier(ctx->function);
     size_t arguments = ctx->expression().size();
+    if (function != "tumble" && function != "hop") {
+      // `f(a, b, c)` also fits the window functions' syntax: it is another table function
+      // whose first two arguments are names.
+      TableRef ref;
+      ref.from_kind = FromKind::kFunction;
+      ref.position = PositionOf(ctx);
+      ref.function_name = function;
+      auto relation = std::make_shared<ColumnRefExpr>();
+      relation->names = BuildQualifiedName(ctx->relation);
+      relation->position = PositionOf(ctx->relation);
+      ref.function_arguments.push_back(relation);
+      auto time_column = std::make_shared<ColumnRefExpr>();
+      time_column->names = {BuildIdentifier(ctx->timeColumn)};
+      time_column->position = PositionOf(ctx->timeColumn);
+      ref.function_arguments.push_back(time_column);
+      for (P::ExpressionContext* argument : ctx->expression()) {
+        ref.function_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
+      }
+      if (ctx->alias != nullptr) ref.alias = BuildIdentifier(ctx->alias);
+      return ref;
+    }
     if (function == "tumble" && arguments == 1) {
       ref.window_function = WindowFunction::kTumble;
     } else if (function == "hop" && arguments == 2) {
@@ -1148,6 +1173,22 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       ref.window_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
     }
     if (ctx->alias != nullptr) ref.alias = BuildIdentifier(ctx->alias);
+    return ref;
+  }
+
+  TableRef BuildFromFunction(P::FromFunctionContext* ctx) {
+    TableRef ref;
+    ref.from_kind = FromKind::kFunction;
+    ref.position = PositionOf(ctx);
+    ref.function_name = BuildIdentifier(ctx->function);
+    for (P::ExpressionContext* argument : ctx->expression()) {
+      ref.function_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
+    }
+    ref.with_ordinality = ctx->ORDINALITY() != nullptr;
+    if (ctx->alias != nullptr) ref.alias = BuildIdentifier(ctx->alias);
+    for (P::IdentifierContext* column : ctx->columnAliases) {
+      ref.column_aliases.push_back(BuildIdentifier(column));
+    }
     return ref;
   }
 

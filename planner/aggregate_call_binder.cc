@@ -5,6 +5,83 @@
 #include "common/sql_error.h"
 
 namespace stave::planner {
+namespace {
+
+// array_agg(x [ORDER BY x]) and string_agg(x, delimiter [ORDER BY x]): they keep every value
+// with its count (AggregateState::distinct_values), ordered by the value's key encoding, so
+// they may order by the value itself only.
+AggregateCall BindOrderedAggregateCall(const parser::FunctionCallExpr& call,
+                                       const BindScope* scope) {
+  std::string name = call.name.back();
+  bool string_agg = name == "string_agg";
+  if (call.args.size() != (string_agg ? 2u : 1u)) {
+    throw SqlError(
+        sqlstate::kUndefinedFunction,
+        fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
+        call.position);
+  }
+  ExpressionBinder input_binder(scope);
+  for (const auto& arg : call.args) {
+    if (ContainsAggregate(*arg)) {
+      throw SqlError(sqlstate::kGroupingError, "aggregate function calls cannot be nested",
+                     arg->position);
+    }
+  }
+  AggregateCall aggregate;
+  aggregate.kind = string_agg ? AggregateKind::kStringAgg : AggregateKind::kArrayAgg;
+  aggregate.distinct = call.distinct;
+  aggregate.keeps_values = true;
+  BoundExprPtr arg = input_binder.Bind(*call.args[0]);
+  if (arg->type.id == TypeId::kUnknown) {
+    arg = ExpressionBinder::Coerce(arg, TypeId::kVarchar, call.args[0]->position);
+  }
+  if (string_agg) {
+    BoundExprPtr separator = input_binder.Bind(*call.args[1]);
+    if (separator->type.id == TypeId::kUnknown) {
+      separator = ExpressionBinder::Coerce(separator, TypeId::kVarchar, call.args[1]->position);
+    }
+    if (arg->type.id != TypeId::kVarchar || separator->type.id != TypeId::kVarchar) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function string_agg({}, {}) does not exist", arg->type.Name(),
+                                 separator->type.Name()),
+                     call.position)
+          .WithHint("string_agg takes text and a text delimiter.");
+    }
+    if (separator->kind != BoundExpr::Kind::kConstant) {
+      throw SqlError(sqlstate::kFeatureNotSupported, "string_agg's delimiter must be a constant",
+                     call.args[1]->position);
+    }
+    if (!separator->constant.is_null()) aggregate.separator = separator->constant.string_value();
+    aggregate.result_type = TypeId::kVarchar;
+  } else {
+    if (arg->type.IsArray()) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "array_agg of arrays (multidimensional arrays) is not supported",
+                     call.position);
+    }
+    aggregate.result_type = DataType::ArrayOf(arg->type.id);
+  }
+  aggregate.arg = arg;
+  if (call.order_by.size() > 1) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("{} with several ORDER BY keys is not supported", name),
+                   call.order_by[1].expr->position);
+  }
+  if (!call.order_by.empty()) {
+    const parser::OrderItem& order = call.order_by[0];
+    if (input_binder.Bind(*order.expr)->ToString() != arg->ToString()) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("{} may be ordered only by the aggregated value", name),
+                     order.expr->position)
+          .WithHint("Order by the first argument, as in array_agg(x ORDER BY x DESC).");
+    }
+    aggregate.descending = order.descending;
+    aggregate.nulls_first = order.nulls_first.value_or(order.descending);
+  }
+  return aggregate;
+}
+
+}  // namespace
 
 AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const BindScope* scope) {
   std::string name = call.name.back();
@@ -18,6 +95,7 @@ AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const Bind
     aggregate.result_type = TypeId::kInt64;
     return aggregate;
   }
+  if (name == "array_agg" || name == "string_agg") return BindOrderedAggregateCall(call, scope);
   if (call.args.size() != 1) {
     throw SqlError(
         sqlstate::kUndefinedFunction,

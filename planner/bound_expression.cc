@@ -274,14 +274,25 @@ std::string_view AggregateKindName(AggregateKind kind) {
       return "max";
     case AggregateKind::kAvg:
       return "avg";
+    case AggregateKind::kArrayAgg:
+      return "array_agg";
+    case AggregateKind::kStringAgg:
+      return "string_agg";
   }
   return "?";
 }
 
 std::string AggregateCall::ToString() const {
   if (kind == AggregateKind::kCountStar) return "count(*)";
-  return fmt::format("{}({}{})", AggregateKindName(kind), distinct ? "DISTINCT " : "",
-                     arg->ToString());
+  std::string text =
+      fmt::format("{}({}{}", AggregateKindName(kind), distinct ? "DISTINCT " : "", arg->ToString());
+  if (kind == AggregateKind::kStringAgg) text += fmt::format(", '{}'", separator);
+  if (descending || nulls_first) {
+    text += fmt::format(
+        " ORDER BY {}{}{}", arg->ToString(), descending ? " DESC" : "",
+        nulls_first != descending ? (nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
+  }
+  return text + ")";
 }
 
 void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {

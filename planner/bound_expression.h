@@ -178,7 +178,7 @@ BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts);
 /// subquery_binder.cc, which sees BoundSubquery.
 std::string SubqueryText(const BoundExpr& expr, const std::string& operand);
 
-enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg };
+enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg, kArrayAgg, kStringAgg };
 
 std::string_view AggregateKindName(AggregateKind kind);
 
@@ -190,6 +190,15 @@ struct AggregateCall {
   /// `count(DISTINCT x)`, `sum(DISTINCT x)`, `avg(DISTINCT x)`: each distinct value of `arg`
   /// counts once.
   bool distinct = false;
+  /// min/max over an input that retracts (a view over a table that takes updates and
+  /// deletes): the group keeps how many rows hold each value, so that deleting the current
+  /// extreme finds the next one.
+  bool keeps_values = false;
+  /// array_agg, string_agg: the order of the values (by the value itself: `array_agg(x
+  /// ORDER BY x DESC NULLS LAST)`; without ORDER BY, ascending).
+  bool descending = false;
+  bool nulls_first = false;
+  std::string separator;  ///< string_agg's delimiter (a constant).
 
   std::string ToString() const;
 };

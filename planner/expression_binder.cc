@@ -15,6 +15,7 @@
 #include "common/version.h"
 #include "planner/subquery_binder.h"
 #include "planner/temporal_binding.h"
+#include "planner/unnest_binding.h"
 
 namespace stave::planner {
 namespace {
@@ -169,7 +170,7 @@ BoundExprPtr AsText(BoundExprPtr expr, int position) {
 bool IsAggregateFunction(const parser::QualifiedName& name) {
   std::string function = FunctionName(name);
   return function == "count" || function == "sum" || function == "min" || function == "max" ||
-         function == "avg";
+         function == "avg" || function == "array_agg" || function == "string_agg";
 }
 
 bool IsWindowOnlyFunction(const parser::QualifiedName& name) {
@@ -820,6 +821,20 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
   // select list and ORDER BY of a query without grouping.
   if (expr.over) {
     throw SqlError("42P20", "window functions are not allowed here", expr.position);
+  }
+  if (!expr.order_by.empty()) {
+    throw SqlError("42809",
+                   fmt::format("ORDER BY specified, but {} is not an aggregate function", name),
+                   expr.position);
+  }
+  if (IsSetReturningFunction(expr.name)) {
+    // Select lists without grouping bind unnest through SelectListUnnests.
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("set-returning function {}() is not allowed here", name),
+                   expr.position)
+        .WithHint(
+            "unnest() works in FROM, and in the select list of a query without GROUP BY, "
+            "aggregates or window functions.");
   }
   if (IsWindowOnlyFunction(expr.name)) {
     throw SqlError("42809", fmt::format("window function {} requires an OVER clause", name),

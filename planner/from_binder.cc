@@ -9,6 +9,7 @@
 #include "common/temporal.h"
 #include "planner/join_state_cleaning.h"
 #include "planner/stream_watermark.h"
+#include "planner/unnest_binding.h"
 
 namespace stave::planner {
 
@@ -412,8 +413,105 @@ BoundFrom BindSubquery(const parser::TableRef& ref, FromContext* context) {
   return bound;
 }
 
+// A set-returning function in FROM (`unnest(a, …) [WITH ORDINALITY] [AS u(x, …)]`) over
+// `left`: the FROM items before it, whose columns its arguments may name (PostgreSQL's
+// implied LATERAL), or, first in FROM, one row without columns. Its rows are those of
+// `left`, each expanded once per element, with the element columns after left's.
+BoundFrom BindFunctionItem(const parser::TableRef& ref, BoundFrom left) {
+  if (ref.function_name != "unnest") {
+    throw SqlError(sqlstate::kUndefinedFunction,
+                   fmt::format("table function {} does not exist", ref.function_name), ref.position)
+        .WithHint(
+            "Stave's table functions are unnest(array, …), TUMBLE(relation, time_column, size) "
+            "and HOP(relation, time_column, slide, size).");
+  }
+  if (ref.function_arguments.empty()) {
+    throw SqlError(sqlstate::kUndefinedFunction, "function unnest() does not exist", ref.position);
+  }
+  std::string qualifier = ref.alias.empty() ? "unnest" : ref.alias;
+  size_t width = ref.function_arguments.size() + (ref.with_ordinality ? 1 : 0);
+  if (ref.column_aliases.size() > width) {
+    throw SqlError("42P10",
+                   fmt::format("table \"{}\" has {} columns available but {} columns specified",
+                               qualifier, width, ref.column_aliases.size()),
+                   ref.position);
+  }
+  // PostgreSQL's names: the alias for a single array, else "unnest"; then "ordinality".
+  std::vector<std::string> names(ref.function_arguments.size(),
+                                 ref.function_arguments.size() == 1 ? qualifier : "unnest");
+  if (ref.with_ordinality) names.push_back("ordinality");
+  for (size_t i = 0; i < ref.column_aliases.size(); ++i) names[i] = ref.column_aliases[i];
+
+  ExpressionBinder binder(&left.scope);
+  std::vector<BoundExprPtr> arrays;
+  std::vector<int> positions;
+  for (const auto& argument : ref.function_arguments) {
+    if (ContainsAggregate(*argument)) {
+      throw SqlError(sqlstate::kGroupingError,
+                     "aggregate functions are not allowed in functions in FROM",
+                     argument->position);
+    }
+    arrays.push_back(binder.Bind(*argument));
+    positions.push_back(argument->position);
+  }
+  size_t left_width = left.plan->output.size();
+  auto node = MakeUnnestNode(left.plan, std::move(arrays), positions, ref.with_ordinality, names);
+
+  BoundFrom bound = std::move(left);
+  if (std::find(bound.scope.relations.begin(), bound.scope.relations.end(), qualifier) !=
+      bound.scope.relations.end()) {
+    throw SqlError("42712", fmt::format("table name \"{}\" specified more than once", qualifier),
+                   ref.position);
+  }
+  bound.plan = node;
+  // An input row expands to several rows: they have no key of their own, and a view keeps
+  // them as a multiset.
+  bound.input_key.clear();
+  bound.has_join = true;
+  bound.scope.table_name = bound.scope.relations.empty() ? qualifier : bound.scope.table_name;
+  bound.scope.relations.push_back(qualifier);
+  for (size_t i = left_width; i < node->output.size(); ++i) {
+    bound.scope.columns.push_back(node->output[i]);
+    bound.scope.sources.push_back(ScopeColumn{qualifier, true, false});
+    bound.star.push_back(i);
+  }
+  return bound;
+}
+
+// `unnest(…)` first in FROM: over one row without columns.
+BoundFrom BindStandaloneFunction(const parser::TableRef& ref) {
+  BoundFrom empty;
+  empty.plan = std::make_shared<ValuesNode>();
+  return BindFunctionItem(ref, std::move(empty));
+}
+
 BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context) {
+  if (ref.right->from_kind == parser::FromKind::kFunction) {
+    // `a, unnest(a.x)`, `a CROSS JOIN LATERAL unnest(a.x)`, `a JOIN unnest(a.x) ON …`.
+    if (ref.join_kind != parser::JoinKind::kCross && ref.join_kind != parser::JoinKind::kInner) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "outer joins with a set-returning function are not supported",
+                     ref.right->position)
+          .WithHint("Use a comma, CROSS JOIN or an inner JOIN.");
+    }
+    if (!ref.using_columns.empty()) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "JOIN … USING with a set-returning function is not supported",
+                     ref.using_position);
+    }
+    BoundFrom bound =
+        BindFunctionItem(*ref.right, BindItem(*ref.left, offset, takes_where, context));
+    if (ref.condition) {
+      ExpressionBinder binder(&bound.scope);
+      auto filter = std::make_shared<FilterNode>();
+      filter->predicate = binder.BindPredicate(*ref.condition, "JOIN/ON");
+      filter->input = bound.plan;
+      filter->output = bound.plan->output;
+      bound.plan = filter;
+    }
+    return bound;
+  }
   JoinType type = JoinType::kInner;
   switch (ref.join_kind) {
     case parser::JoinKind::kLeft:
@@ -599,6 +697,8 @@ BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
       return BindTimeWindow(ref, context);
     case parser::FromKind::kJoin:
       return BindJoin(ref, offset, takes_where, context);
+    case parser::FromKind::kFunction:
+      return BindStandaloneFunction(ref);
   }
   throw SqlError(sqlstate::kInternalError, "unknown FROM item");
 }

@@ -25,7 +25,8 @@ enum class PlanNodeKind {
   kTemporalFilter,
   kWindow,
   kTopN,
-  kRepeat
+  kRepeat,
+  kUnnest
 };
 
 struct PlanNode;
@@ -177,6 +178,17 @@ struct TemporalFilterNode : PlanNode {
 struct RepeatNode : PlanNode {
   RepeatNode() : PlanNode(PlanNodeKind::kRepeat) {}
   size_t count_column = 0;
+};
+
+/// PostgreSQL's `unnest`, in FROM or in a select list: for each input row, one row per
+/// element of the arrays `arrays` (expressions over the input), which are read side by side,
+/// the shorter ones padded with NULLs (a NULL array has no elements). Output: the input's
+/// columns, one element column per array, then with `with_ordinality` the element's number
+/// (bigint, from 1). An input row whose arrays are all empty or NULL yields no row.
+struct UnnestNode : PlanNode {
+  UnnestNode() : PlanNode(PlanNodeKind::kUnnest) {}
+  std::vector<BoundExprPtr> arrays;
+  bool with_ordinality = false;
 };
 
 /// What a subquery in an expression computes for a row of the enclosing query.

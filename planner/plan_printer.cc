@@ -66,6 +66,11 @@ std::string DescribeNode(const PlanNode& node) {
     case PlanNodeKind::kRepeat:
       return fmt::format("Repeat: each row {} times",
                          input[static_cast<const RepeatNode&>(node).count_column].name);
+    case PlanNodeKind::kUnnest: {
+      const auto& unnest = static_cast<const UnnestNode&>(node);
+      return fmt::format("Unnest: {}{}", Expressions(unnest.arrays, input),
+                         unnest.with_ordinality ? " WITH ORDINALITY" : "");
+    }
     case PlanNodeKind::kFilter:
       return "Filter: " + ExplainExpression(*static_cast<const FilterNode&>(node).predicate, input);
     case PlanNodeKind::kProject: {

@@ -653,6 +653,7 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
   BoundExprPtr having;
   std::vector<WindowFunction> window_functions;
   std::unique_ptr<ExpressionBinder> output_binder;  // Binds ORDER BY like the select list.
+  SelectListUnnests unnests(plan->output.size());
 
   if (grouped) {
     // GROUP BY: an ordinal or an output name refers to a select item, as in PostgreSQL.
@@ -705,8 +706,9 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     having = select.having ? binder.BindPredicate(*select.having, "HAVING") : nullptr;
     output_binder = std::make_unique<GroupedExpressionBinder>(&scope, &group_keys, &aggregates);
   } else {
-    // Window functions add their columns after the input's (a WindowNode, built below).
-    WindowExpressionBinder binder(&scope, plan->output.size(), &window_functions);
+    // Window functions add their columns after the input's (a WindowNode, built below), and
+    // so do unnest calls (an UnnestNode; the two are not combined).
+    WindowExpressionBinder binder(&scope, plan->output.size(), &window_functions, &unnests);
     for (const Item& item : items) {
       if (!item.expr) {
         select_exprs.push_back(
@@ -715,8 +717,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
         select_exprs.push_back(binder.Bind(*item.expr));
       }
     }
-    output_binder =
-        std::make_unique<WindowExpressionBinder>(&scope, plan->output.size(), &window_functions);
+    output_binder = std::make_unique<WindowExpressionBinder>(&scope, plan->output.size(),
+                                                             &window_functions, &unnests);
   }
 
   bool has_windows = !window_functions.empty();
@@ -756,19 +758,6 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
       query.key_columns.push_back(projection.size());
       projection.push_back(BoundExpr::MakeColumn(column, plan->output[column].type));
       projection_names.push_back(fmt::format("_input_key_{}", query.key_columns.size() - 1));
-    }
-  }
-  if (retracting && purpose == QueryPurpose::kMaterializedView) {
-    for (const AggregateCall& call : aggregates) {
-      if (call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) {
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       fmt::format("{}() over rows that are updated or deleted is not supported "
-                                   "yet",
-                                   AggregateKindName(call.kind)),
-                       select.position)
-            .WithHint(
-                "Read an APPEND ONLY table or a stream, or aggregate with count, sum or avg.");
-      }
     }
   }
 
@@ -821,6 +810,15 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     aggregate->input = plan;
     aggregate->group_keys = group_keys;
     aggregate->aggregates = aggregates;
+    if (retracting && purpose == QueryPurpose::kMaterializedView) {
+      // Over rows that may be deleted, min and max keep every value (with its count): the
+      // next extreme must be at hand when the current one goes.
+      for (AggregateCall& call : aggregate->aggregates) {
+        if (call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) {
+          call.keeps_values = true;
+        }
+      }
+    }
     for (size_t i = 0; i < group_keys.size(); ++i) {
       aggregate->output.push_back({fmt::format("_group_key_{}", i), group_keys[i]->type});
     }
@@ -847,6 +845,19 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     }
   }
   bool input_append_only = !grouped && !retracting && !HasOuterJoin(plan);
+  if (!unnests.empty()) {
+    if (has_windows) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "unnest() and window functions in one select list are not supported",
+                     select.position)
+          .WithHint("Unnest in FROM, or in a subquery.");
+    }
+    plan = unnests.MakeNode(plan);
+    // An input row expands to several rows: they have no key of their own.
+    query.keyed = false;
+    query.key_columns.clear();
+    query.has_join = true;
+  }
   plan = MakeWindowNode(plan, std::move(window_functions), input_append_only);
   plan = MakeProject(plan, projection, ColumnsOf(projection, projection_names));
   if (has_windows && purpose == QueryPurpose::kMaterializedView) {

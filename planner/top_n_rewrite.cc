@@ -92,6 +92,9 @@ PlanNodePtr WithInputs(const PlanNode& node, PlanNodePtr input, PlanNodePtr seco
     case PlanNodeKind::kRepeat:
       copy = CopyOf<RepeatNode>(node);
       break;
+    case PlanNodeKind::kUnnest:
+      copy = CopyOf<UnnestNode>(node);
+      break;
     case PlanNodeKind::kJoin: {
       auto join = CopyOf<JoinNode>(node);
       join->right = std::move(second);

@@ -68,6 +68,7 @@ void RefuseWindowFunctionInGroupedQuery(const parser::FunctionCallExpr& call) {
 std::optional<BoundExprPtr> WindowExpressionBinder::Intercept(const parser::Expr& expr) {
   if (expr.kind != parser::ExprKind::kFunctionCall) return std::nullopt;
   const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
+  if (unnests_ && IsSetReturningFunction(call.name)) return unnests_->Bind(call, this);
   if (!call.over) return std::nullopt;
   return BindWindowFunction(call);
 }

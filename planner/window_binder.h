@@ -6,6 +6,7 @@
 #include "parser/ast.h"
 #include "planner/expression_binder.h"
 #include "planner/logical_plan.h"
+#include "planner/unnest_binding.h"
 
 namespace stave::planner {
 
@@ -21,9 +22,14 @@ bool ContainsWindowFunction(const parser::Expr& expr);
 /// collected in `functions`, in that order.
 class WindowExpressionBinder : public ExpressionBinder {
  public:
+  /// `unnests`, if not null, takes the select list's unnest calls.
   WindowExpressionBinder(const BindScope* scope, size_t input_width,
-                         std::vector<WindowFunction>* functions)
-      : ExpressionBinder(scope), input_width_(input_width), functions_(functions) {}
+                         std::vector<WindowFunction>* functions,
+                         SelectListUnnests* unnests = nullptr)
+      : ExpressionBinder(scope),
+        input_width_(input_width),
+        functions_(functions),
+        unnests_(unnests) {}
 
  protected:
   std::optional<BoundExprPtr> Intercept(const parser::Expr& expr) override;
@@ -33,6 +39,7 @@ class WindowExpressionBinder : public ExpressionBinder {
 
   size_t input_width_;
   std::vector<WindowFunction>* functions_;
+  SelectListUnnests* unnests_;
 };
 
 /// `input` with a WindowNode computing `functions` over it; `input` itself if there are none.

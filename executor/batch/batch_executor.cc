@@ -16,6 +16,7 @@
 #include "executor/operators/project_operator.h"
 #include "executor/operators/repeat_operator.h"
 #include "executor/operators/time_window_operator.h"
+#include "executor/operators/unnest_operator.h"
 #include "executor/plan_builder.h"
 #include "executor/subquery_evaluation.h"
 #include "executor/window_order.h"
@@ -529,6 +530,15 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
       for (Chunk& chunk : Run(*node.input, context)) {
         Chunk repeated = RepeatOperator::Apply(repeat.count_column, chunk);
         if (!repeated.empty()) output.push_back(std::move(repeated));
+      }
+      return output;
+    }
+    case planner::PlanNodeKind::kUnnest: {
+      const auto& unnest = static_cast<const planner::UnnestNode&>(node);
+      std::vector<Chunk> output;
+      for (Chunk& chunk : Run(*node.input, snapshot)) {
+        Chunk expanded = UnnestOperator::Apply(unnest, chunk);
+        if (!expanded.empty()) output.push_back(std::move(expanded));
       }
       return output;
     }

@@ -1,0 +1,77 @@
+#include "planner/unnest_binding.h"
+
+#include <fmt/format.h>
+
+#include "common/sql_error.h"
+#include "planner/expression_binder.h"
+
+namespace stave::planner {
+namespace {
+
+void CheckArray(const BoundExprPtr& array, int position) {
+  if (array->type.IsArray()) return;
+  throw SqlError(sqlstate::kUndefinedFunction,
+                 fmt::format("function unnest({}) does not exist", array->type.Name()), position)
+      .WithHint("unnest takes arrays.");
+}
+
+}  // namespace
+
+bool IsSetReturningFunction(const parser::QualifiedName& name) {
+  return !name.empty() && name.back() == "unnest" &&
+         (name.size() == 1 || (name.size() == 2 && name[0] == "pg_catalog"));
+}
+
+std::shared_ptr<UnnestNode> MakeUnnestNode(PlanNodePtr input, std::vector<BoundExprPtr> arrays,
+                                           const std::vector<int>& positions, bool with_ordinality,
+                                           const std::vector<std::string>& names) {
+  auto node = std::make_shared<UnnestNode>();
+  node->output = input->output;
+  for (size_t a = 0; a < arrays.size(); ++a) {
+    CheckArray(arrays[a], positions[a]);
+    node->output.push_back({names[a], arrays[a]->type.ElementType()});
+  }
+  if (with_ordinality) node->output.push_back({names.back(), TypeId::kInt64});
+  node->input = std::move(input);
+  node->arrays = std::move(arrays);
+  node->with_ordinality = with_ordinality;
+  return node;
+}
+
+BoundExprPtr SelectListUnnests::Bind(const parser::FunctionCallExpr& call,
+                                     ExpressionBinder* binder) {
+  if (call.args.size() != 1 || call.star || call.distinct || call.over) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "unnest() in a select list takes one array; unnest of several arrays is "
+                   "supported in FROM",
+                   call.position);
+  }
+  for (const auto& arg : call.args) {
+    if (arg->kind == parser::ExprKind::kFunctionCall &&
+        IsSetReturningFunction(static_cast<const parser::FunctionCallExpr&>(*arg).name)) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "nested set-returning functions are not "
+                     "supported",
+                     arg->position);
+    }
+  }
+  BoundExprPtr array = binder->Bind(*call.args[0]);
+  CheckArray(array, call.position);
+  std::string text = array->ToString();
+  size_t index = 0;
+  while (index < texts_.size() && texts_[index] != text) ++index;
+  if (index == texts_.size()) {
+    arrays_.push_back(array);
+    texts_.push_back(std::move(text));
+  }
+  return BoundExpr::MakeColumn(input_width_ + index, array->type.ElementType());
+}
+
+PlanNodePtr SelectListUnnests::MakeNode(PlanNodePtr input) const {
+  if (arrays_.empty()) return input;
+  std::vector<int> positions(arrays_.size(), 0);
+  std::vector<std::string> names(arrays_.size(), "unnest");
+  return MakeUnnestNode(std::move(input), arrays_, positions, false, names);
+}
+
+}  // namespace stave::planner

@@ -142,6 +142,18 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
       }
       break;
     }
+    case AggregateKind::kStringAgg: {
+      // The values in arrival order: a retraction could not say which occurrence it removes.
+      if (sign < 0) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "string_agg() over rows that are updated or deleted is not supported yet");
+      }
+      const std::string& text = arg->strings[row];
+      state->extremum = state->extremum.is_null()
+                            ? Value::String(text)
+                            : Value::String(state->extremum.string_value() + call.delimiter + text);
+      break;
+    }
     default:
       break;
   }
@@ -176,6 +188,7 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
     }
     case AggregateKind::kMin:
     case AggregateKind::kMax:
+    case AggregateKind::kStringAgg:
       return state.count == 0 ? Value::Null() : state.extremum;
   }
   return Value::Null();

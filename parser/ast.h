@@ -227,6 +227,7 @@ enum class SubqueryKind {
   kIn,      ///< `x [NOT] IN (SELECT ...)`: `x = ANY (...)`, negated for NOT IN.
   kAny,     ///< `x op ANY|SOME (SELECT ...)`.
   kAll,     ///< `x op ALL (SELECT ...)`.
+  kArray,   ///< `ARRAY(SELECT ...)`: its rows' values as an array, in the subquery's order.
 };
 
 /// A subquery used as an expression.
@@ -318,7 +319,7 @@ struct WindowSpec {
 
 struct SelectStatement;
 
-enum class FromKind { kTable, kSubquery, kJoin, kWindow };
+enum class FromKind { kTable, kSubquery, kJoin, kWindow, kFunction };
 
 /// The window table functions of a FROM clause.
 enum class WindowFunction { kTumble, kHop };
@@ -349,6 +350,8 @@ struct TableRef {
   std::string time_column;
   int time_column_position = 0;
   std::vector<std::shared_ptr<const Expr>> window_arguments;  ///< size, or slide and size.
+  /// kFunction: a set-returning function named `name`, and its arguments.
+  std::vector<std::shared_ptr<const Expr>> function_arguments;
 };
 
 /// The set operations that combine two queries.

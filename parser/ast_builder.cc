@@ -48,7 +48,45 @@ std::string Unquote(const std::string& text, char quote) {
   return result;
 }
 
+// E'a\nb' -> a, newline, b: the C-like escapes PostgreSQL decodes in escape strings.
+std::string UnescapeEscapeString(const std::string& text) {
+  std::string result;
+  // Skip the E and the quotes.
+  for (size_t i = 2; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'') {
+      result += c;
+      ++i;  // A doubled quote.
+    } else if (c == '\\' && i + 2 < text.size()) {
+      char next = text[++i];
+      switch (next) {
+        case 'n':
+          result += '\n';
+          break;
+        case 't':
+          result += '\t';
+          break;
+        case 'r':
+          result += '\r';
+          break;
+        case 'b':
+          result += '\b';
+          break;
+        case 'f':
+          result += '\f';
+          break;
+        default:
+          result += next;  // \\, \' and any other character stand for themselves.
+      }
+    } else {
+      result += c;
+    }
+  }
+  return result;
+}
+
 std::string StringContents(P::StringValueContext* ctx) {
+  if (ctx->ESCAPE_STRING() != nullptr) return UnescapeEscapeString(ctx->getText());
   return Unquote(ctx->STRING()->getText(), '\'');
 }
 
@@ -524,6 +562,14 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitArraySubquery(P::ArraySubqueryContext* ctx) override {
+    auto array = MakeNode<SubqueryExpr>(PositionOf(ctx));
+    array->subquery_kind = SubqueryKind::kArray;
+    array->query = BuildQuery(ctx->query());
+    expr_ = std::move(array);
+    return {};
+  }
+
   antlrcpp::Any visitLike(P::LikeContext* ctx) override {
     ExprPtr operand = TakePredicateOperand();
     auto like = MakeNode<LikeExpr>(operand->position);
@@ -532,6 +578,30 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     like->negated = ctx->NOT() != nullptr;
     like->case_insensitive = ctx->op->getType() == P::ILIKE;
     expr_ = std::move(like);
+    return {};
+  }
+
+  // a ~ b is PostgreSQL's textregexeq(a, b), and so on: functions the binder knows.
+  antlrcpp::Any visitRegexMatch(P::RegexMatchContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto call = MakeNode<FunctionCallExpr>(operand->position);
+    switch (ctx->regexOperator()->op->getType()) {
+      case P::TILDE:
+        call->name = {"textregexeq"};
+        break;
+      case P::TILDE_ASTERISK:
+        call->name = {"texticregexeq"};
+        break;
+      case P::NOT_TILDE:
+        call->name = {"textregexne"};
+        break;
+      default:
+        call->name = {"texticregexne"};
+        break;
+    }
+    call->args.push_back(std::move(operand));
+    call->args.push_back(BuildExpr(ctx->pattern));
+    expr_ = std::move(call);
     return {};
   }
 
@@ -1054,6 +1124,23 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       return BuildFromItem(parenthesized->fromItem());
     }
     if (auto* window = dynamic_cast<P::FromWindowContext*>(ctx)) return BuildWindow(window);
+    if (auto* function = dynamic_cast<P::FromFunctionContext*>(ctx)) {
+      TableRef ref;
+      ref.from_kind = FromKind::kFunction;
+      ref.position = PositionOf(ctx);
+      P::FunctionNameContext* name = function->functionName();
+      if (name->qualifiedName() == nullptr) {
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       "function " + AsciiLower(name->getText()) + " in FROM does not exist",
+                       PositionOf(ctx));
+      }
+      ref.name = BuildQualifiedName(name->qualifiedName());
+      for (P::ExpressionContext* arg : function->expression()) {
+        ref.function_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(arg)));
+      }
+      if (function->alias != nullptr) ref.alias = BuildIdentifier(function->alias);
+      return ref;
+    }
     auto* subquery = dynamic_cast<P::FromSubqueryContext*>(ctx);
     if (subquery == nullptr) {
       throw SqlError(sqlstate::kInternalError, "parser: unknown FROM item syntax", PositionOf(ctx));

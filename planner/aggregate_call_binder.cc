@@ -18,7 +18,22 @@ AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const Bind
     aggregate.result_type = TypeId::kInt64;
     return aggregate;
   }
-  if (call.args.size() != 1) {
+  // string_agg(value, delimiter): the delimiter must be a constant, bound here.
+  if (name == "string_agg" && call.args.size() == 2) {
+    BindScope no_columns;
+    BoundExprPtr delimiter = ExpressionBinder(&no_columns).Bind(*call.args[1]);
+    if (delimiter->kind != BoundExpr::Kind::kConstant ||
+        !(delimiter->type.IsString() || delimiter->type.id == TypeId::kUnknown)) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "string_agg's delimiter must be a constant text", call.args[1]->position);
+    }
+    aggregate.delimiter = delimiter->constant.is_null() ? "" : delimiter->constant.string_value();
+  } else if (name == "string_agg") {
+    throw SqlError(
+        sqlstate::kUndefinedFunction,
+        fmt::format("function string_agg with {} arguments does not exist", call.args.size()),
+        call.position);
+  } else if (call.args.size() != 1) {
     throw SqlError(
         sqlstate::kUndefinedFunction,
         fmt::format("function {} with {} arguments does not exist", name, call.args.size()),
@@ -67,6 +82,16 @@ AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const Bind
     // numeric for integer and numeric inputs, double precision for floats.
     aggregate.result_type =
         arg->type.IsFloat() ? DataType(TypeId::kFloat64) : DataType(TypeId::kNumeric);
+  } else if (name == "string_agg") {
+    aggregate.kind = AggregateKind::kStringAgg;
+    aggregate.arg = ExpressionBinder::Coerce(arg, TypeId::kVarchar, arg_expr.position);
+    if (!aggregate.arg->type.IsString()) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function string_agg({}, text) does not exist", arg->type.Name()),
+                     call.position)
+          .WithHint("No function matches the given name and argument types.");
+    }
+    aggregate.result_type = TypeId::kVarchar;
   } else {
     aggregate.kind = name == "min" ? AggregateKind::kMin : AggregateKind::kMax;
     aggregate.result_type = arg->type;

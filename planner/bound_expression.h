@@ -67,6 +67,10 @@ enum class ScalarFunction {
   kLPad,
   kRPad,
   kRegexpReplace,
+  kRegexMatch,                ///< text ~ pattern.
+  kRegexMatchInsensitive,     ///< text ~* pattern.
+  kRegexNotMatch,             ///< text !~ pattern.
+  kRegexNotMatchInsensitive,  ///< text !~* pattern.
   // Math over double precision (and mod over integers).
   kRound,
   kFloor,
@@ -178,7 +182,8 @@ BoundExprPtr AndOf(const std::vector<BoundExprPtr>& conjuncts);
 /// subquery_binder.cc, which sees BoundSubquery.
 std::string SubqueryText(const BoundExpr& expr, const std::string& operand);
 
-enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg };
+/// kStringAgg: string_agg(text, delimiter), the delimiter a constant.
+enum class AggregateKind { kCountStar, kCount, kSum, kMin, kMax, kAvg, kStringAgg };
 
 std::string_view AggregateKindName(AggregateKind kind);
 
@@ -190,6 +195,7 @@ struct AggregateCall {
   /// `count(DISTINCT x)`, `sum(DISTINCT x)`, `avg(DISTINCT x)`: each distinct value of `arg`
   /// counts once.
   bool distinct = false;
+  std::string delimiter;  ///< kStringAgg: what separates the values.
 
   std::string ToString() const;
 };

@@ -28,6 +28,8 @@ if [ "${1:-}" = "--tests" ]; then
     # psycopg 3, pgJDBC and a JDK to run it, and Node.js for node-postgres (its npm package
     # comes from tests/package.json, below). libpqxx is a build dependency already.
     python3-psycopg libpostgresql-jdbc-java
+    # SQLAlchemy's inspector over psycopg2 (tests/e2e/sqlalchemy_inspect_test.py).
+    python3-sqlalchemy python3-psycopg2
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

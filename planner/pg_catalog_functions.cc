@@ -298,7 +298,7 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
         if (name == "pg_get_indexdef") {
           definitions.emplace_back(
               oid::PrimaryKeyIndex(each->id),
-              fmt::format("CREATE UNIQUE INDEX {} ON public.{} USING btree ({})",
+              fmt::format("CREATE UNIQUE INDEX {} ON {} USING btree ({})",
                           QuoteIdentifier(each->name + "_pkey"), QuoteIdentifier(each->name),
                           columns));
         } else {

@@ -263,12 +263,12 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
       return BoundExpr::MakeFunction(ScalarFunction::kConcat, TypeId::kVarchar,
                                      {std::move(a), std::move(b)});
     };
-    BoundExprPtr packed = BoundExpr::MakeFunction(ScalarFunction::kSubtract, TypeId::kInt64,
-                                                  {typmod, number(4)});
-    BoundExprPtr precision = BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64,
-                                                     {packed, number(65536)});
-    BoundExprPtr scale = BoundExpr::MakeFunction(ScalarFunction::kModulo, TypeId::kInt64,
-                                                 {packed, number(65536)});
+    BoundExprPtr packed =
+        BoundExpr::MakeFunction(ScalarFunction::kSubtract, TypeId::kInt64, {typmod, number(4)});
+    BoundExprPtr precision =
+        BoundExpr::MakeFunction(ScalarFunction::kDivide, TypeId::kInt64, {packed, number(65536)});
+    BoundExprPtr scale =
+        BoundExpr::MakeFunction(ScalarFunction::kModulo, TypeId::kInt64, {packed, number(65536)});
     BoundExprPtr numeric_with_typmod = BoundExpr::MakeFunction(
         ScalarFunction::kAnd, TypeId::kBoolean,
         {BoundExpr::MakeFunction(ScalarFunction::kEqual, TypeId::kBoolean,
@@ -296,11 +296,10 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
       } else if (each->type == ObjectType::kTable && !each->primary_key.empty()) {
         std::string columns = PrimaryKeyColumns(*each);
         if (name == "pg_get_indexdef") {
-          definitions.emplace_back(
-              oid::PrimaryKeyIndex(each->id),
-              fmt::format("CREATE UNIQUE INDEX {} ON {} USING btree ({})",
-                          QuoteIdentifier(each->name + "_pkey"), QuoteIdentifier(each->name),
-                          columns));
+          definitions.emplace_back(oid::PrimaryKeyIndex(each->id),
+                                   fmt::format("CREATE UNIQUE INDEX {} ON {} USING btree ({})",
+                                               QuoteIdentifier(each->name + "_pkey"),
+                                               QuoteIdentifier(each->name), columns));
         } else {
           definitions.emplace_back(oid::PrimaryKeyConstraint(each->id),
                                    fmt::format("PRIMARY KEY ({})", columns));

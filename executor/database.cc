@@ -9,6 +9,7 @@
 
 #include "common/sql_error.h"
 #include "executor/batch/batch_executor.h"
+#include "executor/catalog/pg_catalog_tables.h"
 #include "executor/connectors/connectors.h"
 #include "executor/connectors/dead_letter.h"
 #include "executor/plan_builder.h"
@@ -319,6 +320,13 @@ void Database::RegisterSystemTables() {
     return rows;
   };
   catalog_.RegisterSystemTable(std::move(sources));
+
+  for (planner::SystemTable& table : PgCatalogTables(&catalog_)) {
+    catalog_.RegisterSystemTable(std::move(table));
+  }
+  for (planner::SystemTable& table : InformationSchemaTables(&catalog_)) {
+    catalog_.RegisterSystemTable(std::move(table));
+  }
 }
 
 void Database::SetCheckpointInterval(std::chrono::milliseconds interval, bool persist) {

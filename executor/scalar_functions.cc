@@ -168,9 +168,17 @@ std::string Pad(std::string_view text, int64_t length, std::string_view fill, bo
 }
 
 // regexp_replace with PostgreSQL's flags ('g' every match, 'i' case-insensitive) and
-// replacement syntax (\1..\9, \& for the whole match), on RE2, which never backtracks.
-class RegexpReplacer {
+// replacement syntax (\1..\9, \& for the whole match), and the match operators (~, ~*, !~,
+// !~*), on RE2, which never backtracks. Keeps the last pattern compiled: a column of rows
+// usually shares one.
+class RegexEvaluator {
  public:
+  bool Matches(const std::string& text, const std::string& pattern, bool case_insensitive) {
+    std::string flags = case_insensitive ? "i" : "";
+    if (!regex_ || pattern != pattern_ || flags != flags_) Compile(pattern, flags);
+    return RE2::PartialMatch(text, *regex_);
+  }
+
   std::string Replace(const std::string& text, const std::string& pattern,
                       const std::string& replacement, const std::string& flags) {
     if (!regex_ || pattern != pattern_ || flags != flags_) Compile(pattern, flags);
@@ -329,6 +337,10 @@ bool IsStringFunction(ScalarFunction function) {
     case ScalarFunction::kLPad:
     case ScalarFunction::kRPad:
     case ScalarFunction::kRegexpReplace:
+    case ScalarFunction::kRegexMatch:
+    case ScalarFunction::kRegexMatchInsensitive:
+    case ScalarFunction::kRegexNotMatch:
+    case ScalarFunction::kRegexNotMatchInsensitive:
       return true;
     default:
       return false;
@@ -355,7 +367,7 @@ bool IsMathFunction(ScalarFunction function) {
 
 // One row of a strict string function: every argument is non-NULL here.
 Value StringRow(ScalarFunction function, const std::vector<Column>& args, size_t row,
-                RegexpReplacer* regexp) {
+                RegexEvaluator* regexp) {
   auto text = [&](size_t arg) -> const std::string& { return args[arg].strings[row]; };
   auto number = [&](size_t arg) { return args[arg].ints[row]; };
   switch (function) {
@@ -400,6 +412,14 @@ Value StringRow(ScalarFunction function, const std::vector<Column>& args, size_t
     case ScalarFunction::kRegexpReplace:
       return Value::String(
           regexp->Replace(text(0), text(1), text(2), args.size() > 3 ? text(3) : ""));
+    case ScalarFunction::kRegexMatch:
+      return Value::Boolean(regexp->Matches(text(0), text(1), false));
+    case ScalarFunction::kRegexMatchInsensitive:
+      return Value::Boolean(regexp->Matches(text(0), text(1), true));
+    case ScalarFunction::kRegexNotMatch:
+      return Value::Boolean(!regexp->Matches(text(0), text(1), false));
+    case ScalarFunction::kRegexNotMatchInsensitive:
+      return Value::Boolean(!regexp->Matches(text(0), text(1), true));
     default:
       break;
   }
@@ -455,7 +475,7 @@ bool EvaluateScalarFunction(const planner::BoundExpr& expr, std::vector<Column>*
   bool is_string = IsStringFunction(function);
   if (!is_string && !IsMathFunction(function)) return false;
   // Strict functions: NULL in any argument gives NULL.
-  RegexpReplacer regexp;
+  RegexEvaluator regexp;
   for (size_t i = 0; i < rows; ++i) {
     bool null = false;
     for (const Column& arg : args) null = null || arg.nulls[i];

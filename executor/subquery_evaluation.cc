@@ -1,5 +1,6 @@
 #include "executor/subquery_evaluation.h"
 
+#include "common/array_value.h"
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
 
@@ -43,6 +44,8 @@ Value Reduce(const planner::BoundExpr& expr, const std::vector<Value>& values,
       return values.empty() ? Value::Null() : values[0];
     case planner::SubqueryKind::kExists:
       return Value::Boolean(!values.empty());
+    case planner::SubqueryKind::kArray:
+      return Value::String(array::Encode(values, expr.type.ElementType()));
     case planner::SubqueryKind::kAny:
     case planner::SubqueryKind::kAll:
       break;

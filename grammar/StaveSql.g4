@@ -361,6 +361,7 @@ predicate
     | NOT? IN LPAREN query RPAREN                                        #inSubquery
     | NOT? IN LPAREN expression (COMMA expression)* RPAREN               #inList
     | NOT? op=(LIKE | ILIKE) pattern=valueExpression                     #like
+    | regexOperator pattern=valueExpression collateClause?               #regexMatch
     | IS NOT? NULL_                                                      #nullPredicate
     ;
 
@@ -395,6 +396,7 @@ primaryExpression
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
     | ARRAY LBRACKET (expression (COMMA expression)*)? RBRACKET           #arrayConstructor
+    | ARRAY LPAREN query RPAREN                                           #arraySubquery
     | qualifiedName                                                       #columnReference
     | LPAREN expression RPAREN                                            #parenthesizedExpression
     // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
@@ -415,6 +417,19 @@ whenClause
 
 comparisonOperator
     : EQ | NEQ | LT | LTE | GT | GTE
+    ;
+
+// POSIX regular expression matches: ~ (case-sensitive), ~* (insensitive) and their
+// negations. psql writes them schema-qualified, as OPERATOR(pg_catalog.~).
+regexOperator
+    : op=(TILDE | TILDE_ASTERISK | NOT_TILDE | NOT_TILDE_ASTERISK)
+    | OPERATOR LPAREN (identifier DOT)? op=(TILDE | TILDE_ASTERISK | NOT_TILDE | NOT_TILDE_ASTERISK) RPAREN
+    ;
+
+// A collation, as psql writes after patterns (COLLATE pg_catalog.default). Stave compares
+// text by its bytes, so the clause is accepted and has no effect.
+collateClause
+    : COLLATE (identifier | DEFAULT) (DOT (identifier | DEFAULT))*
     ;
 
 // ========================================================================================
@@ -483,6 +498,7 @@ anyWord
 
 stringValue
     : STRING
+    | ESCAPE_STRING
     ;
 
 number
@@ -502,7 +518,7 @@ booleanValue
 // Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
-    : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | CASE | CAST | CREATE | CROSS | DEFAULT
+    : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | CASE | CAST | COLLATE | CREATE | CROSS | DEFAULT
     | DEFERRABLE | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP
     | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LATERAL | LEFT | LIKE | LIMIT | NATURAL
     | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT
@@ -515,7 +531,7 @@ reserved
 nonReserved
     : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
     | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
-    | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | ORDINALITY | OVER
+    | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OPERATOR | ORDINALITY | OVER
     | PARTITION | PASSWORD | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLE | ROLLBACK | ROW | ROWS | SERIALIZABLE
     | SESSION
@@ -548,6 +564,7 @@ CAST: C A S T;
 CHARACTER: C H A R A C T E R;
 CHECKPOINT: C H E C K P O I N T;
 CLOSE: C L O S E;
+COLLATE: C O L L A T E;
 COMMIT: C O M M I T;
 COMMITTED: C O M M I T T E D;
 CREATE: C R E A T E;
@@ -601,6 +618,7 @@ NULLS: N U L L S;
 OFFSET: O F F S E T;
 ON: O N;
 ONLY: O N L Y;
+OPERATOR: O P E R A T O R;
 OR: O R;
 ORDER: O R D E R;
 ORDINALITY: O R D I N A L I T Y;
@@ -689,6 +707,10 @@ HASH_ARROW: '#>';
 HASH_DOUBLE_ARROW: '#>>';
 CONTAINS: '@>';
 CONTAINED_BY: '<@';
+TILDE: '~';
+TILDE_ASTERISK: '~*';
+NOT_TILDE: '!~';
+NOT_TILDE_ASTERISK: '!~*';
 LBRACKET: '[';
 RBRACKET: ']';
 LPAREN: '(';
@@ -699,6 +721,9 @@ SEMICOLON: ';';
 
 // 'it''s': a doubled quote stands for one quote; the parser strips and unescapes.
 STRING: '\'' ( ~'\'' | '\'\'' )* '\'';
+
+// E'a\nb': an escape string, whose backslash sequences the parser decodes.
+ESCAPE_STRING: [eE] '\'' ( ~['\\] | '\\' . | '\'\'' )* '\'';
 
 // Numbers keep their text; the binder decides their type and range. "1.5", "1.", ".5" and
 // anything with an exponent are decimals.

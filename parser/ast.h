@@ -236,6 +236,7 @@ enum class SubqueryKind {
   kIn,      ///< `x [NOT] IN (SELECT ...)`: `x = ANY (...)`, negated for NOT IN.
   kAny,     ///< `x op ANY|SOME (SELECT ...)`.
   kAll,     ///< `x op ALL (SELECT ...)`.
+  kArray,   ///< `ARRAY(SELECT ...)`: its rows' values as an array, in the subquery's order.
 };
 
 /// A subquery used as an expression.

@@ -48,7 +48,45 @@ std::string Unquote(const std::string& text, char quote) {
   return result;
 }
 
+// E'a\nb' -> a, newline, b: the C-like escapes PostgreSQL decodes in escape strings.
+std::string UnescapeEscapeString(const std::string& text) {
+  std::string result;
+  // Skip the E and the quotes.
+  for (size_t i = 2; i + 1 < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'') {
+      result += c;
+      ++i;  // A doubled quote.
+    } else if (c == '\\' && i + 2 < text.size()) {
+      char next = text[++i];
+      switch (next) {
+        case 'n':
+          result += '\n';
+          break;
+        case 't':
+          result += '\t';
+          break;
+        case 'r':
+          result += '\r';
+          break;
+        case 'b':
+          result += '\b';
+          break;
+        case 'f':
+          result += '\f';
+          break;
+        default:
+          result += next;  // \\, \' and any other character stand for themselves.
+      }
+    } else {
+      result += c;
+    }
+  }
+  return result;
+}
+
 std::string StringContents(P::StringValueContext* ctx) {
+  if (ctx->ESCAPE_STRING() != nullptr) return UnescapeEscapeString(ctx->getText());
   return Unquote(ctx->STRING()->getText(), '\'');
 }
 
@@ -577,6 +615,14 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitArraySubquery(P::ArraySubqueryContext* ctx) override {
+    auto array = MakeNode<SubqueryExpr>(PositionOf(ctx));
+    array->subquery_kind = SubqueryKind::kArray;
+    array->query = BuildQuery(ctx->query());
+    expr_ = std::move(array);
+    return {};
+  }
+
   antlrcpp::Any visitLike(P::LikeContext* ctx) override {
     ExprPtr operand = TakePredicateOperand();
     auto like = MakeNode<LikeExpr>(operand->position);
@@ -585,6 +631,30 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     like->negated = ctx->NOT() != nullptr;
     like->case_insensitive = ctx->op->getType() == P::ILIKE;
     expr_ = std::move(like);
+    return {};
+  }
+
+  // a ~ b is PostgreSQL's textregexeq(a, b), and so on: functions the binder knows.
+  antlrcpp::Any visitRegexMatch(P::RegexMatchContext* ctx) override {
+    ExprPtr operand = TakePredicateOperand();
+    auto call = MakeNode<FunctionCallExpr>(operand->position);
+    switch (ctx->regexOperator()->op->getType()) {
+      case P::TILDE:
+        call->name = {"textregexeq"};
+        break;
+      case P::TILDE_ASTERISK:
+        call->name = {"texticregexeq"};
+        break;
+      case P::NOT_TILDE:
+        call->name = {"textregexne"};
+        break;
+      default:
+        call->name = {"texticregexne"};
+        break;
+    }
+    call->args.push_back(std::move(operand));
+    call->args.push_back(BuildExpr(ctx->pattern));
+    expr_ = std::move(call);
     return {};
   }
 
@@ -1181,6 +1251,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ref.from_kind = FromKind::kFunction;
     ref.position = PositionOf(ctx);
     ref.function_name = BuildIdentifier(ctx->function);
+    ref.name = {ref.function_name};
     for (P::ExpressionContext* argument : ctx->expression()) {
       ref.function_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
     }

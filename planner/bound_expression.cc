@@ -92,6 +92,14 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "rpad";
     case ScalarFunction::kRegexpReplace:
       return "regexp_replace";
+    case ScalarFunction::kRegexMatch:
+      return "~";
+    case ScalarFunction::kRegexMatchInsensitive:
+      return "~*";
+    case ScalarFunction::kRegexNotMatch:
+      return "!~";
+    case ScalarFunction::kRegexNotMatchInsensitive:
+      return "!~*";
     case ScalarFunction::kRound:
       return "round";
     case ScalarFunction::kFloor:

@@ -67,6 +67,10 @@ enum class ScalarFunction {
   kLPad,
   kRPad,
   kRegexpReplace,
+  kRegexMatch,                ///< text ~ pattern.
+  kRegexMatchInsensitive,     ///< text ~* pattern.
+  kRegexNotMatch,             ///< text !~ pattern.
+  kRegexNotMatchInsensitive,  ///< text !~* pattern.
   // Math over double precision (and mod over integers).
   kRound,
   kFloor,

@@ -75,14 +75,31 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
 
 void Catalog::RegisterSystemTable(SystemTable table) {
   std::lock_guard lock(mutex_);
+  std::string schema = table.schema;
   std::string name = table.name;
-  system_tables_[name] = std::move(table);
+  system_tables_[schema][name] = std::move(table);
 }
 
-const SystemTable* Catalog::FindSystemTable(std::string_view name) const {
+const SystemTable* Catalog::FindSystemTable(std::string_view schema, std::string_view name) const {
   std::lock_guard lock(mutex_);
-  auto it = system_tables_.find(name);
-  return it == system_tables_.end() ? nullptr : &it->second;
+  auto tables = system_tables_.find(schema);
+  if (tables == system_tables_.end()) return nullptr;
+  auto it = tables->second.find(name);
+  return it == tables->second.end() ? nullptr : &it->second;
+}
+
+bool Catalog::IsSystemSchema(std::string_view schema) const {
+  std::lock_guard lock(mutex_);
+  return system_tables_.contains(schema);
+}
+
+std::vector<const SystemTable*> Catalog::SystemTables() const {
+  std::lock_guard lock(mutex_);
+  std::vector<const SystemTable*> tables;
+  for (const auto& [schema, by_name] : system_tables_) {
+    for (const auto& [name, table] : by_name) tables.push_back(&table);
+  }
+  return tables;
 }
 
 CatalogObjectPtr Catalog::Find(std::string_view name) const {

@@ -95,10 +95,18 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry);
 
 /// The schema of Stave's own system tables (checkpoints, ...).
 inline constexpr std::string_view kSystemSchema = "stave_catalog";
+/// PostgreSQL's catalogs, which clients read (docs/catalogs.md). Its tables are also found
+/// unqualified, after the user's objects, as PostgreSQL's search_path finds them.
+inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
+inline constexpr std::string_view kInformationSchema = "information_schema";
+/// The schema user objects live in.
+inline constexpr std::string_view kPublicSchema = "public";
 
 /// A read-only table whose rows the server computes when a query reads it (checkpoint
-/// history, ...). Registered at start by the executor, so the planner needs no executor code.
+/// history, pg_catalog.pg_class, ...). Registered at start by the executor, so the planner
+/// needs no executor code.
 struct SystemTable {
+  std::string schema = std::string(kSystemSchema);
   std::string name;
   std::vector<Column> columns;
   /// The rows at the time of the call; one Value per column. Thread-safe.
@@ -108,10 +116,14 @@ struct SystemTable {
 /// The set of objects by name. Thread-safe: sessions bind against it while DDL changes it.
 class Catalog {
  public:
-  /// Adds a system table, found as `stave_catalog.<name>`. Called at start only.
+  /// Adds a system table, found as `<schema>.<name>`. Called at start only.
   void RegisterSystemTable(SystemTable table);
   /// nullptr if there is no such system table.
-  const SystemTable* FindSystemTable(std::string_view name) const;
+  const SystemTable* FindSystemTable(std::string_view schema, std::string_view name) const;
+  /// Whether `schema` holds system tables (stave_catalog, pg_catalog, information_schema).
+  bool IsSystemSchema(std::string_view schema) const;
+  /// Every system table, ordered by schema and name.
+  std::vector<const SystemTable*> SystemTables() const;
 
   CatalogObjectPtr Find(std::string_view name) const;
   CatalogObjectPtr FindById(uint32_t id) const;
@@ -128,7 +140,9 @@ class Catalog {
   mutable std::mutex mutex_;
   std::map<uint32_t, CatalogObjectPtr> by_id_;
   std::map<std::string, uint32_t, std::less<>> by_name_;
-  std::map<std::string, SystemTable, std::less<>> system_tables_;
+  /// By schema, then name.
+  std::map<std::string, std::map<std::string, SystemTable, std::less<>>, std::less<>>
+      system_tables_;
 };
 
 }  // namespace stave::planner

@@ -94,6 +94,11 @@ const StringFunction* FindStringFunction(std::string_view name) {
       {"lpad", {ScalarFunction::kLPad, "sis", 1, TypeId::kVarchar}},
       {"rpad", {ScalarFunction::kRPad, "sis", 1, TypeId::kVarchar}},
       {"regexp_replace", {ScalarFunction::kRegexpReplace, "ssss", 1, TypeId::kVarchar}},
+      // The regular expression match operators (~, ~*, !~, !~*), by PostgreSQL's names.
+      {"textregexeq", {ScalarFunction::kRegexMatch, "ss", 0, TypeId::kBoolean}},
+      {"texticregexeq", {ScalarFunction::kRegexMatchInsensitive, "ss", 0, TypeId::kBoolean}},
+      {"textregexne", {ScalarFunction::kRegexNotMatch, "ss", 0, TypeId::kBoolean}},
+      {"texticregexne", {ScalarFunction::kRegexNotMatchInsensitive, "ss", 0, TypeId::kBoolean}},
   };
   auto it = functions.find(name);
   return it == functions.end() ? nullptr : &it->second;
@@ -250,7 +255,12 @@ bool ContainsAggregate(const Expr& expr) {
 }
 
 DataType ResolveType(const parser::TypeName& type) {
-  std::optional<DataType> resolved = DataTypeFromName(type.name);
+  // Clients qualify built-in types with their schema: pg_catalog.text.
+  std::string_view name = type.name;
+  if (name.starts_with("pg_catalog.")) name.remove_prefix(std::string_view("pg_catalog.").size());
+  // PostgreSQL's catalogs' own types, as Stave reports the catalogs' columns.
+  if (name == "name" || name == "\"char\"" || name == "char") name = "text";
+  std::optional<DataType> resolved = DataTypeFromName(name);
   if (!resolved) {
     throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", type.name),
                    type.position);
@@ -291,6 +301,7 @@ std::string DefaultColumnName(const Expr& expr) {
       // As PostgreSQL: EXISTS is "exists", a scalar subquery takes its column's name.
       const auto& subquery = static_cast<const parser::SubqueryExpr&>(expr);
       if (subquery.subquery_kind == parser::SubqueryKind::kExists) return "exists";
+      if (subquery.subquery_kind == parser::SubqueryKind::kArray) return "array";
       if (subquery.subquery_kind != parser::SubqueryKind::kScalar) return "?column?";
       const parser::SelectStatement* query = subquery.query.get();
       while (query->set_left) query = query->set_left.get();
@@ -845,6 +856,7 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
                    fmt::format("aggregate function {} is not allowed here", name), expr.position);
   }
   if (std::optional<BoundExprPtr> bound = BindByteaJsonbArrayFunction(name, expr)) return *bound;
+  if (std::optional<BoundExprPtr> bound = BindPgCatalogFunction(name, expr)) return *bound;
   auto expect_args = [&](size_t count) {
     if (expr.args.size() != count || expr.star || expr.distinct) {
       throw SqlError(
@@ -1045,6 +1057,7 @@ BoundExprPtr ExpressionBinder::BindCase(const parser::CaseExpr& expr) {
 }
 
 BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
+  if (std::optional<BoundExprPtr> bound = BindObjectIdentifierCast(expr)) return *bound;
   DataType target = ResolveType(expr.type);
   // ARRAY[] has no type of its own; a cast gives it one.
   if (expr.operand->kind == ExprKind::kArrayConstructor && target.IsArray() &&

@@ -86,6 +86,12 @@ class ExpressionBinder {
   std::optional<BoundExprPtr> BindByteaOrArrayConcat(BoundExprPtr left, BoundExprPtr right,
                                                      int position);
   /// The functions over bytea, jsonb and arrays; nullopt if `name` is none of them.
+  /// The functions clients call on PostgreSQL's catalogs (pg_table_is_visible, format_type,
+  /// ...; planner/pg_catalog_functions.cc), or nullopt if `name` is none of them.
+  std::optional<BoundExprPtr> BindPgCatalogFunction(const std::string& name,
+                                                    const parser::FunctionCallExpr& expr);
+  /// Casts to oid, regclass, regtype and regnamespace, or nullopt for another type.
+  std::optional<BoundExprPtr> BindObjectIdentifierCast(const parser::CastExpr& expr);
   std::optional<BoundExprPtr> BindByteaJsonbArrayFunction(const std::string& name,
                                                           const parser::FunctionCallExpr& expr);
 };

@@ -198,13 +198,24 @@ bool TakeTimeBound(const BoundExprPtr& conjunct, FromContext* context) {
 BoundFrom BindTable(const parser::TableRef& from, FromContext* context) {
   const Catalog& catalog = *context->catalog;
   BoundFrom bound;
-  if (from.name.size() == 2 && from.name[0] == kSystemSchema) {
-    const SystemTable* table = catalog.FindSystemTable(from.name[1]);
-    if (!table) {
+  // A system table: schema-qualified (stave.pg_catalog.pg_class names the database too), or
+  // a pg_catalog table by its bare name when no user object has that name.
+  const SystemTable* system_table = nullptr;
+  size_t parts = from.name.size();
+  if ((parts == 2 || (parts == 3 && from.name[0] == "stave")) &&
+      catalog.IsSystemSchema(from.name[parts - 2])) {
+    system_table = catalog.FindSystemTable(from.name[parts - 2], from.name[parts - 1]);
+    if (!system_table) {
       throw SqlError(sqlstate::kUndefinedTable,
-                     fmt::format("relation \"{}.{}\" does not exist", kSystemSchema, from.name[1]),
+                     fmt::format("relation \"{}.{}\" does not exist", from.name[parts - 2],
+                                 from.name[parts - 1]),
                      from.position);
     }
+  } else if (parts == 1 && !catalog.Find(from.name[0])) {
+    system_table = catalog.FindSystemTable(kPgCatalogSchema, from.name[0]);
+  }
+  if (system_table) {
+    const SystemTable* table = system_table;
     if (context->purpose == QueryPurpose::kMaterializedView) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      "a materialized view cannot read a system table", from.position);
@@ -487,7 +498,8 @@ BoundFrom BindStandaloneFunction(const parser::TableRef& ref) {
 
 BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context) {
-  if (ref.right->from_kind == parser::FromKind::kFunction) {
+  if (ref.right->from_kind == parser::FromKind::kFunction &&
+      ref.right->function_name == "unnest") {
     // `a, unnest(a.x)`, `a CROSS JOIN LATERAL unnest(a.x)`, `a JOIN unnest(a.x) ON …`.
     if (ref.join_kind != parser::JoinKind::kCross && ref.join_kind != parser::JoinKind::kInner) {
       throw SqlError(sqlstate::kFeatureNotSupported,
@@ -682,6 +694,60 @@ BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
   return bound;
 }
 
+/// generate_series(start, stop[, step]) over integers, in a batch query (it may read the
+/// enclosing query's row, as PostgreSQL's LATERAL function calls do).
+BoundFrom BindTableFunction(const parser::TableRef& ref, FromContext* context) {
+  std::string name = ref.name.back();
+  bool known = name == "generate_series" &&
+               (ref.name.size() == 1 || (ref.name.size() == 2 && ref.name[0] == "pg_catalog"));
+  size_t arguments = ref.function_arguments.size();
+  if (!known || arguments < 2 || arguments > 3) {
+    throw SqlError(
+        sqlstate::kUndefinedFunction,
+        fmt::format("function {} with {} arguments does not exist in FROM", name, arguments),
+        ref.position)
+        .WithHint(
+            "The set-returning functions in FROM are unnest(array, …) and generate_series(start, "
+            "stop[, step]).");
+  }
+  if (context->purpose != QueryPurpose::kBatch) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "generate_series is supported only in queries, not in materialized views",
+                   ref.position);
+  }
+  BindScope no_columns;
+  ExpressionBinder binder(&no_columns);
+  std::vector<BoundExprPtr> row;
+  for (const auto& argument : ref.function_arguments) {
+    BoundExprPtr bound =
+        ExpressionBinder::Coerce(binder.Bind(*argument), TypeId::kInt64, argument->position);
+    if (!bound->type.IsInteger()) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function generate_series({}) does not exist", bound->type.Name()),
+                     argument->position)
+          .WithHint("generate_series takes integers here.");
+    }
+    if (bound->type.id != TypeId::kInt64) {
+      bound = BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kInt64, {bound});
+    }
+    row.push_back(bound);
+  }
+  if (row.size() == 2) row.push_back(BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt64));
+  std::string alias = ref.alias.empty() ? name : ref.alias;
+  auto values = std::make_shared<ValuesNode>();
+  values->rows.push_back(std::move(row));
+  values->series = true;
+  // As in PostgreSQL, the alias names both the relation and its one column.
+  values->output = {{alias, TypeId::kInt64}};
+  BoundFrom bound;
+  bound.plan = values;
+  bound.scope.table_name = alias;
+  bound.scope.columns = values->output;
+  bound.star.push_back(0);
+  Generalize(&bound, alias, 1);
+  return bound;
+}
+
 BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context) {
   switch (ref.from_kind) {
@@ -698,7 +764,8 @@ BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
     case parser::FromKind::kJoin:
       return BindJoin(ref, offset, takes_where, context);
     case parser::FromKind::kFunction:
-      return BindStandaloneFunction(ref);
+      return ref.function_name == "unnest" ? BindStandaloneFunction(ref)
+                                           : BindTableFunction(ref, context);
   }
   throw SqlError(sqlstate::kInternalError, "unknown FROM item");
 }

@@ -57,6 +57,10 @@ struct ScanNode : PlanNode {
 struct ValuesNode : PlanNode {
   ValuesNode() : PlanNode(PlanNodeKind::kValues) {}
   std::vector<std::vector<BoundExprPtr>> rows;
+  /// generate_series(start, stop, step) in a batch query's FROM: `rows` holds one row of
+  /// those three (bigint; they may read the enclosing query's row), and the node yields one
+  /// row per number instead.
+  bool series = false;
 };
 
 /// Keeps rows for which `predicate` is true.
@@ -197,6 +201,7 @@ enum class SubqueryKind {
   kExists,  ///< Whether it has rows.
   kAny,     ///< Whether `operand comparison value` holds for some row (SQL's three values).
   kAll,     ///< Whether it holds for every row.
+  kArray,   ///< Its rows' values as an array (ARRAY(SELECT ...)).
 };
 
 /// A subquery used as an expression (BoundExpr::Kind::kSubquery). Its plan's first column

@@ -62,6 +62,10 @@ ScopedSubqueryContext::ScopedSubqueryContext(const Catalog* catalog, QueryPurpos
 
 ScopedSubqueryContext::~ScopedSubqueryContext() { current_context = previous_; }
 
+const Catalog* CurrentBindingCatalog() {
+  return current_context ? current_context->catalog() : nullptr;
+}
+
 std::optional<BoundExprPtr> ResolveOuterColumn(const parser::ColumnRefExpr& expr) {
   for (size_t depth = 1; depth <= enclosing_scopes.size(); ++depth) {
     EnclosingScope& enclosing = enclosing_scopes[enclosing_scopes.size() - depth];
@@ -126,6 +130,14 @@ BoundExprPtr ExpressionBinder::BindSubquery(const parser::SubqueryExpr& expr) {
     subquery->kind = SubqueryKind::kScalar;
     return BoundExpr::MakeSubquery(subquery, value.type, {});
   }
+  if (expr.subquery_kind == parser::SubqueryKind::kArray) {
+    if (value.type.IsArray()) {
+      throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported",
+                     expr.position);
+    }
+    subquery->kind = SubqueryKind::kArray;
+    return BoundExpr::MakeSubquery(subquery, DataType::ArrayOf(value.type.id), {});
+  }
   // x op ANY|ALL (subquery): both sides take one type as in a comparison; the subquery's
   // column is converted by a projection over its plan.
   subquery->kind =
@@ -159,6 +171,8 @@ std::string SubqueryText(const BoundExpr& expr, const std::string& operand) {
       return fmt::format("({})", subquery.text);
     case SubqueryKind::kExists:
       return fmt::format("EXISTS ({})", subquery.text);
+    case SubqueryKind::kArray:
+      return fmt::format("ARRAY({})", subquery.text);
     case SubqueryKind::kAny:
     case SubqueryKind::kAll:
       break;

@@ -31,6 +31,9 @@ class ScopedSubqueryContext {
   ScopedSubqueryContext* previous_;
 };
 
+/// The catalog of the innermost query being bound on this thread; nullptr outside binding.
+const Catalog* CurrentBindingCatalog();
+
 /// Resolves a column that the binder's own scope does not have against the scopes of the
 /// queries around the subquery being bound: a kOuterColumn, or nullopt if no enclosing scope
 /// has it. Marks every subquery between the reference and its scope as correlated. Throws

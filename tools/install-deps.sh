@@ -33,6 +33,8 @@ if [ "${1:-}" = "--tests" ]; then
     # The openssl command makes the self-signed certificate of the TLS test
     # (tests/e2e/authentication_test.py).
     openssl
+    # SQLAlchemy's inspector over psycopg2 (tests/e2e/sqlalchemy_inspect_test.py).
+    python3-sqlalchemy python3-psycopg2
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

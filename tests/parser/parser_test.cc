@@ -173,6 +173,8 @@ std::string ToString(const Expr* expr) {
           return query;
         case SubqueryKind::kExists:
           return "(EXISTS " + query + ")";
+        case SubqueryKind::kArray:
+          return "ARRAY" + query;
         case SubqueryKind::kIn:
           return "(" + ToString(subquery->operand.get()) +
                  (subquery->negated ? " NOT IN " : " IN ") + query + ")";
@@ -2184,6 +2186,33 @@ TEST(ParserConcurrencyTest, ParallelParsesAgree) {
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < 8; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+// The syntax of the queries psql and drivers send to PostgreSQL's catalogs.
+TEST(ParserCatalogSyntaxTest, RegexMatchOperators) {
+  EXPECT_EQ(ExprString("a ~ 'x'"), "textregexeq(a, 'x')");
+  EXPECT_EQ(ExprString("a ~* 'x'"), "texticregexeq(a, 'x')");
+  EXPECT_EQ(ExprString("a !~ 'x'"), "textregexne(a, 'x')");
+  EXPECT_EQ(ExprString("a !~* 'x'"), "texticregexne(a, 'x')");
+  EXPECT_EQ(ExprString("a OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default"),
+            "textregexeq(a, '^(t)$')");
+}
+
+TEST(ParserCatalogSyntaxTest, EscapeStrings) {
+  EXPECT_EQ(ExprString("E'it\\'s'"), "'it's'");
+  EXPECT_EQ(ExprString("e'a\\\\b'"), "'a\\b'");
+  EXPECT_EQ(ExprString("E'a''b'"), "'a'b'");
+}
+
+TEST(ParserCatalogSyntaxTest, ArraySubqueryAndTableFunction) {
+  EXPECT_EQ(ExprString("ARRAY(SELECT 1)"), "ARRAY[SELECT 1]");
+  auto select = ParseSelect("SELECT s FROM pg_catalog.generate_series(1, 3) AS s");
+  ASSERT_NE(select, nullptr);
+  ASSERT_TRUE(select->from.has_value());
+  EXPECT_EQ(select->from->from_kind, FromKind::kFunction);
+  EXPECT_EQ(Join(select->from->name, "."), "pg_catalog.generate_series");
+  EXPECT_EQ(select->from->function_arguments.size(), 2u);
+  EXPECT_EQ(select->from->alias, "s");
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ void Database::RegisterJobSystemTables() {
 }
 
 QueryResult Database::ShowSystemTable(const parser::ShowSystemTableStatement& show) {
-  const planner::SystemTable* table = catalog_.FindSystemTable(show.table);
+  const planner::SystemTable* table = catalog_.FindSystemTable(planner::kSystemSchema, show.table);
   if (!table) {
     throw SqlError(sqlstate::kInternalError, "no system table stave_catalog." + show.table,
                    show.position);

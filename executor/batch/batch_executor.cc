@@ -536,7 +536,8 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
     case planner::PlanNodeKind::kUnnest: {
       const auto& unnest = static_cast<const planner::UnnestNode&>(node);
       std::vector<Chunk> output;
-      for (Chunk& chunk : Run(*node.input, snapshot)) {
+      for (Chunk& chunk : Run(*node.input, context)) {
+        context.ThrowIfCancelled();
         Chunk expanded = UnnestOperator::Apply(unnest, chunk);
         if (!expanded.empty()) output.push_back(std::move(expanded));
       }

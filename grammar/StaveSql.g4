@@ -162,9 +162,11 @@ fromPrimary
     // HOP(relation, time_column, slide, size). The AST builder checks the function's name.
     | function=identifier LPAREN relation=qualifiedName COMMA timeColumn=identifier
         (COMMA expression)+ RPAREN (AS? alias=identifier)?                  #fromWindow
-    // Set-returning functions in FROM: `unnest(a) WITH ORDINALITY AS u(x, n)`. Arguments may
+    // Set-returning functions in FROM: `unnest(a) WITH ORDINALITY AS u(x, n)`,
+    // `pg_catalog.generate_series(1, n)`. Arguments may
     // name columns of the FROM items before it (LATERAL is implied, as in PostgreSQL).
-    | LATERAL? function=identifier LPAREN (expression (COMMA expression)*)? RPAREN
+    | LATERAL? (schema=identifier DOT)? function=identifier
+        LPAREN (expression (COMMA expression)*)? RPAREN
         (WITH ORDINALITY)?
         (AS? alias=identifier
           (LPAREN columnAliases+=identifier (COMMA columnAliases+=identifier)* RPAREN)?)?  #fromFunction

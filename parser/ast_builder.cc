@@ -1209,6 +1209,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       ref.from_kind = FromKind::kFunction;
       ref.position = PositionOf(ctx);
       ref.function_name = function;
+      ref.name = {function};
       auto relation = std::make_shared<ColumnRefExpr>();
       relation->names = BuildQualifiedName(ctx->relation);
       relation->position = PositionOf(ctx->relation);
@@ -1252,6 +1253,15 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ref.position = PositionOf(ctx);
     ref.function_name = BuildIdentifier(ctx->function);
     ref.name = {ref.function_name};
+    if (ctx->schema != nullptr) {
+      std::string schema = BuildIdentifier(ctx->schema);
+      if (schema != "pg_catalog") {
+        throw SqlError(sqlstate::kUndefinedFunction,
+                       "function " + schema + "." + ref.function_name + " does not exist",
+                       PositionOf(ctx));
+      }
+      ref.name.insert(ref.name.begin(), schema);
+    }
     for (P::ExpressionContext* argument : ctx->expression()) {
       ref.function_arguments.push_back(std::shared_ptr<const Expr>(BuildExpr(argument)));
     }

@@ -498,8 +498,7 @@ BoundFrom BindStandaloneFunction(const parser::TableRef& ref) {
 
 BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context) {
-  if (ref.right->from_kind == parser::FromKind::kFunction &&
-      ref.right->function_name == "unnest") {
+  if (ref.right->from_kind == parser::FromKind::kFunction && ref.right->function_name == "unnest") {
     // `a, unnest(a.x)`, `a CROSS JOIN LATERAL unnest(a.x)`, `a JOIN unnest(a.x) ON …`.
     if (ref.join_kind != parser::JoinKind::kCross && ref.join_kind != parser::JoinKind::kInner) {
       throw SqlError(sqlstate::kFeatureNotSupported,
@@ -697,9 +696,9 @@ BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
 /// generate_series(start, stop[, step]) over integers, in a batch query (it may read the
 /// enclosing query's row, as PostgreSQL's LATERAL function calls do).
 BoundFrom BindTableFunction(const parser::TableRef& ref, FromContext* context) {
-  std::string name = ref.name.back();
-  bool known = name == "generate_series" &&
-               (ref.name.size() == 1 || (ref.name.size() == 2 && ref.name[0] == "pg_catalog"));
+  // The parser admits no schema but pg_catalog.
+  const std::string& name = ref.function_name;
+  bool known = name == "generate_series";
   size_t arguments = ref.function_arguments.size();
   if (!known || arguments < 2 || arguments > 3) {
     throw SqlError(

@@ -42,7 +42,8 @@ json ValueToJson(const Value& value, const DataType& type) {
 
 // Every row of system table `name` as an array of objects by column name.
 json SystemTableJson(executor::Database* database, std::string_view name) {
-  const planner::SystemTable* table = database->catalog().FindSystemTable(planner::kSystemSchema, name);
+  const planner::SystemTable* table =
+      database->catalog().FindSystemTable(planner::kSystemSchema, name);
   json rows = json::array();
   if (!table) return rows;
   for (const std::vector<Value>& row : table->rows()) {

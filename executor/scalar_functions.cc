@@ -7,7 +7,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "common/array_value.h"
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
 
@@ -192,6 +194,30 @@ class RegexEvaluator {
     return out;
   }
 
+  // regexp_match: the capturing groups of the first match as text[] (an unmatched group is a
+  // NULL element), the whole match when the pattern has no groups, NULL without a match.
+  Value FirstMatch(const std::string& text, const std::string& pattern, const std::string& flags) {
+    if (!regex_ || pattern != pattern_ || flags != flags_) Compile(pattern, flags);
+    if (global_) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     "regexp_match() does not support the \"global\" option")
+          .WithHint("Use the regexp_matches function instead.");
+    }
+    int groups = regex_->NumberOfCapturingGroups();
+    std::vector<re2::StringPiece> found(static_cast<size_t>(groups) + 1);
+    if (!regex_->Match(text, 0, text.size(), RE2::UNANCHORED, found.data(),
+                       static_cast<int>(found.size()))) {
+      return Value::Null();
+    }
+    std::vector<Value> elements;
+    for (size_t i = groups == 0 ? 0 : 1; i < found.size(); ++i) {
+      elements.push_back(found[i].data() == nullptr
+                             ? Value::Null()
+                             : Value::String(std::string(found[i].data(), found[i].size())));
+    }
+    return Value::String(array::Encode(elements, DataType(TypeId::kVarchar)));
+  }
+
  private:
   void Compile(const std::string& pattern, const std::string& flags) {
     RE2::Options options;
@@ -205,7 +231,7 @@ class RegexEvaluator {
       } else if (flag != 'c') {  // PostgreSQL's other flags (m, n, s, x, q, ...) are not here.
         throw SqlError(sqlstate::kInvalidParameterValue,
                        fmt::format("invalid regular expression option: \"{}\"", flag))
-            .WithHint("regexp_replace takes the flags g, i and c here.");
+            .WithHint("regexp_replace and regexp_match take the flags g, i and c here.");
       }
     }
     auto regex = std::make_unique<RE2>(pattern, options);
@@ -337,6 +363,7 @@ bool IsStringFunction(ScalarFunction function) {
     case ScalarFunction::kLPad:
     case ScalarFunction::kRPad:
     case ScalarFunction::kRegexpReplace:
+    case ScalarFunction::kRegexpMatch:
     case ScalarFunction::kRegexMatch:
     case ScalarFunction::kRegexMatchInsensitive:
     case ScalarFunction::kRegexNotMatch:
@@ -412,6 +439,8 @@ Value StringRow(ScalarFunction function, const std::vector<Column>& args, size_t
     case ScalarFunction::kRegexpReplace:
       return Value::String(
           regexp->Replace(text(0), text(1), text(2), args.size() > 3 ? text(3) : ""));
+    case ScalarFunction::kRegexpMatch:
+      return regexp->FirstMatch(text(0), text(1), args.size() > 2 ? text(2) : "");
     case ScalarFunction::kRegexMatch:
       return Value::Boolean(regexp->Matches(text(0), text(1), false));
     case ScalarFunction::kRegexMatchInsensitive:

@@ -389,6 +389,7 @@ primaryExpression
     // names the unit of a bare number (and the last field kept), as the SQL standard does.
     | dataTypeName stringValue intervalField?                             #typeConstructor
     | EXTRACT LPAREN (field=identifier | fieldText=stringValue) FROM valueExpression RPAREN  #extract
+    | POSITION LPAREN substring=valueExpression IN text=valueExpression RPAREN  #position
     | EXISTS LPAREN query RPAREN                                          #exists
     | LPAREN query RPAREN                                                 #scalarSubquery
     | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
@@ -485,10 +486,10 @@ identifier
     | temporalKeyword
     ;
 
-// The keywords of interval qualifiers and EXTRACT; unreserved in PostgreSQL (a column may be
+// The keywords of interval qualifiers, EXTRACT and POSITION; unreserved in PostgreSQL (a column may be
 // named "day"), so they stay usable as identifiers.
 temporalKeyword
-    : DAY | EXTRACT | HOUR | MINUTE | MONTH | SECOND | YEAR
+    : DAY | EXTRACT | HOUR | MINUTE | MONTH | POSITION | SECOND | YEAR
     ;
 
 // Any word at all, for places where PostgreSQL accepts reserved keywords too: aliases after
@@ -627,6 +628,7 @@ ORDINALITY: O R D I N A L I T Y;
 OUTER: O U T E R;
 OVER: O V E R;
 PARTITION: P A R T I T I O N;
+POSITION: P O S I T I O N;
 PASSWORD: P A S S W O R D;
 PAUSE: P A U S E;
 PRECISION: P R E C I S I O N;

@@ -751,6 +751,16 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  // POSITION(substring IN text) is strpos(text, substring), as in PostgreSQL.
+  antlrcpp::Any visitPosition(P::PositionContext* ctx) override {
+    auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    call->name = {"strpos"};
+    call->args.push_back(BuildExpr(ctx->text));
+    call->args.push_back(BuildExpr(ctx->substring));
+    expr_ = std::move(call);
+    return {};
+  }
+
   antlrcpp::Any visitFunctionCall(P::FunctionCallContext* ctx) override {
     auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
     P::FunctionNameContext* name = ctx->functionName();

@@ -92,6 +92,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "rpad";
     case ScalarFunction::kRegexpReplace:
       return "regexp_replace";
+    case ScalarFunction::kRegexpMatch:
+      return "regexp_match";
     case ScalarFunction::kRegexMatch:
       return "~";
     case ScalarFunction::kRegexMatchInsensitive:

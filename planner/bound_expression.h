@@ -67,7 +67,8 @@ enum class ScalarFunction {
   kLPad,
   kRPad,
   kRegexpReplace,
-  kRegexMatch,                ///< text ~ pattern.
+  kRegexpMatch,  ///< regexp_match(text, pattern[, flags]): the first match's groups, text[].
+  kRegexMatch,   ///< text ~ pattern.
   kRegexMatchInsensitive,     ///< text ~* pattern.
   kRegexNotMatch,             ///< text !~ pattern.
   kRegexNotMatchInsensitive,  ///< text !~* pattern.

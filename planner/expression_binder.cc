@@ -72,7 +72,7 @@ struct StringFunction {
   ScalarFunction function;
   std::string_view signature;
   size_t optional;
-  TypeId result;
+  DataType result;
 };
 
 const StringFunction* FindStringFunction(std::string_view name) {
@@ -94,6 +94,8 @@ const StringFunction* FindStringFunction(std::string_view name) {
       {"lpad", {ScalarFunction::kLPad, "sis", 1, TypeId::kVarchar}},
       {"rpad", {ScalarFunction::kRPad, "sis", 1, TypeId::kVarchar}},
       {"regexp_replace", {ScalarFunction::kRegexpReplace, "ssss", 1, TypeId::kVarchar}},
+      {"regexp_match",
+       {ScalarFunction::kRegexpMatch, "sss", 1, DataType::ArrayOf(TypeId::kVarchar)}},
       // The regular expression match operators (~, ~*, !~, !~*), by PostgreSQL's names.
       {"textregexeq", {ScalarFunction::kRegexMatch, "ss", 0, TypeId::kBoolean}},
       {"texticregexeq", {ScalarFunction::kRegexMatchInsensitive, "ss", 0, TypeId::kBoolean}},

@@ -338,37 +338,50 @@ Result<std::optional<std::string>> Store::GetState(std::string_view full_key) co
   return std::optional<std::string>(std::move(value));
 }
 
-Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries() const {
-  std::vector<std::pair<uint32_t, std::string>> entries;
-  std::string begin(1, key_section::kCatalog);
+namespace {
+
+// Visits every key of a one-byte key section (the key without its section byte) in order.
+Status ScanSection(
+    rocksdb::DB* db, char section, std::string_view what,
+    const std::function<Status(std::string_view key, std::string_view value)>& visit) {
+  std::string begin(1, section);
   std::string end = PrefixEnd(begin);
   rocksdb::ReadOptions options;
   rocksdb::Slice upper(end);
   options.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
   for (it->Seek(begin); it->Valid(); it->Next()) {
-    if (it->key().size() != 5) return Status::Corruption("malformed catalog key");
-    uint32_t id = 0;
-    for (size_t i = 1; i < 5; ++i) id = (id << 8) | static_cast<uint8_t>(it->key()[i]);
-    entries.emplace_back(id, it->value().ToString());
+    Status status = visit(std::string_view(it->key().data() + 1, it->key().size() - 1),
+                          std::string_view(it->value().data(), it->value().size()));
+    if (!status.ok()) return status;
   }
-  Status status = FromRocks(it->status(), "reading the catalog");
+  return FromRocks(it->status(), what);
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries() const {
+  std::vector<std::pair<uint32_t, std::string>> entries;
+  Status status = ScanSection(db_.get(), key_section::kCatalog, "reading the catalog",
+                              [&](std::string_view key, std::string_view value) {
+                                if (key.size() != 4)
+                                  return Status::Corruption("malformed catalog key");
+                                uint32_t id = 0;
+                                for (char byte : key) id = (id << 8) | static_cast<uint8_t>(byte);
+                                entries.emplace_back(id, std::string(value));
+                                return Status::Ok();
+                              });
   if (!status.ok()) return status;
   return entries;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Store::LoadRoles() const {
   std::vector<std::pair<std::string, std::string>> roles;
-  std::string begin(1, key_section::kRole);
-  std::string end = PrefixEnd(begin);
-  rocksdb::ReadOptions options;
-  rocksdb::Slice upper(end);
-  options.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
-  for (it->Seek(begin); it->Valid(); it->Next()) {
-    roles.emplace_back(it->key().ToString().substr(1), it->value().ToString());
-  }
-  Status status = FromRocks(it->status(), "reading the roles");
+  Status status = ScanSection(db_.get(), key_section::kRole, "reading the roles",
+                              [&](std::string_view key, std::string_view value) {
+                                roles.emplace_back(std::string(key), std::string(value));
+                                return Status::Ok();
+                              });
   if (!status.ok()) return status;
   return roles;
 }

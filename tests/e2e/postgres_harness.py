@@ -22,14 +22,17 @@ import tempfile
 import time
 
 # Settings written to postgresql.conf, so restarts of the same data directory keep them.
-# max_prepared_transactions > 0 enables two-phase commit (the default, 0, disables it); the
-# durability settings are off because a test's data only has to survive a restart or a SIGKILL
+# max_prepared_transactions > 0 enables two-phase commit (the default, 0, disables it). fsync
+# and full_page_writes are off because a test's data only has to survive a restart or a SIGKILL
 # of the server (both keep the OS page cache), not a power cut, and they make tests faster.
+# synchronous_commit stays on: without it a commit is acknowledged while its WAL may still be in
+# the server's shared memory, and a SIGKILL (kill(), stop(mode="immediate")) loses commits the
+# client was told about -- a sink would then rightly find its rows gone.
 SETTINGS = {
     "listen_addresses": "'127.0.0.1'",
     "max_prepared_transactions": "64",
     "fsync": "off",
-    "synchronous_commit": "off",
+    "synchronous_commit": "on",
     "full_page_writes": "off",
 }
 

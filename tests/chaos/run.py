@@ -89,6 +89,7 @@ class Chaos:
         self.pg.start()
         self.server.start()
         self.target.up(self.server)
+        log("Kafka cluster, PostgreSQL and staved up")
         self.server.psql(STREAM.format(bootstrap=self.cluster.bootstrap))
         self.server.psql(TABLE)
         for name, query in VIEWS.items():
@@ -99,8 +100,10 @@ class Chaos:
         if refused.returncode == 0 or "aborted transactions" not in refused.stderr:
             raise AssertionError("exactly-once into the mock cluster was not refused: %s"
                                  % (refused.stderr or "accepted"))
+        log("exactly-once into the mock cluster refused, as it must be")
         for name in SINKS:
             self.server.psql(self.sink_sql(name, "at_least_once"))
+        log("pipeline created")
 
     def sink_sql(self, name, kafka_delivery):
         return SINKS[name].format(url=self.pg.url(), bootstrap=self.cluster.bootstrap,

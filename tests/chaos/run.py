@@ -20,6 +20,7 @@ Loopback only, bounded: --kills kills spread over --duration seconds, then at mo
 import argparse
 import os
 import random
+import subprocess
 import sys
 import time
 
@@ -116,15 +117,17 @@ class Chaos:
         protocol reaches it), the others right away; then a restart."""
         process = self.server.process
         failpoint = self.rng.choice(FAILPOINTS) if self.rng.random() < 1 / 3 else None
-        if failpoint and self.server.psql("SET stave.failpoints = '%s=crash'" % failpoint,
-                                          check=False).returncode == 0:
+        armed = failpoint is not None and self.server.psql(
+            "SET stave.failpoints = '%s=crash'" % failpoint, check=False).returncode == 0
+        if armed:
             try:
                 process.wait(timeout=self.rng.uniform(1, 4))
-                self.kills_at_failpoints += 1
-                how = "at %s" % failpoint
-            except Exception:  # Not reached in time (no such work meanwhile): kill it anyway.
-                failpoint = None
-        if not failpoint or process.poll() is None:
+            except subprocess.TimeoutExpired:  # Not reached (no such work meanwhile).
+                armed = False
+        if armed:
+            self.kills_at_failpoints += 1
+            how = "at %s" % failpoint
+        else:
             self.target.down()
             process.kill()
             self.kills_at_random += 1

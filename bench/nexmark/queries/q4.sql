@@ -3,7 +3,7 @@
 CREATE SINK nexmark_q4 WITH (connector = 'blackhole') AS
 SELECT
     Q.category,
-    AVG(Q.final) AS avg_final
+    AVG(Q.final) AS avg
 FROM (
     SELECT MAX(B.price) AS final, A.category
     FROM auction A, bid B

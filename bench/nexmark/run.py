@@ -156,6 +156,14 @@ def job_name(query):
     return "nexmark_" + query
 
 
+def checkpoint(server, timeout):
+    """CHECKPOINT, waiting up to `timeout` s (a slow query's backlog takes long to commit)."""
+    env = dict(os.environ, PGCONNECT_TIMEOUT="5")
+    subprocess.run(["psql", "-X", "-h", "127.0.0.1", "-p", str(server.pg_port), "-U", "stave",
+                    "-d", "stave", "-q", "-c", "CHECKPOINT"], check=True, capture_output=True,
+                   env=env, timeout=timeout)
+
+
 def create_streams(server, events, rate=None):
     for table in nx.TABLES:
         server.psql(nx.create_stream(table, events, seed=0, events_per_second=rate))
@@ -179,7 +187,10 @@ def throughput(args, query):
                 break
             time.sleep(0.05)
         if finished:
-            server.psql("CHECKPOINT")
+            try:
+                checkpoint(server, max(10, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                finished = False
         t1, cpu1 = time.time(), cpu_seconds(pid)
         done = args.events
         if not finished:
@@ -214,14 +225,18 @@ def latency(args, query):
         server.psql(create_sql(query))
         samples = []  # (time, rows emitted by all sources)
         deadline = time.time() + min(args.timeout, args.latency_seconds * 3 + 30)
+        kept_up = False
         while time.time() < deadline:
             nodes = source_nodes(server, job_name(query))
             now = time.time()
             samples.append((now, sum(n["rows_out"] for n in nodes)))
             if nodes and all(n["rows_out"] >= expected_rows(n["label"], events) for n in nodes):
+                kept_up = True
                 break
             time.sleep(0.02)
-        server.psql("CHECKPOINT")
+        if not kept_up:
+            return {"latency_p50_ms": None, "latency_p99_ms": None}
+        checkpoint(server, args.timeout)
         commits = sorted((c["started_ms"] / 1000.0, (c["started_ms"] + c["duration_ms"]) / 1000.0)
                          for c in api(server, "/api/v1/checkpoints")["checkpoints"]
                          if c["state"] == "committed")
@@ -248,7 +263,10 @@ def markdown(rows):
              "| latency p50 / p99 ms | checkpoint p50 / p99 ms | state MB | peak RSS MB |",
              "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for r in rows:
-        name = r["query"] if r["finished"] else r["query"] + " (did not finish)"
+        name = r["query"] if r.get("finished") else r["query"] + " (did not finish)"
+        if r.get("error"):
+            lines.append("| %s | failed: %s |" % (r["query"], r["error"]))
+            continue
         lines.append("| %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
             name, fmt(r["events_per_second"]), fmt(r["events_per_core_second"]),
             fmt(r["cores_used"], digits=2), fmt(r.get("ratio_to_generator"), digits=2),
@@ -309,14 +327,28 @@ def main():
     for query in [GENERATOR] + args.queries.split(","):
         print("%s: %d events on %d cores..." % (query, args.events, args.cores), file=sys.stderr)
         row = {"query": query}
-        row.update(throughput(args, query))
-        if args.latency_rate > 0:
-            row.update(latency(args, query))
+        try:
+            row.update(throughput(args, query))
+            # A query that cannot finish the throughput run cannot keep up with a throttled
+            # one either: its latency would be its backlog's.
+            if args.latency_rate > 0 and row["finished"]:
+                row.update(latency(args, query))
+        except Exception as error:  # noqa: BLE001 -- reported, and the other queries go on
+            row["error"] = "%s: %s" % (type(error).__name__, str(error)[:300])
         print("  %s" % json.dumps(row), file=sys.stderr)
         rows.append(row)
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    for row in rows:
+        for key in keys:
+            row.setdefault(key, None)
     generator = rows[0]["events_per_second"]
     for row in rows:
-        row["ratio_to_generator"] = row["events_per_second"] / generator
+        if generator and row["events_per_second"]:
+            row["ratio_to_generator"] = row["events_per_second"] / generator
+        else:
+            row["ratio_to_generator"] = None
 
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()

@@ -35,6 +35,8 @@ if [ "${1:-}" = "--tests" ]; then
     openssl
     # SQLAlchemy's inspector over psycopg2 (tests/e2e/sqlalchemy_inspect_test.py).
     python3-sqlalchemy python3-psycopg2
+    # The Nexmark harness's chart (bench/nexmark/run.py).
+    python3-matplotlib
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

@@ -1,0 +1,8 @@
+-- Nexmark q22: the first three directories of each bid's url.
+CREATE SINK nexmark_q22 WITH (connector = 'blackhole') AS
+SELECT
+    auction, bidder, price, channel,
+    split_part(url, '/', 4) AS dir1,
+    split_part(url, '/', 5) AS dir2,
+    split_part(url, '/', 6) AS dir3
+FROM bid;

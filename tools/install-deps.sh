@@ -35,6 +35,9 @@ if [ "${1:-}" = "--tests" ]; then
     openssl
     # SQLAlchemy's inspector over psycopg2 (tests/e2e/sqlalchemy_inspect_test.py).
     python3-sqlalchemy python3-psycopg2
+    # The fuzzers (tests/fuzz/run.sh): clang, and libFuzzer's runtime (libclang_rt.fuzzer),
+    # which Debian ships in libclang-rt-14-dev, only a recommendation of clang.
+    clang libclang-rt-14-dev
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

@@ -6,6 +6,13 @@
 #include "common/sql_error.h"
 
 namespace stave::jsonb {
+
+Node::Node() = default;
+Node::Node(const Node&) = default;
+Node::Node(Node&&) noexcept = default;
+Node& Node::operator=(const Node&) = default;
+Node& Node::operator=(Node&&) noexcept = default;
+Node::~Node() = default;
 namespace {
 
 // Deeper documents are refused rather than risking the stack, as PostgreSQL's

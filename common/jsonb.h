@@ -18,6 +18,15 @@ namespace stave::jsonb {
 
 /// A parsed document.
 struct Node {
+  // Declared here and defaulted in the .cc: a vector of pairs holding the still incomplete
+  // Node cannot be instantiated inside its definition (clang refuses what GCC accepts).
+  Node();
+  Node(const Node&);
+  Node(Node&&) noexcept;
+  Node& operator=(const Node&);
+  Node& operator=(Node&&) noexcept;
+  ~Node();
+
   enum class Kind { kNull, kString, kNumber, kBoolean, kArray, kObject };
   Kind kind = Kind::kNull;
   /// kString: the unescaped contents; kNumber: the canonical digits; kBoolean: "true"/"false".

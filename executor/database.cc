@@ -1094,7 +1094,8 @@ QueryResult Database::Select(const parser::SelectStatement& select, const Sessio
   // as of the last committed epoch (RocksDB holds nothing else of theirs), tables with
   // every acknowledged write.
   std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
-  return ExecuteBatchQuery(query, *snapshot, session.cancellation);
+  return ExecuteBatchQuery(query, *snapshot, session.cancellation,
+                           session.query_memory_bytes.value_or(options_.query_memory_bytes));
 }
 
 }  // namespace stave::executor

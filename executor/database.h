@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -43,6 +44,9 @@ struct DatabaseOptions {
   /// Parallel instances per stage of a view created without SET streaming_parallelism;
   /// 0: one per worker.
   size_t streaming_parallelism = 0;
+  /// What an ad-hoc SELECT may hold in memory (executor/batch/query_memory.h) when its
+  /// session did not SET query_memory_limit; 0: no limit.
+  size_t query_memory_bytes = size_t{1} << 30;
 };
 
 /// The settings of the session a statement runs in that change what it does.
@@ -53,6 +57,9 @@ struct SessionContext {
   /// The client's request to stop the statement (a CancelRequest, statement_timeout);
   /// ad-hoc queries check it between chunks. Null: nobody can cancel it.
   const Cancellation* cancellation = nullptr;
+  /// SET query_memory_limit: what an ad-hoc SELECT may hold in memory (0: no limit);
+  /// nullopt: the server's default.
+  std::optional<size_t> query_memory_bytes;
 };
 
 /// One Stave database: the store, the catalog, the engine running the views, and the

@@ -46,7 +46,10 @@ std::optional<size_t> ParseByteSize(std::string_view text) {
   } else {
     return std::nullopt;
   }
-  return static_cast<size_t>(number * factor);
+  double bytes = number * factor;
+  // Converting a double at or past 2^64 to size_t is undefined: such a size is no size.
+  if (bytes >= 18446744073709551616.0) return std::nullopt;
+  return static_cast<size_t>(bytes);
 }
 
 }  // namespace stave::server

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   std::string state_memory = "256MB";
   std::string state_cache = "512MB";
+  std::string query_memory = "1GB";
   app.add_option("--data-dir", options.data_directory, "Where the RocksDB state lives")
       ->capture_default_str();
   app.add_option("--listen", listen, "Address to listen on")->capture_default_str();
@@ -81,6 +82,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--state-cache", state_cache,
                  "Committed state each view keeps cached in memory (an aggregate's groups)")
+      ->capture_default_str();
+  app.add_option("--query-memory-limit", query_memory,
+                 "Memory an ad-hoc SELECT may hold (sorts, joins, groups, its result); more "
+                 "fails it with 53200; 0 = no limit; SET query_memory_limit overrides it")
       ->capture_default_str();
   stave::server::pgwire::PgServerOptions pg_options;
   std::string max_message_size = "64MB";
@@ -146,7 +151,8 @@ int main(int argc, char** argv) {
     return true;
   };
   if (!byte_size("--state-memory", state_memory, &options.state_memory_bytes) ||
-      !byte_size("--state-cache", state_cache, &options.state_cache_bytes)) {
+      !byte_size("--state-cache", state_cache, &options.state_cache_bytes) ||
+      !byte_size("--query-memory-limit", query_memory, &options.query_memory_bytes)) {
     return 2;
   }
   if (admin_token.empty()) {

@@ -9,6 +9,7 @@
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/version.h"
+#include "executor/batch/query_memory.h"
 #include "executor/plan_builder.h"
 #include "parser/copy_statement.h"
 #include "parser/parse_cache.h"
@@ -26,7 +27,7 @@ struct SettingDefinition {
   std::string_view description;
 };
 
-constexpr std::array<SettingDefinition, 23> kSettings = {{
+constexpr std::array<SettingDefinition, 24> kSettings = {{
     {"checkpoint_interval", "1s", false, "Time between checkpoints (server-wide); 0 = on demand."},
     {"streaming_parallelism", "default", false,
      "Parallel instances per stage of the materialized views created next; default = one per "
@@ -53,6 +54,9 @@ constexpr std::array<SettingDefinition, 23> kSettings = {{
     {"default_transaction_isolation", "read committed", false,
      "Sets the isolation level of new transactions."},
     {"statement_timeout", "0", false, "Sets the maximum allowed duration of any statement."},
+    {"query_memory_limit", "default", false,
+     "Sets the memory an ad-hoc query may hold (e.g. 256MB; 0 = no limit; default = the "
+     "server's --query-memory-limit)."},
     {"idle_session_timeout", "0", false,
      "Sets the maximum allowed idle time between queries, when not in a transaction; 0 = off."},
     {"server_version_num", "150018", false, "Shows the server version as an integer."},
@@ -246,6 +250,8 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
       executor::SessionContext context;
       const std::string& parallelism = settings_["streaming_parallelism"];
       if (parallelism != "default") context.streaming_parallelism = std::stoul(parallelism);
+      const std::string& memory = settings_["query_memory_limit"];
+      if (memory != "default") context.query_memory_bytes = ParseByteSize(memory);
       std::optional<Cancellation::Clock::time_point> deadline;
       std::chrono::milliseconds timeout = ParseStatementTimeout(settings_["statement_timeout"], 0);
       if (timeout.count() > 0) deadline = Cancellation::Clock::now() + timeout;
@@ -304,6 +310,19 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     }
   } else if (name == "statement_timeout") {
     stored = FormatStatementTimeout(ParseStatementTimeout(value, position));
+  } else if (name == "query_memory_limit") {
+    std::optional<size_t> bytes = ParseByteSize(value);
+    if (Lower(value) == "default") {
+      stored = "default";
+    } else if (!bytes) {
+      throw SqlError(
+          sqlstate::kInvalidParameterValue,
+          fmt::format("invalid value for parameter \"query_memory_limit\": \"{}\"", value),
+          position)
+          .WithHint("Use a size such as 256MB or 2GB; 0 means no limit.");
+    } else {
+      stored = executor::FormatByteSize(*bytes);
+    }
   } else if (name == "idle_session_timeout") {
     std::optional<std::chrono::milliseconds> timeout = ParseTimeoutMilliseconds(value);
     if (!timeout) {

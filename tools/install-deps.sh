@@ -37,6 +37,9 @@ if [ "${1:-}" = "--tests" ]; then
     python3-sqlalchemy python3-psycopg2
     # The Nexmark harness's chart (bench/nexmark/run.py).
     python3-matplotlib
+    # The fuzzers (tests/fuzz/run.sh): clang, and libFuzzer's runtime (libclang_rt.fuzzer),
+    # which Debian ships in libclang-rt-14-dev, only a recommendation of clang.
+    clang libclang-rt-14-dev
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

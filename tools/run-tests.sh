@@ -2,7 +2,8 @@
 # Installs what is missing, then builds and runs every test twice: a Release build, and a
 # build with AddressSanitizer + UndefinedBehaviorSanitizer. Unit tests (GoogleTest) and the
 # end-to-end tests (the real staved driven by the real psql) run under CTest in both. Then the
-# engine's, storage's and the servers' tests run once more under ThreadSanitizer.
+# fuzzers run for a bounded time (clang, tests/fuzz/run.sh), and the engine's, storage's and
+# the servers' tests run once more under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh --tests
@@ -32,6 +33,12 @@ run_suite() {
 run_suite release -DCMAKE_BUILD_TYPE=Release
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address
+# The libFuzzer targets (tests/fuzz/), built with clang, each fuzzed for a bounded time from
+# its seed corpus; STAVE_FUZZ_SECONDS=0 skips them.
+fuzz_seconds=${STAVE_FUZZ_SECONDS:-45}
+if [ "${fuzz_seconds}" != 0 ]; then
+  tests/fuzz/run.sh "${fuzz_seconds}"
+fi
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tools/tsan.supp" \
   TARGETS="executor_test storage_test server_test" \
   TEST_REGEX="^(Database|Parallelism|Scheduler|Partitioner|OperatorTask|HashAggregate|Datagen|SinkProtocol|Store|StateTable|PgServer|PgConnection|HttpServer)" \

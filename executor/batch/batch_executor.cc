@@ -9,6 +9,7 @@
 #include "common/cancellation.h"
 #include "common/sql_error.h"
 #include "executor/aggregate_state.h"
+#include "executor/batch/query_memory.h"
 #include "executor/chunk.h"
 #include "executor/connectors/values/values_source.h"
 #include "executor/expression_evaluator.h"
@@ -33,17 +34,30 @@ std::vector<DataType> TypesOf(const std::vector<planner::Column>& columns) {
   return types;
 }
 
-/// What every operator of one query shares: the snapshot it reads, and the client's request
+/// What every operator of one query shares: the snapshot it reads, the client's request
 /// to stop it (checked between chunks, so a cancel or a statement timeout takes effect within
-/// a chunk's work).
+/// a chunk's work), and the query's memory budget.
+///
+/// Memory: every node's output is charged while it is held (from when the node returns it
+/// until its consumer returns), and operators charge what they build besides (hash tables,
+/// sorted rows, groups) with a MemoryReservation. `held_by_inputs` is the bookkeeping of the
+/// first: the bytes of the outputs the running node's inputs returned.
 struct BatchContext {
   const storage::Snapshot& snapshot;
   const Cancellation* cancellation;
+  QueryMemory* memory;
+  mutable size_t held_by_inputs = 0;
 
   void ThrowIfCancelled() const { ::stave::ThrowIfCancelled(cancellation); }
 };
 
 std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& context);
+
+// Appends `chunk` to `chunks` (an operator's output being built), charging it.
+void Emit(Chunk chunk, std::vector<Chunk>* chunks, MemoryReservation* reservation) {
+  reservation->Grow(ChunkBytes(chunk));
+  chunks->push_back(std::move(chunk));
+}
 
 // Reads the rows of `scan`: all of them, or only `only_row` (a key and value as
 // ScanStateTable shows them) when a point lookup found it.
@@ -72,6 +86,8 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
   };
   bool has_row_id = scan.object->HasRowId();
   bool has_row_key = scan.object->type == planner::ObjectType::kMaterializedView;
+  // Released when the scan returns: Run charges its output as a whole then.
+  MemoryReservation reservation(context.memory);
   std::vector<Chunk> chunks;
   Chunk current = Chunk::WithTypes(types);
   ToColumns to_columns{&current};
@@ -91,7 +107,7 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
     if (has_row_key) current.columns[visible.size()].AppendString(std::string(rest));
     current.ops.push_back(RowOp::kInsert);
     if (current.size() == kChunkRows) {
-      chunks.push_back(std::move(current));
+      Emit(std::move(current), &chunks, &reservation);
       current = Chunk::WithTypes(types);
       context.ThrowIfCancelled();
     }
@@ -177,7 +193,12 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
   std::unordered_map<std::string, size_t> index;
   std::vector<std::vector<Value>> keys;
   std::vector<GroupState> states;
+  MemoryReservation reservation(context.memory);
+  // A group: its key twice (the index's and the values), its states and the hash node.
+  size_t group_bytes = sizeof(GroupState) + node.aggregates.size() * sizeof(AggregateState) +
+                       sizeof(std::pair<const std::string, size_t>) + 4 * sizeof(void*);
   auto new_group = [&](std::vector<Value> key_values) {
+    reservation.Grow(group_bytes + 2 * RowBytes(key_values, key_types));
     keys.push_back(std::move(key_values));
     states.push_back(GroupState{0, std::vector<AggregateState>(node.aggregates.size()), {}});
     return states.size() - 1;
@@ -223,7 +244,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
     }
     current.AppendRow(row, RowOp::kInsert);
     if (current.size() == kChunkRows) {
-      output.push_back(std::move(current));
+      Emit(std::move(current), &output, &reservation);
       current = Chunk::WithTypes(TypesOf(node.output));
     }
   }
@@ -248,13 +269,18 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
     std::vector<uint8_t> null_key;
     std::vector<uint8_t> matched;
   };
-  auto collect = [](const std::vector<Chunk>& chunks,
-                    const std::vector<planner::BoundExprPtr>& keys, Side* side) {
+  MemoryReservation reservation(context.memory);
+  auto collect = [&reservation](const std::vector<Chunk>& chunks,
+                                const std::vector<planner::BoundExprPtr>& keys,
+                                const std::vector<DataType>& types, Side* side) {
     for (const Chunk& chunk : chunks) {
       std::vector<Column> key_columns;
       for (const auto& key : keys) key_columns.push_back(Evaluate(*key, chunk));
       for (size_t r = 0; r < chunk.size(); ++r) {
         side->rows.push_back(chunk.GetRow(r));
+        // The row, its key, its flags and (on the right) its hash table entry.
+        reservation.Grow(RowBytes(side->rows.back(), types) + sizeof(std::string) +
+                         8 * sizeof(void*));
         std::string key;
         bool null_key = false;
         for (size_t k = 0; k < keys.size(); ++k) {
@@ -269,8 +295,8 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
   };
   Side l;
   Side r;
-  collect(left, node.left_keys, &l);
-  collect(right, node.right_keys, &r);
+  collect(left, node.left_keys, TypesOf(node.input->output), &l);
+  collect(right, node.right_keys, TypesOf(node.right->output), &r);
   std::unordered_multimap<std::string, size_t> table;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     if (!r.null_key[i]) table.emplace(r.keys[i], i);
@@ -279,7 +305,7 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
   Chunk current = Chunk::WithTypes(output_types);
   auto flush = [&](bool force) {
     if (current.size() >= kChunkRows || (force && !current.empty())) {
-      output.push_back(std::move(current));
+      Emit(std::move(current), &output, &reservation);
       current = Chunk::WithTypes(output_types);
     }
   };
@@ -442,9 +468,13 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
 /// function is at most `limit`.
 std::vector<Chunk> Window(const std::vector<planner::WindowFunction>& functions,
                           std::optional<int64_t> limit, const std::vector<planner::Column>& output,
-                          std::vector<Chunk> input) {
+                          std::vector<Chunk> input, const BatchContext& context) {
   size_t rows = 0;
   for (const Chunk& chunk : input) rows += chunk.size();
+  // Per row and function: its partition key, ORDER BY values, position and result, which
+  // are about a copy of the row.
+  MemoryReservation reservation(context.memory);
+  reservation.Grow(functions.size() * (ChunksBytes(input) + rows * 4 * sizeof(Value)));
   std::vector<std::vector<Value>> values;
   for (const planner::WindowFunction& function : functions) {
     values.push_back(ComputeWindowFunction(function, input, rows));
@@ -459,7 +489,7 @@ std::vector<Chunk> Window(const std::vector<planner::WindowFunction>& functions,
       for (const auto& function_values : values) row.push_back(function_values[index]);
       current.AppendRow(row, RowOp::kInsert);
       if (current.size() == kChunkRows) {
-        result.push_back(std::move(current));
+        Emit(std::move(current), &result, &reservation);
         current = Chunk::WithTypes(TypesOf(output));
       }
     }
@@ -468,11 +498,20 @@ std::vector<Chunk> Window(const std::vector<planner::WindowFunction>& functions,
   return result;
 }
 
-std::vector<Chunk> Sort(const planner::SortNode& node, std::vector<Chunk> input) {
+std::vector<Chunk> Sort(const planner::SortNode& node, std::vector<Chunk> input,
+                        const BatchContext& context) {
+  MemoryReservation reservation(context.memory);
+  std::vector<DataType> types = TypesOf(node.output);
   std::vector<std::vector<Value>> rows;
   for (const Chunk& chunk : input) {
-    for (size_t r = 0; r < chunk.size(); ++r) rows.push_back(chunk.GetRow(r));
+    context.ThrowIfCancelled();
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      rows.push_back(chunk.GetRow(r));
+      reservation.Grow(RowBytes(rows.back(), types));
+    }
   }
+  // What the stable sort's buffer and the output chunk take besides.
+  reservation.Grow(rows.size() * sizeof(rows[0]) + ChunksBytes(input));
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
     for (const planner::SortKey& key : node.keys) {
       const Value& x = a[key.column];
@@ -514,7 +553,22 @@ std::vector<Chunk> Limit(const planner::LimitNode& node, std::vector<Chunk> inpu
   return output;
 }
 
+std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& context);
+
+// Runs `node` and charges its output, which its consumer holds until it returns; what the
+// node's own inputs returned is released once the node is done with them.
 std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& context) {
+  size_t held_by_siblings = context.held_by_inputs;
+  context.held_by_inputs = 0;
+  std::vector<Chunk> output = RunNode(node, context);
+  context.memory->Release(context.held_by_inputs);
+  size_t bytes = ChunksBytes(output);
+  context.memory->Charge(bytes);
+  context.held_by_inputs = held_by_siblings + bytes;
+  return output;
+}
+
+std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& context) {
   context.ThrowIfCancelled();
   switch (node.kind) {
     case planner::PlanNodeKind::kScan:
@@ -576,7 +630,7 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
       return Aggregate(static_cast<const planner::AggregateNode&>(node), Run(*node.input, context),
                        context);
     case planner::PlanNodeKind::kSort:
-      return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, context));
+      return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, context), context);
     case planner::PlanNodeKind::kLimit:
       return Limit(static_cast<const planner::LimitNode&>(node), Run(*node.input, context));
     case planner::PlanNodeKind::kJoin: {
@@ -585,10 +639,10 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
     }
     case planner::PlanNodeKind::kWindow:
       return Window(static_cast<const planner::WindowNode&>(node).functions, std::nullopt,
-                    node.output, Run(*node.input, context));
+                    node.output, Run(*node.input, context), context);
     case planner::PlanNodeKind::kTopN: {
       const auto& top = static_cast<const planner::TopNNode&>(node);
-      return Window({top.function}, top.limit, node.output, Run(*node.input, context));
+      return Window({top.function}, top.limit, node.output, Run(*node.input, context), context);
     }
     case planner::PlanNodeKind::kUnion: {
       std::vector<Chunk> output = Run(*node.input, context);
@@ -611,11 +665,16 @@ class BatchSubqueryRunner : public SubqueryRunner {
 
   std::vector<Value> FirstColumn(const planner::PlanNode& plan) override {
     std::vector<Value> values;
+    size_t held_before = context_->held_by_inputs;
     for (const Chunk& chunk : Run(plan, *context_)) {
       for (size_t r = 0; r < chunk.size(); ++r) {
         values.push_back(chunk.columns.empty() ? Value::Null() : chunk.columns[0].GetValue(r));
       }
     }
+    // The subquery's rows are gone once its first column is taken (a correlated subquery
+    // runs once per outer row: its outputs must not add up).
+    context_->memory->Release(context_->held_by_inputs - held_before);
+    context_->held_by_inputs = held_before;
     return values;
   }
 
@@ -626,8 +685,9 @@ class BatchSubqueryRunner : public SubqueryRunner {
 }  // namespace
 
 QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot,
-                              const Cancellation* cancellation) {
-  BatchContext context{snapshot, cancellation};
+                              const Cancellation* cancellation, size_t memory_limit_bytes) {
+  QueryMemory memory(memory_limit_bytes);
+  BatchContext context{snapshot, cancellation, &memory};
   BatchSubqueryRunner subquery_runner(&context);
   ScopedSubqueryRunner subqueries(&subquery_runner);
   QueryResult result;
@@ -635,12 +695,16 @@ QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::S
   for (size_t i = 0; i < query.visible_columns; ++i) {
     result.columns.push_back({query.root->output[i].name, query.root->output[i].type});
   }
+  // The result's rows are held until the client has them: charged too.
+  MemoryReservation result_rows(&memory);
+  std::vector<DataType> result_types = TypesOf(query.root->output);
   for (const Chunk& chunk : Run(*query.root, context)) {
     for (size_t r = 0; r < chunk.size(); ++r) {
       std::vector<Value> row;
       row.reserve(query.visible_columns);
       for (size_t c = 0; c < query.visible_columns; ++c)
         row.push_back(chunk.columns[c].GetValue(r));
+      result_rows.Grow(RowBytes(row, result_types));
       result.rows.push_back(std::move(row));
     }
   }

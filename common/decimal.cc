@@ -508,6 +508,53 @@ Decimal Floor(const Decimal& value) { return ToInteger(value, -1); }
 
 Decimal Ceil(const Decimal& value) { return ToInteger(value, 1); }
 
+Decimal Sqrt(const Decimal& value) {
+  if (!value.is_finite()) return value;
+  constexpr int kMinSignificantDigits = 16;
+  int weight = 0, first_digit = 0;
+  Base10000Lead(value, &weight, &first_digit);
+  int root_weight = (weight + 1) * 4 / 2 - 1;  // 10^root_weight: about the root's first digit
+  int scale = std::clamp(std::max(kMinSignificantDigits - root_weight, value.scale), 0, kMaxScale);
+  // floor(sqrt(N)) for N = floor(value × 10^(2 × scale + 2)), one digit more than the result
+  // keeps, by the schoolbook method on pairs of N's digits: N's digits are the value's
+  // unscaled digits followed by zeros (or with the last ones cut off).
+  UInt128 magnitude = Magnitude(value.unscaled);
+  int unscaled_digits = CountDigits(magnitude);
+  int shift = 2 * scale + 2 - value.scale;  // N = magnitude × 10^shift
+  int digits = unscaled_digits + shift;
+  if (magnitude == 0 || digits <= 0) return Finite(0, scale);
+  if ((digits + 1) / 2 > kMaxDigits) ThrowOverflow();
+  auto digit_at = [&](int i) -> unsigned {  // N's i-th digit from the left
+    if (i < 0 || i >= unscaled_digits) return 0;
+    return static_cast<unsigned>(magnitude /
+                                 static_cast<UInt128>(kPowersOfTen[unscaled_digits - 1 - i]) % 10);
+  };
+  UInt128 root = 0, remainder = 0;
+  for (int i = digits % 2 == 0 ? 0 : -1; i < digits; i += 2) {
+    // remainder × 100 + the next two digits; then the largest x with (20 root + x) x <= it.
+    UInt128 next = digit_at(i) * 10 + digit_at(i + 1);
+    if (__builtin_mul_overflow(remainder, static_cast<UInt128>(100), &remainder) ||
+        __builtin_add_overflow(remainder, next, &remainder)) {
+      ThrowOverflow();
+    }
+    auto take = [&](unsigned x) {  // subtracts (20 root + x) x if it fits the remainder
+      UInt128 trial = 0;
+      if (__builtin_mul_overflow(root, static_cast<UInt128>(20), &trial) ||
+          __builtin_add_overflow(trial, static_cast<UInt128>(x), &trial) ||
+          __builtin_mul_overflow(trial, static_cast<UInt128>(x), &trial) || trial > remainder) {
+        return false;
+      }
+      remainder -= trial;
+      return true;
+    };
+    unsigned x = 9;
+    while (!take(x)) --x;  // x = 0 always fits
+    root = root * 10 + x;
+  }
+  UInt128 rounded = root / 10 + (root % 10 >= 5 ? 1 : 0);
+  return Finite(static_cast<Int128>(rounded), scale);
+}
+
 Decimal ApplyTypmod(const Decimal& value, int precision, int scale) {
   if (value.is_nan()) return value;
   if (!value.is_finite()) {

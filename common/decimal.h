@@ -97,6 +97,12 @@ Decimal Trunc(const Decimal& value, int64_t scale);
 Decimal Floor(const Decimal& value);
 Decimal Ceil(const Decimal& value);
 
+/// PostgreSQL's sqrt(numeric): at least 16 significant digits and never fewer fraction
+/// digits than the argument (numeric.c numeric_sqrt's result scale), rounded half away from
+/// zero; sqrt(Infinity) is Infinity, NaN stays NaN. REQUIRES: the value is not negative (the
+/// caller raises PostgreSQL's 2201F). Throws 22003 when the result needs 38 digits or more.
+Decimal Sqrt(const Decimal& value);
+
 /// Fits a value to `numeric(precision, scale)`: rounds to the scale (half away from zero),
 /// then throws 22003 "numeric field overflow" if |value| reaches 10^(precision - scale).
 /// NaN passes; infinities do not fit any precision.

@@ -516,6 +516,27 @@ int64_t ArrayLength(std::string_view doc) {
   return static_cast<int64_t>(node.elements.size());
 }
 
+std::string Concat(std::string_view left, std::string_view right) {
+  Node a = Parse(left);
+  Node b = Parse(right);
+  Node result;
+  if (a.kind == Node::Kind::kObject && b.kind == Node::Kind::kObject) {
+    result = std::move(a);
+    for (auto& member : b.members) result.members.push_back(std::move(member));
+    // Parsing the text again sorts the keys and keeps a duplicate key's last value.
+    return Normalize(Format(result));
+  }
+  result.kind = Node::Kind::kArray;
+  for (Node* side : {&a, &b}) {
+    if (side->kind == Node::Kind::kArray) {
+      for (auto& element : side->elements) result.elements.push_back(std::move(element));
+    } else {
+      result.elements.push_back(std::move(*side));
+    }
+  }
+  return Format(result);
+}
+
 bool Contains(std::string_view container, std::string_view contained) {
   Node have = Parse(container);
   Node want = Parse(contained);

@@ -58,6 +58,10 @@ std::optional<std::string> AsText(std::string_view doc);
 std::string TypeOf(std::string_view doc);
 /// jsonb_array_length. Throws SqlError 22023 for a scalar or an object.
 int64_t ArrayLength(std::string_view doc);
+/// `left || right`, as PostgreSQL: two objects merge (the right one's value wins for a key
+/// both have); otherwise both sides become arrays (a scalar or an object is a one-element
+/// array) and are concatenated.
+std::string Concat(std::string_view left, std::string_view right);
 /// `container @> contained`, with PostgreSQL's rules (an array contains a scalar it holds).
 bool Contains(std::string_view container, std::string_view contained);
 

@@ -101,15 +101,40 @@ bool HasDistinct(const std::vector<planner::AggregateCall>& calls) {
   return false;
 }
 
+// A value's entry in AggregateState::distinct_values: its key encoding, which orders values
+// and makes equal numerics meet (1.50 and 1.5 have one key). For DISTINCT that is the point;
+// for min, max and array_agg, which show the values themselves, a numeric's display scale
+// follows (two bytes, so equal values still sort together) and comes back on decoding, as
+// PostgreSQL shows the value as it was written.
+std::string ValueKey(const planner::AggregateCall& call, const Value& value, DataType type) {
+  std::string key;
+  storage::EncodeKeyValue(value, type, &key);
+  if (!call.distinct && type.IsDecimal() && !value.is_null() && value.decimal_value().is_finite()) {
+    int scale = value.decimal_value().scale;
+    key.push_back(static_cast<char>(scale >> 8));
+    key.push_back(static_cast<char>(scale & 0xff));
+  }
+  return key;
+}
+
+Value DecodeValueKey(std::string_view key, DataType type, std::string_view what) {
+  Value value;
+  if (!storage::DecodeKeyValue(&key, type, &value)) {
+    throw SqlError(sqlstate::kInternalError, "corrupt " + std::string(what) + " state");
+  }
+  if (key.size() == 2 && type.IsDecimal() && !value.is_null()) {
+    int scale = (static_cast<uint8_t>(key[0]) << 8) | static_cast<uint8_t>(key[1]);
+    value = Value::Numeric(decimal::Round(value.decimal_value(), scale));
+  }
+  return value;
+}
+
 // array_agg's array or string_agg's text of the values kept, in the call's order.
 Value CollectedValues(const planner::AggregateCall& call, const AggregateState& state) {
   std::vector<Value> values;
   size_t nulls = 0;
   auto add = [&](std::string_view key, int64_t count) {
-    Value value;
-    if (!storage::DecodeKeyValue(&key, call.arg->type, &value)) {
-      throw SqlError(sqlstate::kInternalError, "corrupt array_agg state");
-    }
+    Value value = DecodeValueKey(key, call.arg->type, "array_agg");
     if (value.is_null()) {
       nulls += call.distinct ? 1 : static_cast<size_t>(count);
       return;
@@ -147,8 +172,7 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
   if (CollectsValues(call)) {
     // array_agg keeps NULLs (their key sorts last, as NULLS LAST); string_agg skips them.
     if (call.kind == AggregateKind::kStringAgg && arg->IsNull(row)) return;
-    std::string key;
-    storage::EncodeKeyValue(arg->GetValue(row), arg->type, &key);
+    std::string key = ValueKey(call, arg->GetValue(row), arg->type);
     auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
     it->second += sign;
     if (it->second == 0) state->distinct_values.erase(it);
@@ -156,8 +180,7 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
   }
   if (arg->IsNull(row)) return;
   if (KeepsValues(call)) {
-    std::string key;
-    storage::EncodeKeyValue(arg->GetValue(row), arg->type, &key);
+    std::string key = ValueKey(call, arg->GetValue(row), arg->type);
     auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
     int64_t before = it->second;
     it->second += sign;
@@ -190,9 +213,7 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state, const
         }
         std::string_view key =
             call.kind == AggregateKind::kMin ? values.begin()->first : values.rbegin()->first;
-        if (!storage::DecodeKeyValue(&key, arg->type, &state->extremum)) {
-          throw SqlError(sqlstate::kInternalError, "corrupt min/max state");
-        }
+        state->extremum = DecodeValueKey(key, arg->type, "min/max");
         break;
       }
       if (sign < 0) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/jsonb.h"
 #include "common/sql_error.h"
 #include "common/value_cast.h"
 #include "executor/bytea_jsonb_array_functions.h"
@@ -454,11 +455,14 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       return out;
     }
     case ScalarFunction::kConcat: {
-      Column out(expr.type);  // text, or bytea for bytea || bytea.
+      Column out(expr.type);  // text, bytea for bytea || bytea, jsonb for jsonb || jsonb.
       out.Reserve(rows);
+      bool jsonb = expr.type.id == TypeId::kJsonb;
       for (size_t i = 0; i < rows; ++i) {
         if (args[0].nulls[i] || args[1].nulls[i]) {
           out.AppendNull();
+        } else if (jsonb) {
+          out.AppendString(jsonb::Concat(args[0].strings[i], args[1].strings[i]));
         } else {
           out.AppendString(args[0].strings[i] + args[1].strings[i]);
         }

@@ -326,7 +326,7 @@ double Math(ScalarFunction function, double x, double y) {
   throw SqlError(sqlstate::kInternalError, "not a math function");
 }
 
-// round, trunc, floor, ceil and sign over numeric; `digits` is round's and trunc's second
+// round, trunc, floor, ceil, sign and sqrt over numeric; `digits` is round's and trunc's second
 // argument (0 without one).
 Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
   switch (function) {
@@ -340,6 +340,11 @@ Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
       return decimal::Ceil(x);
     case ScalarFunction::kSign:
       return decimal::Sign(x);
+    case ScalarFunction::kSqrt:
+      if (x.kind == Decimal::Kind::kNegativeInfinity || (x.is_finite() && x.unscaled < 0)) {
+        throw SqlError(kInvalidArgumentForPower, "cannot take square root of a negative number");
+      }
+      return decimal::Sqrt(x);
     default:
       break;
   }

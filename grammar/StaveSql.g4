@@ -390,6 +390,11 @@ primaryExpression
     | dataTypeName stringValue intervalField?                             #typeConstructor
     | EXTRACT LPAREN (field=identifier | fieldText=stringValue) FROM valueExpression RPAREN  #extract
     | POSITION LPAREN substring=valueExpression IN text=valueExpression RPAREN  #position
+    // The SQL standard's keyword forms of substring and trim; the comma forms are plain calls.
+    | SUBSTRING LPAREN text=valueExpression (FROM start=valueExpression (FOR count=valueExpression)?
+        | FOR count=valueExpression (FROM start=valueExpression)?) RPAREN   #substringFromFor
+    | TRIM LPAREN side=(BOTH | LEADING | TRAILING)? (characters=valueExpression? FROM)?
+        text=valueExpression RPAREN                                       #trimFrom
     | EXISTS LPAREN query RPAREN                                          #exists
     | LPAREN query RPAREN                                                 #scalarSubquery
     | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
@@ -486,10 +491,10 @@ identifier
     | temporalKeyword
     ;
 
-// The keywords of interval qualifiers, EXTRACT and POSITION; unreserved in PostgreSQL (a column may be
-// named "day"), so they stay usable as identifiers.
+// The keywords of interval qualifiers, EXTRACT, POSITION, SUBSTRING and TRIM; unreserved in
+// PostgreSQL (a column may be named "day"), so they stay usable as identifiers.
 temporalKeyword
-    : DAY | EXTRACT | HOUR | MINUTE | MONTH | POSITION | SECOND | YEAR
+    : DAY | EXTRACT | HOUR | MINUTE | MONTH | POSITION | SECOND | SUBSTRING | TRIM | YEAR
     ;
 
 // Any word at all, for places where PostgreSQL accepts reserved keywords too: aliases after
@@ -521,11 +526,12 @@ booleanValue
 // Keywords that are reserved in PostgreSQL (or that our expression syntax cannot allow as
 // names). Every keyword token must be listed either here or in nonReserved.
 reserved
-    : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | CASE | CAST | COLLATE | CREATE | CROSS | DEFAULT
+    : ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | BOTH | CASE | CAST | COLLATE | CREATE | CROSS | DEFAULT
     | DEFERRABLE | DESC | DISTINCT | ELSE | END | EXCEPT | FALSE_ | FOR | FROM | FULL | GROUP
-    | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LATERAL | LEFT | LIKE | LIMIT | NATURAL
+    | HAVING | ILIKE | IN | INNER | INTERSECT | INTO | IS | JOIN | LATERAL | LEADING | LEFT | LIKE
+    | LIMIT | NATURAL
     | NOT | NULL_ | OFFSET | ON | ONLY | OR | ORDER | OUTER | PRIMARY | RETURNING | RIGHT
-    | SELECT | SOME | TABLE | THEN | TO | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
+    | SELECT | SOME | TABLE | THEN | TO | TRAILING | TRUE_ | UNION | USING | WHEN | WHERE | WINDOW | WITH
     ;
 
 // Keywords that remain usable as identifiers, as in PostgreSQL. APPEND, PAUSE, RESUME and SINK
@@ -560,6 +566,7 @@ AS: A S;
 ASC: A S C;
 BEGIN: B E G I N;
 BETWEEN: B E T W E E N;
+BOTH: B O T H;
 BY: B Y;
 CASCADE: C A S C A D E;
 CASE: C A S E;
@@ -606,6 +613,7 @@ ISOLATION: I S O L A T I O N;
 KEY: K E Y;
 LAST: L A S T;
 LATERAL: L A T E R A L;
+LEADING: L E A D I N G;
 LEFT: L E F T;
 LEVEL: L E V E L;
 LIKE: L I K E;
@@ -655,12 +663,15 @@ SOME: S O M E;
 START: S T A R T;
 STREAM: S T R E A M;
 STREAMS: S T R E A M S;
+SUBSTRING: S U B S T R I N G;
 TABLE: T A B L E;
 TABLES: T A B L E S;
 THEN: T H E N;
 TIME: T I M E;
 TO: T O;
 TRANSACTION: T R A N S A C T I O N;
+TRAILING: T R A I L I N G;
+TRIM: T R I M;
 TRUE_: T R U E;
 UNCOMMITTED: U N C O M M I T T E D;
 UNION: U N I O N;

@@ -761,6 +761,34 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  // SUBSTRING(text FROM start FOR count) is substr(text, start, count); without FROM it starts
+  // at 1, as in PostgreSQL.
+  antlrcpp::Any visitSubstringFromFor(P::SubstringFromForContext* ctx) override {
+    auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    call->name = {"substr"};
+    call->args.push_back(BuildExpr(ctx->text));
+    if (ctx->start != nullptr) {
+      call->args.push_back(BuildExpr(ctx->start));
+    } else {
+      call->args.push_back(MakeLiteral(LiteralKind::kInteger, "1", PositionOf(ctx)));
+    }
+    if (ctx->count != nullptr) call->args.push_back(BuildExpr(ctx->count));
+    expr_ = std::move(call);
+    return {};
+  }
+
+  // TRIM([BOTH | LEADING | TRAILING] [characters] FROM text) is btrim, ltrim or rtrim of
+  // (text, characters); without characters it trims spaces.
+  antlrcpp::Any visitTrimFrom(P::TrimFromContext* ctx) override {
+    auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    int side = ctx->side != nullptr ? static_cast<int>(ctx->side->getType()) : P::BOTH;
+    call->name = {side == P::LEADING ? "ltrim" : side == P::TRAILING ? "rtrim" : "btrim"};
+    call->args.push_back(BuildExpr(ctx->text));
+    if (ctx->characters != nullptr) call->args.push_back(BuildExpr(ctx->characters));
+    expr_ = std::move(call);
+    return {};
+  }
+
   antlrcpp::Any visitFunctionCall(P::FunctionCallContext* ctx) override {
     auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
     P::FunctionNameContext* name = ctx->functionName();

@@ -223,6 +223,13 @@ BoundExprPtr ExpressionBinder::BindJsonbOrContainment(const parser::BinaryExpr& 
 std::optional<BoundExprPtr> ExpressionBinder::BindByteaOrArrayConcat(BoundExprPtr left,
                                                                      BoundExprPtr right,
                                                                      int position) {
+  if (left->type.id == TypeId::kJsonb || right->type.id == TypeId::kJsonb) {
+    // jsonb || jsonb (an untyped literal beside jsonb is jsonb); jsonb || text is text.
+    if (IsUntyped(left)) left = Coerce(left, TypeId::kJsonb, position);
+    if (IsUntyped(right)) right = Coerce(right, TypeId::kJsonb, position);
+    if (left->type.id != TypeId::kJsonb || right->type.id != TypeId::kJsonb) return std::nullopt;
+    return BoundExpr::MakeFunction(ScalarFunction::kConcat, TypeId::kJsonb, {left, right});
+  }
   if (left->type.id == TypeId::kBytea || right->type.id == TypeId::kBytea) {
     if (IsUntyped(left)) left = Coerce(left, TypeId::kBytea, position);
     if (IsUntyped(right)) right = Coerce(right, TypeId::kBytea, position);

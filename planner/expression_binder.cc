@@ -986,16 +986,16 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       args[1] = Coerce(args[1], TypeId::kInt32, expr.position);
       return BoundExpr::MakeFunction(math->function, TypeId::kNumeric, std::move(args));
     }
-    bool exact = math->function == ScalarFunction::kRound ||
-                 math->function == ScalarFunction::kTrunc ||
-                 math->function == ScalarFunction::kFloor ||
-                 math->function == ScalarFunction::kCeil || math->function == ScalarFunction::kSign;
+    bool exact =
+        math->function == ScalarFunction::kRound || math->function == ScalarFunction::kTrunc ||
+        math->function == ScalarFunction::kFloor || math->function == ScalarFunction::kCeil ||
+        math->function == ScalarFunction::kSign || math->function == ScalarFunction::kSqrt;
     if (exact && args[0]->type.IsDecimal()) {
       args[0] = Coerce(args[0], TypeId::kNumeric, expr.position);
       return BoundExpr::MakeFunction(math->function, TypeId::kNumeric, std::move(args));
     }
     // The rest compute in double precision, as PostgreSQL's float8 versions do (its numeric
-    // versions of sqrt, exp, ln, log and power are not there yet).
+    // versions of exp, ln, log and power are not there yet).
     for (auto& arg : args) arg = Coerce(arg, TypeId::kFloat64, expr.position);
     return BoundExpr::MakeFunction(math->function, TypeId::kFloat64, std::move(args));
   }

@@ -58,6 +58,17 @@ void Trigger(std::string_view name) {
       return;
   }
 }
+
+bool TriggerReportingError(std::string_view name) {
+  {
+    std::lock_guard lock(Mutex());
+    auto it = ArmedPoints().find(name);
+    if (it == ArmedPoints().end()) return false;
+    if (it->second.action == Action::kError) return true;
+  }
+  Trigger(name);
+  return false;
+}
 }  // namespace internal
 
 const std::vector<std::string_view>& Names() {
@@ -80,6 +91,9 @@ const std::vector<std::string_view>& Names() {
       "sink_after_staged_part",       // One part of a large epoch is staged in the target.
       "kafka_sink_before_commit",     // A Kafka transaction holds the epoch; not committed.
       "sink_after_deliver",           // The target committed them with its progress row.
+      // The storage's files, wherever RocksDB writes (error: the write fails, as a disk would).
+      "storage_write_no_space",  // A write to a file of the data directory: the disk is full.
+      "storage_sync_error",      // An fsync of a file of the data directory fails (EIO).
   };
   return names;
 }

@@ -31,12 +31,21 @@ const std::vector<std::string_view>& Names();
 namespace internal {
 extern std::atomic<int> armed_count;
 void Trigger(std::string_view name);
+bool TriggerReportingError(std::string_view name);
 }  // namespace internal
 
 /// Evaluates failpoint `name`. Free when nothing is armed: one relaxed atomic load.
 inline void Hit(std::string_view name) {
   if (internal::armed_count.load(std::memory_order_relaxed) == 0) return;
   internal::Trigger(name);
+}
+
+/// Evaluates failpoint `name` where errors are values, not exceptions (the storage's file
+/// system under RocksDB): true when it is armed with `error`, which the caller then returns
+/// as its own error; `crash` and `delay` act as in Hit.
+inline bool Fails(std::string_view name) {
+  if (internal::armed_count.load(std::memory_order_relaxed) == 0) return false;
+  return internal::TriggerReportingError(name);
 }
 
 }  // namespace stave::failpoint

@@ -449,6 +449,20 @@ QueryResult Database::Execute(const parser::Statement& statement, Transaction* t
     case parser::StatementKind::kCheckpoint:
       CheckpointCoveringWrites();
       return Command("CHECKPOINT");
+    case parser::StatementKind::kBackup: {
+      const auto& backup = static_cast<const parser::BackupStatement&>(statement);
+      if (transaction && !transaction->tables().empty()) {
+        // Its writes are not committed, so the backup could not hold them.
+        throw SqlError("25001", "BACKUP cannot run inside a transaction block that has written",
+                       statement.position);
+      }
+      uint64_t epoch = Backup(backup.directory);
+      QueryResult result = Command("BACKUP");
+      result.notices.push_back(
+          {"NOTICE", "00000",
+           fmt::format("backup of epoch {} written to \"{}\"", epoch, backup.directory)});
+      return result;
+    }
     case parser::StatementKind::kCreateSink:
       return CreateSink(static_cast<const parser::CreateSinkStatement&>(statement), session);
     case parser::StatementKind::kExplain:

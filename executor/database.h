@@ -128,6 +128,13 @@ class Database {
   /// does) and returns the epoch committed then. Throws SqlError.
   uint64_t CheckpointNow();
 
+  /// BACKUP TO and POST /api/v1/backups: takes a checkpoint covering every acknowledged
+  /// write, then writes a consistent copy of the data directory into `directory` (absolute;
+  /// new or empty) and returns the epoch the copy holds. A server started on the copy
+  /// restores it. Throws SqlError: 42602 for a relative path, 58P02 when the target exists
+  /// and is not empty, 58P01 when its parent does not exist, 58030 for an I/O failure.
+  uint64_t Backup(const std::string& directory);
+
   /// Approximate bytes of committed state on disk, over all objects.
   uint64_t ApproximateStateBytes() const { return store_->ApproximateSize(); }
 

@@ -86,6 +86,7 @@ explainableStatement
     | (COMMIT | END) (WORK | TRANSACTION)?                             #commit
     | (ROLLBACK | ABORT) (WORK | TRANSACTION)?                         #rollback
     | CHECKPOINT                                                       #checkpoint
+    | BACKUP TO stringValue                                            #backup
     ;
 
 // ---------------------------------------------------------------------------------------
@@ -538,7 +539,7 @@ reserved
 // are no PostgreSQL keywords at all; VALUES, like CHARACTER and PRECISION, is one of its
 // column-name keywords.
 nonReserved
-    : ABORT | ALTER | APPEND | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
+    : ABORT | ALTER | APPEND | BACKUP | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
     | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
     | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OPERATOR | ORDINALITY | OVER
     | PARTITION | PASSWORD | PAUSE | PRECISION | READ
@@ -564,6 +565,7 @@ APPEND: A P P E N D;
 ARRAY: A R R A Y;
 AS: A S;
 ASC: A S C;
+BACKUP: B A C K U P;
 BEGIN: B E G I N;
 BETWEEN: B E T W E E N;
 BOTH: B O T H;

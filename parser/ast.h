@@ -294,6 +294,7 @@ enum class StatementKind {
   kAlterSink,
   kShowSystemTable,
   kRole,
+  kBackup,
 };
 
 struct Statement {
@@ -496,6 +497,12 @@ struct TransactionStatement : Statement {
 /// `CHECKPOINT`.
 struct CheckpointStatement : Statement {
   CheckpointStatement() : Statement(StatementKind::kCheckpoint) {}
+};
+
+/// `BACKUP TO 'directory'`: a consistent copy of the data directory.
+struct BackupStatement : Statement {
+  BackupStatement() : Statement(StatementKind::kBackup) {}
+  std::string directory;
 };
 
 /// `CREATE TABLE [IF NOT EXISTS] name (col type [NOT NULL] [PRIMARY KEY], ...

@@ -500,6 +500,13 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitBackup(P::BackupContext* ctx) override {
+    auto backup = std::make_unique<BackupStatement>();
+    backup->directory = StringContents(ctx->stringValue());
+    statement_ = std::move(backup);
+    return {};
+  }
+
   // --- Boolean expressions and predicates ---------------------------------------------
 
   // Only reached for a value with a predicate (see SkipWrappers). The predicate's node stands

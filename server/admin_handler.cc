@@ -144,7 +144,7 @@ http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
   executor::Database* database = database_.load(std::memory_order_acquire);
   bool known = path == "/metrics" || path == "/api/v1/jobs" || path == "/api/v1/checkpoints" ||
                path == "/api/v1/sinks" || path == "/api/v1/sources" ||
-               path == "/api/v1/bad_records";
+               path == "/api/v1/bad_records" || path == "/api/v1/backups";
   if (!known) return JsonError(404, "not found");
   if (!database) return JsonError(503, "the database is still recovering");
   try {
@@ -152,6 +152,8 @@ http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
       uint64_t epoch = database->CheckpointNow();
       return JsonResponse(200, json{{"epoch", epoch}});
     }
+    if (path == "/api/v1/backups")
+      return post ? Backup(database, request) : JsonError(405, "method not allowed");
     if (!get) return JsonError(405, "method not allowed");
     if (path == "/metrics") return Metrics(database);
     if (path == "/api/v1/jobs") return Jobs(database);
@@ -262,6 +264,27 @@ http::HttpResponse AdminEndpoint::Sinks(executor::Database* database) {
           sink.status.last_error.empty() ? json(nullptr) : json(sink.status.last_error)}});
   }
   return JsonResponse(200, json{{"sinks", std::move(sinks)}});
+}
+
+http::HttpResponse AdminEndpoint::Backup(executor::Database* database,
+                                         const http::HttpRequest& request) {
+  // The body: {"directory": "/absolute/path"}, a new or empty directory on the server.
+  json parsed = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object() || !parsed.contains("directory") || !parsed["directory"].is_string()) {
+    return JsonError(400, "expected {\"directory\": \"/absolute/path\"}");
+  }
+  std::string directory = parsed["directory"].get<std::string>();
+  try {
+    uint64_t epoch = database->Backup(directory);
+    return JsonResponse(200, json{{"directory", directory}, {"epoch", epoch}});
+  } catch (const SqlError& error) {
+    // The client's mistakes are 4xx (an existing target is a conflict), the server's 5xx.
+    std::string_view code = error.sqlstate();
+    int status = code == "58P02"                                                   ? 409
+                 : code.substr(0, 2) == "42" || code == "58P01" || code == "22023" ? 400
+                                                                                   : 500;
+    return JsonResponse(status, json{{"error", error.what()}, {"sqlstate", code}});
+  }
 }
 
 http::HttpResponse AdminEndpoint::Failpoints(const http::HttpRequest& request) {

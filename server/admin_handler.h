@@ -34,7 +34,8 @@ bool BearerTokenMatches(std::string_view authorization, std::string_view token);
 /// - `GET /metrics`: Prometheus text exposition, names prefixed `stave_`.
 /// - `GET /api/v1/jobs`, `/api/v1/checkpoints`, `/api/v1/sinks`, `/api/v1/sources`,
 ///   `/api/v1/bad_records` (JSON); `POST /api/v1/checkpoints` takes a checkpoint and returns
-///   its epoch; `POST /api/v1/failpoints` arms failpoints, only with `enable_failpoints`.
+///   its epoch; `POST /api/v1/backups` writes a backup (BACKUP TO) into the body's
+///   `directory`; `POST /api/v1/failpoints` arms failpoints, only with `enable_failpoints`.
 /// - `GET /`: the dashboard, a page that polls the JSON API.
 /// With a token, everything but /healthz and /readyz answers 401 without
 /// `Authorization: Bearer <token>`.
@@ -66,6 +67,7 @@ class AdminEndpoint {
   http::HttpResponse Jobs(executor::Database* database);
   http::HttpResponse Checkpoints(executor::Database* database);
   http::HttpResponse Sinks(executor::Database* database);
+  http::HttpResponse Backup(executor::Database* database, const http::HttpRequest& request);
   http::HttpResponse Failpoints(const http::HttpRequest& request);
 
   const AdminOptions options_;

@@ -1,9 +1,17 @@
 #include "storage/store.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
+#include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
+#include <rocksdb/utilities/checkpoint.h>
+
+#include "storage/data_directory.h"
+#include "storage/failpoint_file_system.h"
 
 #include "storage/key_codec.h"
 
@@ -19,6 +27,9 @@ Status FromRocks(const rocksdb::Status& status, std::string_view what) {
   if (status.ok()) return Status::Ok();
   std::string message = std::string(what) + ": " + status.ToString();
   if (status.IsCorruption()) return Status::Corruption(message);
+  if (status.IsNoSpace()) {
+    return Status::IoError(message + " (no space left on the device of the data directory)");
+  }
   return Status::IoError(message);
 }
 
@@ -191,7 +202,13 @@ Result<std::optional<std::string>> Snapshot::GetStateTableRow(uint32_t table_id,
 }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
+  // The format is checked before RocksDB opens anything: a directory of another format is
+  // never read, let alone written.
+  if (Status prepared = PrepareDataDirectory(directory); !prepared.ok()) return prepared;
   rocksdb::Options options;
+  std::unique_ptr<rocksdb::Env> env =
+      rocksdb::NewCompositeEnv(NewFailpointFileSystem(rocksdb::FileSystem::Default()));
+  options.env = env.get();
   options.create_if_missing = true;
   options.IncreaseParallelism(2);
   options.OptimizeLevelStyleCompaction();
@@ -211,7 +228,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
   if (!status.ok()) {
     return FromRocks(status, "cannot open the data directory \"" + directory + "\"");
   }
-  std::unique_ptr<Store> store(new Store(std::unique_ptr<rocksdb::DB>(raw)));
+  std::unique_ptr<Store> store(new Store(std::move(env), std::unique_ptr<rocksdb::DB>(raw)));
   Status meta = store->LoadMeta();
   if (!meta.ok()) return meta;
   return store;
@@ -272,20 +289,34 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
 }
 
 Status Store::Commit(EpochBatch* batch) {
+  std::lock_guard lock(commit_mutex_);
   batch->batch_.Put(MetaKey(kCommittedEpochName), EncodeU64(batch->epoch()));
-  rocksdb::WriteOptions options;
-  options.sync = true;
-  Status status = FromRocks(db_->Write(options, &batch->batch_), "committing an epoch");
+  Status status = WriteSynced(&batch->batch_, "committing an epoch");
   if (!status.ok()) return status;
   committed_epoch_.store(batch->epoch(), std::memory_order_release);
   if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
   return Status::Ok();
 }
 
-Status Store::WriteDurably(WriteBatch* batch) {
+Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
+  if (write_failed_.load(std::memory_order_acquire)) {
+    // Resume fails, and nothing is written, while the fault lasts. Busy: RocksDB is already
+    // recovering by itself (from a full disk it retries every few seconds), and the write
+    // below succeeds once it has.
+    rocksdb::Status resumed = db_->Resume();
+    if (!resumed.ok() && !resumed.IsBusy()) {
+      return FromRocks(resumed, std::string(what) + " after a storage failure");
+    }
+  }
   rocksdb::WriteOptions options;
   options.sync = true;
-  Status status = FromRocks(db_->Write(options, &batch->batch_), "writing table changes");
+  Status status = FromRocks(db_->Write(options, batch), what);
+  write_failed_.store(!status.ok(), std::memory_order_release);
+  return status;
+}
+
+Status Store::WriteDurably(WriteBatch* batch) {
+  Status status = WriteSynced(&batch->batch_, "writing table changes");
   if (status.ok() && batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
   return status;
 }
@@ -323,6 +354,43 @@ Status Store::ReadTableLog(uint32_t table_id, uint64_t from,
     if (!visit(sequence, std::string_view(it->value().data(), it->value().size()))) break;
   }
   return FromRocks(it->status(), "reading a table log");
+}
+
+Result<uint64_t> Store::Backup(const std::string& target) {
+  namespace fs = std::filesystem;
+  fs::path target_path = fs::path(target).lexically_normal();
+  if (!target_path.has_filename()) target_path = target_path.parent_path();
+  // RocksDB builds its checkpoint in "<staging>.tmp" and renames it to <staging>; the
+  // marker is added there before the last rename makes the copy visible as `target`.
+  std::string staging = target_path.string() + ".partial";
+  std::error_code ignored;
+  fs::remove_all(staging, ignored);  // Left by a backup that crashed midway.
+  fs::remove_all(staging + ".tmp", ignored);
+  rocksdb::Checkpoint* raw = nullptr;
+  Status status = FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw), "starting a backup");
+  if (!status.ok()) return status;
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  uint64_t epoch;
+  {
+    // No epoch commits while RocksDB takes the copy (it flushes the memtables first, so
+    // the copy needs no write-ahead log replay); table writes may, and are either in the
+    // copy or not, each whole.
+    std::lock_guard lock(commit_mutex_);
+    epoch = committed_epoch();
+    status = FromRocks(checkpoint->CreateCheckpoint(staging), "writing the backup");
+  }
+  if (status.ok()) status = WriteFormatFile(staging);
+  if (status.ok() && ::rename(staging.c_str(), target_path.c_str()) != 0) {
+    status = Status::IoError("cannot rename \"" + staging + "\" to \"" + target_path.string() +
+                             "\": " + std::strerror(errno));
+  }
+  if (status.ok()) status = SyncDirectory(target_path.parent_path().string());
+  if (!status.ok()) {
+    fs::remove_all(staging, ignored);
+    fs::remove_all(staging + ".tmp", ignored);
+    return status;
+  }
+  return epoch;
 }
 
 std::shared_ptr<const Snapshot> Store::NewSnapshot() const {

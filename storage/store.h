@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -145,6 +146,14 @@ class Store {
   Status ReadTableLog(uint32_t table_id, uint64_t from,
                       const std::function<bool(uint64_t, std::string_view)>& visit) const;
 
+  /// Writes a consistent copy of the database into the new directory `target` and returns
+  /// the epoch it holds: every committed epoch up to that one and every durable table write
+  /// made before the call. Files are hard-linked where `target` is on the same file system,
+  /// copied otherwise. The copy is built beside `target` and renamed into place once
+  /// complete, so `target` never holds a partial copy. Starting a server on `target`
+  /// restores it. REQUIRES: `target` does not exist and its parent directory does.
+  Result<uint64_t> Backup(const std::string& target);
+
   /// A snapshot of the latest committed epoch.
   std::shared_ptr<const Snapshot> NewSnapshot() const;
 
@@ -172,10 +181,18 @@ class Store {
   uint64_t ApproximateSize() const;
 
  private:
-  explicit Store(std::unique_ptr<rocksdb::DB> db) : db_(std::move(db)) {}
+  Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db)
+      : env_(std::move(env)), db_(std::move(db)) {}
   Status LoadMeta();
+  // Writes `batch` synced. After a failed write RocksDB refuses every write until resumed:
+  // the next write resumes it first, so writing works again once the disk does.
+  Status WriteSynced(rocksdb::WriteBatch* batch, std::string_view what);
 
+  std::unique_ptr<rocksdb::Env> env_;  // RocksDB's files, through NewFailpointFileSystem.
   std::unique_ptr<rocksdb::DB> db_;
+  std::atomic<bool> write_failed_{false};
+  // Held by Commit and Backup: a backup holds exactly the epoch it reports.
+  std::mutex commit_mutex_;
   std::atomic<uint64_t> committed_epoch_{0};
   uint64_t next_object_id_ = 1;
 };

@@ -149,4 +149,13 @@ Chunk Chunk::Select(const std::vector<uint8_t>& keep) const {
   return out;
 }
 
+size_t Chunk::EstimatedBytes() const {
+  size_t bytes = ops.size();
+  for (const Column& column : columns) {
+    bytes += (column.ints.size() + column.doubles.size()) * 8 + column.decimals.size() * 16;
+    for (const std::string& text : column.strings) bytes += text.size();
+  }
+  return bytes;
+}
+
 }  // namespace stave::executor

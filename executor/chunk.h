@@ -59,6 +59,10 @@ struct Chunk {
   /// Appends one row; `row` has one Value per column.
   void AppendRow(const std::vector<Value>& row, RowOp op);
   std::vector<Value> GetRow(size_t row) const;
+  /// An estimate of the rows' size as they travel, for the byte counters of metrics: 8 bytes
+  /// per integer, float, date or timestamp value, 16 per numeric, a string's length, and one
+  /// byte per row for its kind of change. Not the memory the chunk takes.
+  size_t EstimatedBytes() const;
   /// The rows whose `keep` flag is set, in order.
   Chunk Select(const std::vector<uint8_t>& keep) const;
 };

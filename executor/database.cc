@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/redact.h"
 #include "common/sql_error.h"
 #include "executor/batch/batch_executor.h"
 #include "executor/catalog/pg_catalog_tables.h"
@@ -177,6 +178,8 @@ std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
 Database::Database(const DatabaseOptions& options, const planner::ConnectorRegistry* connectors,
                    std::unique_ptr<storage::Store> store)
     : options_(options), connectors_(connectors), store_(std::move(store)) {
+  if (!options_.recovery_progress)
+    options_.recovery_progress = std::make_shared<RecoveryProgress>();
   std::chrono::milliseconds interval = options.checkpoint_interval;
   if (!options.checkpoint_interval_explicit) {
     std::optional<std::string> stored =
@@ -348,6 +351,8 @@ void Database::Shutdown() {
 void Database::Recover(JobSet* jobs) {
   auto entries = store_->LoadCatalogEntries().ValueOrThrow();
   spdlog::info("recovering {} objects as of epoch {}", entries.size(), store_->committed_epoch());
+  RecoveryProgress& progress = *options_.recovery_progress;
+  progress.Start(entries.size(), store_->committed_epoch());
   size_t recovered = 0;
   for (const auto& [id, bytes] : entries) {
     ++recovered;
@@ -383,6 +388,7 @@ void Database::Recover(JobSet* jobs) {
       }
       spdlog::info("recovering: planned {} \"{}\" ({}/{})", planner::ObjectTypeName(entry->type),
                    entry->name, recovered, entries.size());
+      progress.ObjectDone();
     } catch (const SqlError& error) {
       throw SqlError("XX001",
                      fmt::format("cannot recover {} \"{}\" from its definition: {}",
@@ -391,6 +397,7 @@ void Database::Recover(JobSet* jobs) {
   }
   // Change logs first: the views' operators read the setting as they start.
   UpdateChangeLogs(jobs, {}, nullptr);
+  progress.SetPhase("restoring state");
   for (auto& [id, job] : *jobs) {
     try {
       job->Recover(*store_, store_->committed_epoch());
@@ -400,10 +407,13 @@ void Database::Recover(JobSet* jobs) {
   }
   {
     // Sinks reconcile their targets with the checkpoint and deliver what they owe.
+    progress.SetPhase("starting sinks");
     std::lock_guard lock(sinks_mutex_);
     for (auto& [id, sink] : sinks_) sink.writer->Start(store_->committed_epoch());
   }
-  spdlog::info("recovered {} objects at epoch {}", entries.size(), store_->committed_epoch());
+  progress.Finish();
+  spdlog::info("recovered {} objects at epoch {} in {:.3f} s", entries.size(),
+               store_->committed_epoch(), progress.status().seconds);
 }
 
 size_t Database::default_parallelism() const {
@@ -1073,7 +1083,7 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
     if (show.object_kind == parser::ObjectKind::kStream)
       row.push_back(Value::String(object->connector));
     if (show.object_kind == parser::ObjectKind::kMaterializedView) {
-      row.push_back(Value::String(object->definition));
+      row.push_back(Value::String(RedactSqlSecrets(object->definition)));
     }
     if (show.object_kind == parser::ObjectKind::kSink) {
       std::lock_guard lock(sinks_mutex_);

@@ -12,6 +12,7 @@
 #include "executor/engine.h"
 #include "executor/metrics.h"
 #include "executor/query_result.h"
+#include "executor/recovery_progress.h"
 #include "executor/roles.h"
 #include "executor/runtime/sink_writer.h"
 #include "executor/table.h"
@@ -47,6 +48,9 @@ struct DatabaseOptions {
   /// What an ad-hoc SELECT may hold in memory (executor/batch/query_memory.h) when its
   /// session did not SET query_memory_limit; 0: no limit.
   size_t query_memory_bytes = size_t{1} << 30;
+  /// Where recovery reports its progress (the admin endpoint reads it before the database
+  /// is open); null: the database keeps its own.
+  std::shared_ptr<RecoveryProgress> recovery_progress;
 };
 
 /// The settings of the session a statement runs in that change what it does.
@@ -121,6 +125,11 @@ class Database {
     size_t parallelism = 1;
     /// Only for a view: its definition (a sink's may hold a password).
     std::string definition;
+    /// Approximate bytes of the job's state tables in RocksDB (a view's rows included).
+    uint64_t state_bytes = 0;
+    /// Its sources' backfills together (rows summed; running while any runs); none if no
+    /// source backfills (a job reading streams only).
+    std::optional<BackfillStatus> backfill;
   };
   std::vector<JobDescription> DescribeJobs();
 
@@ -139,6 +148,8 @@ class Database {
   uint64_t ApproximateStateBytes() const { return store_->ApproximateSize(); }
 
   Metrics* metrics() { return &metrics_; }
+  /// The recovery at start: its progress, then its final counts.
+  const RecoveryProgress& recovery_progress() const { return *options_.recovery_progress; }
   const DatabaseOptions& options() const { return options_; }
   const planner::Catalog& catalog() const { return catalog_; }
   /// The state, for inspection (tests, system tables); writes go through the engine only.

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 
+#include "common/redact.h"
 #include "common/sql_error.h"
 #include "executor/database.h"
+#include "executor/plan_builder.h"
 
 namespace stave::executor {
 namespace {
@@ -38,7 +40,9 @@ std::vector<Database::JobDescription> Database::DescribeJobs() {
     if (!object) continue;  // Dropped meanwhile.
     JobDescription job;
     job.kind = std::string(planner::ObjectTypeName(object->type));
-    if (object->type == planner::ObjectType::kMaterializedView) job.definition = object->definition;
+    if (object->type == planner::ObjectType::kMaterializedView) {
+      job.definition = RedactSqlSecrets(object->definition);
+    }
     for (const JobGraphNode& node : graph.nodes) {
       job.parallelism = std::max(job.parallelism, node.parallelism);
     }
@@ -57,6 +61,29 @@ std::vector<Database::JobDescription> Database::DescribeJobs() {
               .Counter(sink ? "stave_sink_rows_out_total" : "stave_view_rows_out_total",
                        {{sink ? "sink" : "view", object->name}})
               ->load(std::memory_order_relaxed);
+      graph.nodes.back().bytes_out =
+          metrics_
+              .Counter(sink ? "stave_sink_out_bytes_total" : "stave_view_out_bytes_total",
+                       {{sink ? "sink" : "view", object->name}})
+              ->load(std::memory_order_relaxed);
+    }
+    // Every state table of an object has an id in [StateTableId(id, 0), StateTableId(id+1, 0)).
+    job.state_bytes = store_->ApproximateStateTablesSize(StateTableId(graph.id, 0),
+                                                         StateTableId(graph.id + 1, 0));
+    for (const JobGraphNode& node : graph.nodes) {
+      if (!node.backfill) continue;
+      if (!job.backfill) {
+        job.backfill = node.backfill;
+        continue;
+      }
+      job.backfill->rows_done += node.backfill->rows_done;
+      job.backfill->rows_total += node.backfill->rows_total;
+      job.backfill->seconds = std::max(job.backfill->seconds, node.backfill->seconds);
+      // Running while any runs; else pending while any waits; else done.
+      if (node.backfill->state == BackfillStatus::State::kRunning ||
+          job.backfill->state == BackfillStatus::State::kDone) {
+        job.backfill->state = node.backfill->state;
+      }
     }
     job.graph = std::move(graph);
     jobs.push_back(std::move(job));
@@ -79,15 +106,18 @@ void Database::RegisterJobSystemTables() {
                   {"state", TypeId::kVarchar},        {"parallelism", TypeId::kInt32},
                   {"rows_in", TypeId::kInt64},        {"rows_out", TypeId::kInt64},
                   {"buffered_bytes", TypeId::kInt64}, {"backpressured_tasks", TypeId::kInt32},
-                  {"error", TypeId::kVarchar}};
+                  {"error", TypeId::kVarchar},        {"bytes_in", TypeId::kInt64},
+                  {"bytes_out", TypeId::kInt64},      {"state_bytes", TypeId::kInt64}};
   jobs.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const JobDescription& job : DescribeJobs()) {
       uint64_t rows_in = 0;
+      uint64_t bytes_in = 0;
       size_t buffered = 0;
       size_t backpressured = 0;
       for (const JobGraphNode& node : job.graph.nodes) {
         if (node.kind == "source") rows_in += node.rows_in;
+        if (node.kind == "source") bytes_in += node.bytes_in;
         buffered += node.buffered_bytes;
         backpressured += node.backpressured;
       }
@@ -100,7 +130,11 @@ void Database::RegisterJobSystemTables() {
                       Value::Int(static_cast<int64_t>(rows_out)),
                       Value::Int(static_cast<int64_t>(buffered)),
                       Value::Int(static_cast<int32_t>(backpressured)),
-                      job.graph.error.empty() ? Value::Null() : Value::String(job.graph.error)});
+                      job.graph.error.empty() ? Value::Null() : Value::String(job.graph.error),
+                      Value::Int(static_cast<int64_t>(bytes_in)),
+                      Value::Int(static_cast<int64_t>(
+                          job.graph.nodes.empty() ? 0 : job.graph.nodes.back().bytes_out)),
+                      Value::Int(static_cast<int64_t>(job.state_bytes))});
     }
     return rows;
   };
@@ -113,7 +147,8 @@ void Database::RegisterJobSystemTables() {
                        {"kind", TypeId::kVarchar},         {"operators", TypeId::kVarchar},
                        {"parallelism", TypeId::kInt32},    {"rows_in", TypeId::kInt64},
                        {"rows_out", TypeId::kInt64},       {"backpressured", TypeId::kInt32},
-                       {"buffered_bytes", TypeId::kInt64}, {"output_to", TypeId::kVarchar}};
+                       {"buffered_bytes", TypeId::kInt64}, {"output_to", TypeId::kVarchar},
+                       {"bytes_in", TypeId::kInt64},       {"bytes_out", TypeId::kInt64}};
   operators.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const JobDescription& job : DescribeJobs()) {
@@ -131,12 +166,45 @@ void Database::RegisterJobSystemTables() {
              Value::Int(static_cast<int64_t>(node.rows_out)),
              Value::Int(static_cast<int32_t>(node.backpressured)),
              Value::Int(static_cast<int64_t>(node.buffered_bytes)),
-             output.empty() ? Value::Null() : Value::String(output)});
+             output.empty() ? Value::Null() : Value::String(output),
+             Value::Int(static_cast<int64_t>(node.bytes_in)),
+             Value::Int(static_cast<int64_t>(node.bytes_out))});
       }
     }
     return rows;
   };
   catalog_.RegisterSystemTable(std::move(operators));
+
+  // Long work and how far it has come: the recovery at start, and each backfill of a job's
+  // source over a table's or a view's existing rows.
+  planner::SystemTable progress;
+  progress.name = "progress";
+  progress.columns = {{"kind", TypeId::kVarchar},   {"job", TypeId::kVarchar},
+                      {"source", TypeId::kVarchar}, {"state", TypeId::kVarchar},
+                      {"done", TypeId::kInt64},     {"total", TypeId::kInt64},
+                      {"unit", TypeId::kVarchar},   {"seconds", TypeId::kFloat64}};
+  progress.rows = [this] {
+    std::vector<std::vector<Value>> rows;
+    RecoveryProgress::Status recovery = recovery_progress().status();
+    rows.push_back({Value::String("recovery"), Value::Null(), Value::Null(),
+                    Value::String(recovery.state),
+                    Value::Int(static_cast<int64_t>(recovery.objects_done)),
+                    Value::Int(static_cast<int64_t>(recovery.objects_total)),
+                    Value::String("objects"), Value::Double(recovery.seconds)});
+    for (const JobDescription& job : DescribeJobs()) {
+      for (const JobGraphNode& node : job.graph.nodes) {
+        if (!node.backfill) continue;
+        rows.push_back({Value::String("backfill"), Value::String(job.graph.name),
+                        Value::String(node.label),
+                        Value::String(std::string(BackfillStateName(node.backfill->state))),
+                        Value::Int(static_cast<int64_t>(node.backfill->rows_done)),
+                        Value::Int(static_cast<int64_t>(node.backfill->rows_total)),
+                        Value::String("rows"), Value::Double(node.backfill->seconds)});
+      }
+    }
+    return rows;
+  };
+  catalog_.RegisterSystemTable(std::move(progress));
 }
 
 QueryResult Database::ShowSystemTable(const parser::ShowSystemTableStatement& show) {

@@ -175,8 +175,11 @@ JobGraph Job::Describe() const {
     const Outbox* outbox = sources_[i]->outbox();
     node.rows_in = outbox->rows_sent();
     node.rows_out = node.rows_in;
+    node.bytes_in = outbox->bytes_sent();
+    node.bytes_out = node.bytes_in;
     node.backpressured = outbox->blocked() ? 1 : 0;
     node.lag = sources_[i]->reader()->Lag();
+    node.backfill = sources_[i]->reader()->backfill();
     graph.edges.push_back({node.id, "stage" + std::to_string(source_shapes_[i].stage),
                            stage_shapes_[source_shapes_[i].stage].routing[source_shapes_[i].side]});
     graph.nodes.push_back(std::move(node));
@@ -191,9 +194,11 @@ JobGraph Job::Describe() const {
     node.parallelism = shape.tasks.size();
     for (const auto& task : shape.tasks) {
       node.rows_in += task->rows_in();
+      node.bytes_in += task->bytes_in();
       node.buffered_bytes += task->buffered_bytes();
       if (const Outbox* outbox = task->outbox()) {
         node.rows_out += outbox->rows_sent();
+        node.bytes_out += outbox->bytes_sent();
         if (outbox->blocked()) ++node.backpressured;
       }
     }

@@ -2,9 +2,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "executor/connectors/backfill_progress.h"
 
 namespace stave::executor {
 
@@ -20,12 +23,17 @@ struct JobGraphNode {
   uint64_t rows_in = 0;                ///< Row changes received (a source: read).
   /// Row changes sent downstream; of the last stage, those the view or sink applied.
   uint64_t rows_out = 0;
+  /// Estimated bytes of those row changes (Chunk::EstimatedBytes): in and out.
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
   /// Instances whose output is blocked by a full downstream channel right now.
   size_t backpressured = 0;
   size_t buffered_bytes = 0;  ///< Uncommitted state held by the stage's operators.
   /// A source reading a log with a known end (Kafka): per partition, the records it is
   /// behind.
   std::vector<std::pair<int32_t, int64_t>> lag;
+  /// A source reading a table or a view: its backfill of their existing rows.
+  std::optional<BackfillStatus> backfill;
 };
 
 /// An exchange between two vertices.

@@ -229,6 +229,11 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
   std::atomic<uint64_t>* rows_in = metrics->Counter(
       fmt::format("stave_{}_rows_in_total", kind), {{kind, owner.name}},
       fmt::format("Rows a {} read from its input.", planner::ObjectTypeName(owner.type)));
+  std::atomic<uint64_t>* bytes_in = metrics->Counter(
+      fmt::format("stave_{}_in_bytes_total", kind), {{kind, owner.name}},
+      fmt::format("Bytes a {} read from its input: records' payloads as received (Kafka, "
+                  "socket), else an estimate of the rows' size.",
+                  planner::ObjectTypeName(owner.type)));
   Dataflow dataflow;
   for (const SourcePlan& plan : planner.sources) {
     if (plan.values) {
@@ -238,6 +243,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       source.reader = std::make_unique<ValuesSource>(
           std::static_pointer_cast<const planner::ValuesNode>(FindNode(query.root, plan.values)));
       source.counters.rows_in = rows_in;
+      source.counters.bytes_in = bytes_in;
       source.label = "VALUES";
       dataflow.sources.push_back(std::move(source));
       continue;
@@ -254,13 +260,27 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     source.label =
         std::string(planner::ObjectTypeName(scan.object->type)) + " " + scan.object->name;
     if (scan.object->type == planner::ObjectType::kTable) {
-      source.reader = std::make_unique<TableSource>(tables(scan.object->id), store);
+      source.reader = std::make_unique<TableSource>(
+          tables(scan.object->id), store,
+          std::string(planner::ObjectTypeName(owner.type)) + " " + owner.name);
     } else if (scan.object->type == planner::ObjectType::kMaterializedView) {
-      source.reader = std::make_unique<ViewSource>(scan.object, store);
+      source.reader = std::make_unique<ViewSource>(
+          scan.object, store, std::string(planner::ObjectTypeName(owner.type)) + " " + owner.name);
     } else {
       source.reader = OpenSourceReader(*scan.object);
     }
     source.counters.rows_in = rows_in;
+    source.counters.bytes_in = bytes_in;
+    source.counters.stream_bytes =
+        scan.object->type == planner::ObjectType::kTable
+            ? metrics->Counter("stave_table_read_bytes_total", {{"table", scan.object->name}},
+                               "Estimated bytes of the row changes read from a table's log.")
+        : scan.object->type == planner::ObjectType::kMaterializedView
+            ? metrics->Counter("stave_view_changes_read_bytes_total", {{"view", scan.object->name}},
+                               "Estimated bytes of the row changes read from a view's changelog.")
+            : metrics->Counter("stave_stream_read_bytes_total", {{"stream", scan.object->name}},
+                               "Bytes read from a stream: records' payloads as received "
+                               "(Kafka, socket), else an estimate of the rows' size.");
     source.counters.stream_rows =
         scan.object->type == planner::ObjectType::kTable
             ? metrics->Counter("stave_table_rows_read_total", {{"table", scan.object->name}},
@@ -403,6 +423,9 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   std::atomic<uint64_t>* rows_out =
       metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
                        "Row changes applied to a materialized view.");
+  std::atomic<uint64_t>* bytes_out =
+      metrics->Counter("stave_view_out_bytes_total", {{"view", view.name}},
+                       "Estimated bytes of the row changes applied to a materialized view.");
   auto log_changes = std::make_shared<std::atomic<bool>>(false);
   dataflow.stages.back().operator_labels.push_back("Materialize into " + view.name);
   std::vector<std::vector<std::unique_ptr<StreamOperator>>>& last =
@@ -413,7 +436,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
         view.id, instance, visible_types, query.keyed, query.key_columns,
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes, rows_out,
-        multiset));
+        multiset, bytes_out));
   }
   return std::make_unique<Job>(view.id, view.name, std::move(dataflow.sources),
                                std::move(dataflow.stages), std::move(log_changes),
@@ -436,7 +459,9 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
   auto sink_operator = std::make_unique<SinkOperator>(
       writer, types, std::move(key_columns),
       metrics->Counter("stave_sink_rows_out_total", {{"sink", sink.name}},
-                       "Row changes a sink handed to its target (after compaction per key)."));
+                       "Row changes a sink handed to its target (after compaction per key)."),
+      metrics->Counter("stave_sink_out_bytes_total", {{"sink", sink.name}},
+                       "Estimated bytes of the row changes a sink handed to its target."));
   std::string sink_label = "Sink " + sink.name + " (" + sink.connector + ")";
   if (parallelism == 1) {
     dataflow.stages.back().instances[0].push_back(std::move(sink_operator));

@@ -86,6 +86,23 @@ json LagJson(const std::vector<std::pair<int32_t, int64_t>>& lag) {
   return partitions;
 }
 
+json RecoveryJson(const executor::RecoveryProgress::Status& status) {
+  return {{"state", status.state},
+          {"phase", status.phase},
+          {"objects_done", status.objects_done},
+          {"objects_total", status.objects_total},
+          {"epoch", status.epoch},
+          {"seconds", status.seconds}};
+}
+
+json BackfillJson(const std::optional<executor::BackfillStatus>& backfill) {
+  if (!backfill) return nullptr;
+  return {{"state", std::string(executor::BackfillStateName(backfill->state))},
+          {"rows_done", backfill->rows_done},
+          {"rows_total", backfill->rows_total},
+          {"seconds", backfill->seconds}};
+}
+
 }  // namespace
 
 bool IsLoopbackAddress(std::string_view address) {
@@ -117,7 +134,15 @@ http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
   if (path == "/healthz") return http::HttpResponse::Text(200, "ok\n");
   if (path == "/readyz") {
     bool ready = ready_.load(std::memory_order_acquire);
-    return http::HttpResponse::Text(ready ? 200 : 503, ready ? "ready\n" : "recovering\n");
+    if (ready) return http::HttpResponse::Text(200, "ready\n");
+    // Still recovering: how far, on a second line (the first stays "recovering").
+    std::string text = "recovering\n";
+    if (options_.recovery) {
+      executor::RecoveryProgress::Status status = options_.recovery->status();
+      text += fmt::format("{} objects of {} planned{}\n", status.objects_done, status.objects_total,
+                          status.phase.empty() ? "" : ", " + status.phase);
+    }
+    return http::HttpResponse::Text(503, text);
   }
   // The dashboard holds no data of its own: it loads without the token and sends the one
   // its user types with each API call.
@@ -146,7 +171,15 @@ http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
                path == "/api/v1/sinks" || path == "/api/v1/sources" ||
                path == "/api/v1/bad_records" || path == "/api/v1/backups";
   if (!known) return JsonError(404, "not found");
-  if (!database) return JsonError(503, "the database is still recovering");
+  if (!database) {
+    http::HttpResponse response = JsonError(503, "the database is still recovering");
+    if (options_.recovery) {
+      json body = json::parse(response.body);
+      body["recovery"] = RecoveryJson(options_.recovery->status());
+      response.body = body.dump();
+    }
+    return response;
+  }
   try {
     if (path == "/api/v1/checkpoints" && post) {
       uint64_t epoch = database->CheckpointNow();
@@ -197,6 +230,8 @@ http::HttpResponse AdminEndpoint::Jobs(executor::Database* database) {
                        {"parallelism", node.parallelism},
                        {"rows_in", node.rows_in},
                        {"rows_out", node.rows_out},
+                       {"bytes_in", node.bytes_in},
+                       {"bytes_out", node.bytes_out},
                        {"rows_in_per_second", Rate(key + "in", node.rows_in)},
                        {"rows_out_per_second", Rate(key + "out", node.rows_out)},
                        {"backpressured_tasks", node.backpressured},
@@ -205,7 +240,8 @@ http::HttpResponse AdminEndpoint::Jobs(executor::Database* database) {
                                             static_cast<double>(std::max<size_t>(
                                                 1, node.kind == "source" ? 1 : node.parallelism))},
                        {"buffered_bytes", node.buffered_bytes},
-                       {"lag", LagJson(node.lag)}});
+                       {"lag", LagJson(node.lag)},
+                       {"backfill", BackfillJson(node.backfill)}});
     }
     json edges = json::array();
     for (const executor::JobGraphEdge& edge : job.graph.edges) {
@@ -216,13 +252,17 @@ http::HttpResponse AdminEndpoint::Jobs(executor::Database* database) {
                   {"kind", job.kind},
                   {"state", job.graph.failed ? "failed" : "running"},
                   {"parallelism", job.parallelism},
+                  {"state_bytes", job.state_bytes},
+                  {"backfill", BackfillJson(job.backfill)},
                   {"error", job.graph.error.empty() ? json(nullptr) : json(job.graph.error)},
                   {"nodes", std::move(nodes)},
                   {"edges", std::move(edges)}};
     if (!job.definition.empty()) entry["definition"] = job.definition;
     jobs.push_back(std::move(entry));
   }
-  return JsonResponse(200, json{{"jobs", std::move(jobs)}});
+  return JsonResponse(200,
+                      json{{"jobs", std::move(jobs)},
+                           {"recovery", RecoveryJson(database->recovery_progress().status())}});
 }
 
 http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
@@ -312,14 +352,24 @@ http::HttpResponse AdminEndpoint::Metrics(executor::Database* database) {
   std::string body = database->metrics()->RenderPrometheus();
   AppendFamily(&body, "stave_connections", "gauge", "Open PostgreSQL protocol connections.",
                fmt::format("stave_connections {}\n", pg_server_->connection_count()));
+  AppendFamily(
+      &body, "stave_connections_accepted_total", "counter",
+      "PostgreSQL protocol connections accepted.",
+      fmt::format("stave_connections_accepted_total {}\n", pg_server_->accepted_connections()));
+  AppendFamily(
+      &body, "stave_connections_refused_total", "counter",
+      "PostgreSQL protocol connections refused because max_connections were open.",
+      fmt::format("stave_connections_refused_total {}\n", pg_server_->refused_connections()));
   AppendFamily(&body, "stave_build_info", "gauge", "Build information.",
-               fmt::format("stave_build_info{{version=\"{}\"}} 1\n", kStaveVersion));
+               fmt::format("stave_build_info{{version=\"{}\",compiler=\"{}\"}} 1\n", kStaveVersion,
+                           LabelValue(__VERSION__)));
   AppendFamily(&body, "stave_state_disk_bytes", "gauge",
                "Approximate bytes of committed state on disk.",
                fmt::format("stave_state_disk_bytes {}\n", database->ApproximateStateBytes()));
 
   // Per job and per vertex of its dataflow (a source, or a stage of fused operators).
-  std::string rows_in, rows_out, backpressured, buffered, job_state, lag;
+  std::string rows_in, rows_out, bytes_in, bytes_out, backpressured, buffered, job_state, lag;
+  std::string state_bytes;
   for (const executor::Database::JobDescription& job : database->DescribeJobs()) {
     std::string job_labels =
         fmt::format("job=\"{}\",kind=\"{}\"", LabelValue(job.graph.name), LabelValue(job.kind));
@@ -331,6 +381,8 @@ http::HttpResponse AdminEndpoint::Metrics(executor::Database* database) {
                                            : fmt::format("{}", fmt::join(node.operators, " -> "))));
       rows_in += fmt::format("stave_operator_rows_in_total{} {}\n", labels, node.rows_in);
       rows_out += fmt::format("stave_operator_rows_out_total{} {}\n", labels, node.rows_out);
+      bytes_in += fmt::format("stave_operator_in_bytes_total{} {}\n", labels, node.bytes_in);
+      bytes_out += fmt::format("stave_operator_out_bytes_total{} {}\n", labels, node.bytes_out);
       backpressured +=
           fmt::format("stave_operator_backpressured_tasks{} {}\n", labels, node.backpressured);
       job_buffered += node.buffered_bytes;
@@ -341,11 +393,19 @@ http::HttpResponse AdminEndpoint::Metrics(executor::Database* database) {
     }
     buffered += fmt::format("stave_job_buffered_state_bytes{{{}}} {}\n", job_labels, job_buffered);
     job_state += fmt::format("stave_job_failed{{{}}} {}\n", job_labels, job.graph.failed ? 1 : 0);
+    state_bytes += fmt::format("stave_job_state_bytes{{{}}} {}\n", job_labels, job.state_bytes);
   }
   AppendFamily(&body, "stave_operator_rows_in_total", "counter",
                "Row changes a dataflow vertex received (a source: read).", rows_in);
   AppendFamily(&body, "stave_operator_rows_out_total", "counter",
                "Row changes a dataflow vertex sent downstream.", rows_out);
+  AppendFamily(&body, "stave_operator_in_bytes_total", "counter",
+               "Estimated bytes of the row changes a dataflow vertex received.", bytes_in);
+  AppendFamily(&body, "stave_operator_out_bytes_total", "counter",
+               "Estimated bytes of the row changes a dataflow vertex sent downstream.", bytes_out);
+  AppendFamily(&body, "stave_job_state_bytes", "gauge",
+               "Approximate bytes of a job's committed state in RocksDB (a view's rows included).",
+               state_bytes);
   AppendFamily(&body, "stave_operator_backpressured_tasks", "gauge",
                "Instances of a vertex whose output waits on a full downstream channel.",
                backpressured);

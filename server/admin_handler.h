@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -19,6 +20,8 @@ struct AdminOptions {
   std::string token;
   /// Whether POST /api/v1/failpoints exists (testing only: it can crash the server).
   bool enable_failpoints = false;
+  /// The recovery at start, which /readyz and the API report on while the database opens.
+  std::shared_ptr<const executor::RecoveryProgress> recovery;
 };
 
 /// Whether `address` is a loopback address (127.0.0.0/8, ::1, "localhost"), the only kind

@@ -23,6 +23,7 @@
 #include "server/admin_handler.h"
 #include "server/flag_values.h"
 #include "server/http/http_server.h"
+#include "server/log_format.h"
 #include "server/pgwire/authentication.h"
 #include "server/pgwire/pg_server.h"
 #include "server/session.h"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   uint16_t http_port = 4567;
   std::string checkpoint_interval = "1s";
   std::string log_level = "info";
+  std::string log_format = "text";
   std::string state_memory = "256MB";
   std::string state_cache = "512MB";
   std::string query_memory = "1GB";
@@ -76,6 +78,9 @@ int main(int argc, char** argv) {
                  "Time between checkpoints, e.g. 1s, 200ms; 0 = only on demand")
       ->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
+      ->capture_default_str();
+  app.add_option("--log-format", log_format, "text, or json: one JSON object per line")
+      ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   app.add_option("--state-memory", state_memory,
                  "Uncommitted view state held in memory before a checkpoint is taken early")
@@ -131,6 +136,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(log_level));
+  if (log_format == "json") stave::server::UseJsonLogFormat();
   std::optional<std::chrono::milliseconds> interval =
       stave::server::ParseDuration(checkpoint_interval);
   if (!interval) {
@@ -262,7 +268,9 @@ int main(int argc, char** argv) {
 
   // The admin port comes up first, so /healthz answers (and /readyz says 503) while the
   // database recovers; the PostgreSQL port only once it has.
-  stave::server::AdminEndpoint admin({admin_token, options.enable_failpoints}, &pg_server);
+  options.recovery_progress = std::make_shared<stave::executor::RecoveryProgress>();
+  stave::server::AdminEndpoint admin(
+      {admin_token, options.enable_failpoints, options.recovery_progress}, &pg_server);
   stave::server::http::HttpServer http_server(http_listen, http_port, admin.Handler());
   if (stave::Status status = http_server.Start(); !status.ok()) {
     spdlog::critical("cannot serve HTTP on {}:{}: {}", http_listen, http_port, status.ToString());

@@ -492,4 +492,17 @@ uint64_t Store::ApproximateSize() const {
   return size;
 }
 
+uint64_t Store::ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const {
+  std::string begin = StateTablePrefix(first_table_id);
+  std::string end = StateTablePrefix(end_table_id);
+  rocksdb::Range range(begin, end);
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  uint64_t size = 0;
+  rocksdb::Status status =
+      db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
+  return status.ok() ? size : 0;
+}
+
 }  // namespace stave::storage

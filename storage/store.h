@@ -179,6 +179,9 @@ class Store {
 
   /// Approximate bytes of state on disk (for metrics).
   uint64_t ApproximateSize() const;
+  /// Approximate bytes of the state tables with ids in [first_table_id, end_table_id), on disk
+  /// and in memtables (RocksDB's estimate over the key range; 0 for a tiny range).
+  uint64_t ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const;
 
  private:
   Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db)

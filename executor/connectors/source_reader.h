@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "executor/chunk.h"
+#include "executor/connectors/backfill_progress.h"
 #include "executor/connectors/dead_letter.h"
 
 namespace stave::executor {
@@ -57,6 +58,15 @@ class SourceReader {
 
   /// Records this reader could not decode so far, as its position counts them.
   virtual uint64_t bad_records() const { return 0; }
+
+  /// For a reader of encoded records (Kafka, a socket): the bytes of the records it read
+  /// since it was opened, as they arrived, before decoding. Nullopt for a reader of rows
+  /// (a table, a view, generated data), whose bytes are estimated from the rows instead.
+  virtual std::optional<uint64_t> payload_bytes() const { return std::nullopt; }
+
+  /// For a reader that starts with a backfill (a table's or a view's rows before their log):
+  /// how far it has come. Thread-safe: the admin API reads it while the job polls.
+  virtual std::optional<BackfillStatus> backfill() const { return std::nullopt; }
 
   /// For a reader of several splits (a Kafka topic's partitions): the splits it reads now.
   /// Empty for a reader of one.

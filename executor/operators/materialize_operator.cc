@@ -20,7 +20,8 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
                                          std::vector<size_t> key_columns, storage::StateTable rows,
                                          storage::StateTable counters,
                                          std::shared_ptr<const std::atomic<bool>> log_changes,
-                                         std::atomic<uint64_t>* rows_written, bool multiset)
+                                         std::atomic<uint64_t>* rows_written, bool multiset,
+                                         std::atomic<uint64_t>* bytes_written)
     : view_id_(view_id),
       instance_(instance),
       visible_types_(std::move(visible_types)),
@@ -30,7 +31,8 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
       key_columns_(std::move(key_columns)),
       rows_(std::move(rows)),
       counters_(std::move(counters)),
-      rows_written_(rows_written) {
+      rows_written_(rows_written),
+      bytes_written_(bytes_written) {
   changelog_types_ = visible_types_;
   changelog_types_.push_back(TypeId::kVarchar);
 }
@@ -98,6 +100,7 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
     }
   }
   if (rows_written_) rows_written_->fetch_add(chunk.size(), std::memory_order_relaxed);
+  if (bytes_written_) bytes_written_->fetch_add(chunk.EstimatedBytes(), std::memory_order_relaxed);
 }
 
 void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {

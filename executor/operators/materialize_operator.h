@@ -33,12 +33,14 @@ class MaterializeOperator : public StreamOperator {
   /// `instance`: this parallel instance's number. While `log_changes` is on, each epoch's
   /// applied changes are also written to the view's change log (in the same epoch batch),
   /// where views over this view read them; it is read at barriers, so an epoch is logged
-  /// whole or not at all. `rows_written` counts row changes applied (a metric; may be null).
+  /// whole or not at all. `rows_written` counts row changes applied (a metric; may be null),
+  /// `bytes_written` their estimated bytes (Chunk::EstimatedBytes).
   MaterializeOperator(uint32_t view_id, uint32_t instance, storage::RowTypes visible_types,
                       bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
                       storage::StateTable counters,
                       std::shared_ptr<const std::atomic<bool>> log_changes,
-                      std::atomic<uint64_t>* rows_written, bool multiset = false);
+                      std::atomic<uint64_t>* rows_written, bool multiset = false,
+                      std::atomic<uint64_t>* bytes_written = nullptr);
 
   void Start() override;
   void OnChunk(Chunk chunk) override;
@@ -62,6 +64,7 @@ class MaterializeOperator : public StreamOperator {
   uint64_t next_row_id_ = 0;
   bool row_id_dirty_ = false;
   std::atomic<uint64_t>* rows_written_;
+  std::atomic<uint64_t>* bytes_written_;  // Their estimated bytes (a metric; may be null).
 };
 
 }  // namespace stave::executor

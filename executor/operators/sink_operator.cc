@@ -6,11 +6,13 @@
 namespace stave::executor {
 
 SinkOperator::SinkOperator(std::shared_ptr<SinkWriter> writer, storage::RowTypes types,
-                           std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written)
+                           std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written,
+                           std::atomic<uint64_t>* bytes_written)
     : writer_(std::move(writer)),
       types_(std::move(types)),
       key_columns_(std::move(key_columns)),
-      rows_written_(rows_written) {}
+      rows_written_(rows_written),
+      bytes_written_(bytes_written) {}
 
 void SinkOperator::OnChunk(Chunk chunk) {
   for (size_t row = 0; row < chunk.size(); ++row) {
@@ -94,6 +96,21 @@ void SinkOperator::FinishBarrier(storage::EpochBatch* batch) {
     writer_->NoteOwed(barrier_epoch_, barrier_changes_, barrier_bytes_);
   }
   if (rows_written_) rows_written_->fetch_add(changes.size(), std::memory_order_relaxed);
+  if (bytes_written_) {
+    // Estimated as Chunk::EstimatedBytes does: 8 bytes a fixed-size value, a string's length,
+    // one byte per change for its kind.
+    size_t bytes = 0;
+    for (const SinkChange& change : changes) {
+      bytes += 1;
+      for (size_t column = 0; column < change.row.size(); ++column) {
+        const Value& value = change.row[column];
+        if (value.is_null()) continue;
+        bool text = types_[column].physical() == PhysicalType::kString;
+        bytes += text ? value.string_value().size() : 8;
+      }
+    }
+    bytes_written_->fetch_add(bytes, std::memory_order_relaxed);
+  }
   barrier_changes_.reset();
   // Owed epochs the target has finished leave the checkpoint.
   uint64_t finished = writer_->finished_epoch();

@@ -25,10 +25,11 @@ namespace stave::executor {
 /// last one of each key is written. Otherwise (append) every row is.
 class SinkOperator : public StreamOperator {
  public:
-  /// `types`: the input's columns, which the sink writes. `rows_written`: a metric (may be
-  /// null).
+  /// `types`: the input's columns, which the sink writes. `rows_written`, `bytes_written`:
+  /// metrics of the changes handed to the target and their estimated bytes (may be null).
   SinkOperator(std::shared_ptr<SinkWriter> writer, storage::RowTypes types,
-               std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written);
+               std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written,
+               std::atomic<uint64_t>* bytes_written = nullptr);
 
   void OnChunk(Chunk chunk) override;
   size_t BufferedBytes() const override { return buffered_bytes_; }
@@ -44,6 +45,7 @@ class SinkOperator : public StreamOperator {
   storage::RowTypes types_;
   std::vector<size_t> key_columns_;
   std::atomic<uint64_t>* rows_written_;
+  std::atomic<uint64_t>* bytes_written_;
 
   // The epoch being gathered.
   std::vector<SinkChange> appended_;                         // Append mode.

@@ -55,6 +55,7 @@ void OperatorTask::Handle(size_t index, Message message) {
   switch (message.kind) {
     case Message::Kind::kChunk:
       rows_in_.fetch_add(message.chunk.size(), std::memory_order_relaxed);
+      bytes_in_.fetch_add(message.chunk.EstimatedBytes(), std::memory_order_relaxed);
       operators_.front()->OnInputChunk(input.side, std::move(message.chunk));
       break;
     case Message::Kind::kBarrier:

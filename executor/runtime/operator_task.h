@@ -39,6 +39,8 @@ class OperatorTask : public JobTask {
   size_t buffered_bytes() const { return buffered_bytes_.load(std::memory_order_relaxed); }
   /// Row changes received so far, over all inputs. Readable from any thread.
   uint64_t rows_in() const { return rows_in_.load(std::memory_order_relaxed); }
+  /// The estimated bytes of those rows (Chunk::EstimatedBytes).
+  uint64_t bytes_in() const { return bytes_in_.load(std::memory_order_relaxed); }
 
  protected:
   PollResult PollSlice() override;
@@ -68,6 +70,7 @@ class OperatorTask : public JobTask {
   int64_t side_watermarks_[2] = {INT64_MIN, INT64_MIN};  // Per input side of the first operator.
   std::atomic<size_t> buffered_bytes_{0};
   std::atomic<uint64_t> rows_in_{0};
+  std::atomic<uint64_t> bytes_in_{0};
   /// The report of a barrier the last operator is still finishing (BarrierPending).
   std::optional<BarrierReport> pending_report_;
 };

@@ -10,6 +10,7 @@ Outbox::Outbox(Partitioner partitioner, std::vector<std::shared_ptr<Channel>> ch
 void Outbox::Send(Chunk chunk) {
   if (chunk.empty()) return;
   rows_sent_.fetch_add(chunk.size(), std::memory_order_relaxed);
+  bytes_sent_.fetch_add(chunk.EstimatedBytes(), std::memory_order_relaxed);
   std::vector<Chunk> parts = partitioner_.Split(std::move(chunk));
   for (size_t i = 0; i < parts.size(); ++i) {
     if (!parts[i].empty()) pending_[i].push_back(Message::Rows(std::move(parts[i])));

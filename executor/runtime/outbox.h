@@ -31,6 +31,8 @@ class Outbox {
 
   /// Rows routed so far. Readable from any thread (the admin API's rates).
   uint64_t rows_sent() const { return rows_sent_.load(std::memory_order_relaxed); }
+  /// Their estimated bytes (Chunk::EstimatedBytes). Readable from any thread.
+  uint64_t bytes_sent() const { return bytes_sent_.load(std::memory_order_relaxed); }
   /// Whether the last Flush left messages behind: a downstream channel is full, so this
   /// task is backpressured. Readable from any thread.
   bool blocked() const { return blocked_.load(std::memory_order_relaxed); }
@@ -38,6 +40,7 @@ class Outbox {
  private:
   Partitioner partitioner_;
   std::atomic<uint64_t> rows_sent_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
   std::atomic<bool> blocked_{false};
   std::vector<std::shared_ptr<Channel>> channels_;
   std::vector<std::deque<Message>> pending_;  // Per channel.

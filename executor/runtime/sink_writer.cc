@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/failpoint.h"
+#include "common/redact.h"
 #include "common/sql_error.h"
 #include "executor/change_record.h"
 #include "storage/varint.h"
@@ -292,10 +293,12 @@ void SinkWriter::Run() {
       backoff_ = std::min(kMaxBackoff, std::max(kFirstBackoff, backoff_ * 2));
       retry_at_ = Clock::now() + backoff_;
       state_ = IsTargetRefusal(error) ? "failed" : "retrying";
-      if (last_error_ != error.what()) {
-        spdlog::warn("sink \"{}\": {} (retrying in {} ms)", name_, error.what(), backoff_.count());
+      // A target's message may quote the connection string it failed to parse.
+      std::string message = RedactConnectionString(error.what());
+      if (last_error_ != message) {
+        spdlog::warn("sink \"{}\": {} (retrying in {} ms)", name_, message, backoff_.count());
       }
-      last_error_ = error.what();
+      last_error_ = message;
       if (prepare_) RefusePrepare(&lock);
     }
   }

@@ -1,5 +1,7 @@
 #include "executor/runtime/source_task.h"
 
+#include <algorithm>
+
 #include "common/failpoint.h"
 #include "executor/connectors/dead_letter.h"
 
@@ -61,6 +63,20 @@ void SourceTask::MaybeInjectBarrier() {
   job_->collector()->OnBarrierPassed(std::move(report));
 }
 
+void SourceTask::CountBytes(const Chunk& chunk) {
+  if (!counters_.bytes_in && !counters_.stream_bytes) return;
+  uint64_t bytes = 0;
+  if (std::optional<uint64_t> payload = reader_->payload_bytes()) {
+    bytes = *payload - std::min(*payload, payload_bytes_seen_);
+    payload_bytes_seen_ = *payload;
+  } else {
+    bytes = chunk.EstimatedBytes();
+  }
+  if (bytes == 0) return;
+  if (counters_.bytes_in) counters_.bytes_in->fetch_add(bytes, std::memory_order_relaxed);
+  if (counters_.stream_bytes) counters_.stream_bytes->fetch_add(bytes, std::memory_order_relaxed);
+}
+
 Task::PollResult SourceTask::PollSlice() {
   for (int slice = 0; slice < kChunksPerSlice; ++slice) {
     if (!outbox_->Flush()) return PollResult::kWait;  // Downstream is full: backpressure.
@@ -78,6 +94,7 @@ Task::PollResult SourceTask::PollSlice() {
       dead_letters_.push_back(std::move(letter));
     CountGrowth(counters_.bad_records, reader_->bad_records(), &bad_records_seen_);
     CountGrowth(counters_.late_rows, reader_->late_rows(), &late_rows_seen_);
+    CountBytes(chunk);
     switch (status) {
       case SourceReader::PollStatus::kIdle:
         // Event time may move without rows: an idle split stops holding it back.

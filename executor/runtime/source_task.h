@@ -25,6 +25,10 @@ class SourceTask : public JobTask {
     std::atomic<uint64_t>* stream_rows = nullptr;  ///< Rows read, counted on the stream.
     std::atomic<uint64_t>* bad_records = nullptr;  ///< Records the source could not decode.
     std::atomic<uint64_t>* late_rows = nullptr;    ///< Rows dropped below the watermark.
+    /// Bytes read for this job and on the stream: the records' payloads if the reader knows
+    /// them (SourceReader::payload_bytes), else the rows' estimate (Chunk::EstimatedBytes).
+    std::atomic<uint64_t>* bytes_in = nullptr;
+    std::atomic<uint64_t>* stream_bytes = nullptr;
   };
 
   /// `throttle`, while true, pauses reading (the engine's hard memory cap); may be null.
@@ -56,6 +60,8 @@ class SourceTask : public JobTask {
   };
   /// Injects the requested barrier if the source has read far enough.
   void MaybeInjectBarrier();
+  /// Adds the bytes of the last Poll (which returned `chunk`) to the byte counters.
+  void CountBytes(const Chunk& chunk);
 
   std::unique_ptr<SourceReader> reader_;
   std::unique_ptr<Outbox> outbox_;
@@ -66,6 +72,7 @@ class SourceTask : public JobTask {
   // The reader's count of bad records when last looked at (counters_ gets the difference).
   std::optional<uint64_t> bad_records_seen_;
   std::optional<uint64_t> late_rows_seen_;  // The same for late rows.
+  uint64_t payload_bytes_seen_ = 0;         // The reader's payload bytes when last looked at.
   // Read in the current epoch, written with its barrier.
   std::vector<DeadLetter> dead_letters_;
   std::mutex mutex_;

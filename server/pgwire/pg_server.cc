@@ -214,6 +214,8 @@ void PgServer::Stop() { tcp_server_->Stop(); }
 uint16_t PgServer::port() const { return tcp_server_->port(); }
 
 size_t PgServer::connection_count() const { return tcp_server_->connection_count(); }
+uint64_t PgServer::accepted_connections() const { return tcp_server_->accepted_count(); }
+uint64_t PgServer::refused_connections() const { return tcp_server_->refused_count(); }
 
 PgServer::BackendKey PgServer::RegisterConnection() {
   std::lock_guard<std::mutex> lock(keys_mutex_);

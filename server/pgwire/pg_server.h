@@ -81,6 +81,9 @@ class PgServer {
 
   /// The number of client connections open right now.
   size_t connection_count() const;
+  /// Client connections accepted, and refused because max_connections were open, since Start.
+  uint64_t accepted_connections() const;
+  uint64_t refused_connections() const;
 
  private:
   struct BackendKey {

@@ -182,6 +182,7 @@ void TcpServer::OnAccepted(tcp::socket socket) {
       connections_.push_back(std::move(connection));
       try {
         serving->thread = std::thread([this, serving] { Serve(serving); });
+        accepted_.fetch_add(1, std::memory_order_relaxed);
       } catch (const std::system_error& e) {
         spdlog::error("{} server: cannot start a connection thread: {}", name_, e.what());
         connections_.pop_back();
@@ -189,6 +190,7 @@ void TcpServer::OnAccepted(tcp::socket socket) {
       return;
     }
   }
+  refused_.fetch_add(1, std::memory_order_relaxed);
   spdlog::warn("{} server: refusing a connection: {} connections are open", name_,
                max_connections_);
   try {

@@ -56,6 +56,9 @@ class TcpServer {
 
   /// The number of connections being served right now.
   size_t connection_count() const;
+  /// Connections accepted and served, and refused for max_connections, since Start.
+  uint64_t accepted_count() const { return accepted_.load(std::memory_order_relaxed); }
+  uint64_t refused_count() const { return refused_.load(std::memory_order_relaxed); }
 
  private:
   struct Connection;
@@ -77,6 +80,8 @@ class TcpServer {
   boost::asio::ip::tcp::acceptor acceptor_;
   std::thread accept_thread_;
   std::atomic<uint16_t> port_{0};
+  std::atomic<uint64_t> accepted_{0};
+  std::atomic<uint64_t> refused_{0};
 
   std::mutex lifecycle_mutex_;  // Serializes Start and Stop.
   bool started_ = false;        // GUARDED_BY(lifecycle_mutex_)

@@ -28,8 +28,25 @@ TEST(AdminEndpointTest, HealthAndReadinessBeforeRecovery) {
   EXPECT_EQ(endpoint.Handle(Request("GET", "/readyz")).status, 200);
 }
 
+TEST(AdminEndpointTest, RecoveryProgressWhileRecovering) {
+  auto recovery = std::make_shared<executor::RecoveryProgress>();
+  AdminEndpoint endpoint({"", false, recovery}, nullptr);
+  recovery->Start(10, 41);
+  recovery->ObjectDone();
+  recovery->ObjectDone();
+  recovery->SetPhase("restoring state");
+  http::HttpResponse ready = endpoint.Handle(Request("GET", "/readyz"));
+  EXPECT_EQ(ready.status, 503);
+  EXPECT_EQ(ready.body, "recovering\n2 objects of 10 planned, restoring state\n");
+  http::HttpResponse jobs = endpoint.Handle(Request("GET", "/api/v1/jobs"));
+  EXPECT_EQ(jobs.status, 503);
+  EXPECT_NE(jobs.body.find(R"("objects_done":2)"), std::string::npos) << jobs.body;
+  EXPECT_NE(jobs.body.find(R"("objects_total":10)"), std::string::npos) << jobs.body;
+  EXPECT_NE(jobs.body.find(R"("state":"running")"), std::string::npos) << jobs.body;
+}
+
 TEST(AdminEndpointTest, TokenGuardsAllButHealthReadinessAndThePage) {
-  AdminEndpoint endpoint({"s3cret", false}, nullptr);
+  AdminEndpoint endpoint({"s3cret", false, nullptr}, nullptr);
   EXPECT_EQ(endpoint.Handle(Request("GET", "/healthz")).status, 200);
   EXPECT_EQ(endpoint.Handle(Request("GET", "/readyz")).status, 503);
   http::HttpResponse page = endpoint.Handle(Request("GET", "/"));
@@ -51,7 +68,7 @@ TEST(AdminEndpointTest, TokenGuardsAllButHealthReadinessAndThePage) {
 TEST(AdminEndpointTest, FailpointsOnlyWhenEnabled) {
   AdminEndpoint disabled({}, nullptr);
   EXPECT_EQ(disabled.Handle(Request("POST", "/api/v1/failpoints")).status, 404);
-  AdminEndpoint enabled({"", true}, nullptr);
+  AdminEndpoint enabled({"", true, nullptr}, nullptr);
   http::HttpRequest bad = Request("POST", "/api/v1/failpoints");
   bad.body = R"({"spec": "no_such_failpoint=crash"})";
   EXPECT_EQ(enabled.Handle(bad).status, 400);

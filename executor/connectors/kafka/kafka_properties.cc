@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/redact.h"
 #include "common/sql_error.h"
 
 namespace stave::executor {
@@ -39,11 +40,7 @@ void Set(RdKafka::Conf* conf, const std::string& key, const std::string& value) 
 
 }  // namespace
 
-bool IsSecretKafkaSetting(std::string_view key) {
-  return key.find("password") != std::string_view::npos ||
-         key.find("secret") != std::string_view::npos || key == "sasl.oauthbearer.config" ||
-         key == "ssl.key.pem" || key == "ssl_key";
-}
+bool IsSecretKafkaSetting(std::string_view key) { return IsSecretOptionKey(key); }
 
 KafkaProperties KafkaProperties::Take(std::map<std::string, std::string>* options,
                                       std::string_view connector_use,

@@ -363,6 +363,7 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
   auto known = offsets_.find(partition);
   if (known == offsets_.end()) return;  // Not assigned (cannot happen; be safe).
   if (known->second >= 0 && offset < known->second) return;  // Already read.
+  payload_bytes_ += message.len();
   std::string error;
   if (message.payload() == nullptr) {
     error = "the record has no value (a tombstone)";

@@ -75,6 +75,7 @@ class KafkaSource : public SourceReader {
   Status Seek(std::string_view position) override;
   std::vector<DeadLetter> TakeDeadLetters() override;
   uint64_t bad_records() const override { return bad_records_; }
+  std::optional<uint64_t> payload_bytes() const override { return payload_bytes_; }
   std::vector<int32_t> Splits() const override;
   const std::vector<int32_t>& RowSplits() const override { return row_partitions_; }
   std::vector<std::pair<int32_t, int64_t>> Lag() const override;
@@ -108,6 +109,7 @@ class KafkaSource : public SourceReader {
   // until the first record of a partition that starts at its beginning).
   std::map<int32_t, int64_t> offsets_;
   uint64_t bad_records_ = 0;
+  uint64_t payload_bytes_ = 0;  // Of the records handled since opened (keys excluded).
   // The partition of each row of the chunk of the last Poll.
   std::vector<int32_t> row_partitions_;
   std::vector<DeadLetter> dead_letters_;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/failpoint.h"
+#include "common/redact.h"
 #include "common/sql_error.h"
 #include "executor/connectors/connectors.h"
 
@@ -39,20 +40,6 @@ std::string QuoteConnectionValue(const std::string& value) {
     quoted += c;
   }
   return quoted + "'";
-}
-
-// The URL without its password: postgresql://user:secret@host/db -> postgresql://user@host/db.
-std::string UrlWithoutPassword(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "(a connection string)";
-  size_t authority = scheme + 3;
-  size_t authority_end = url.find_first_of("/?", authority);
-  if (authority_end == std::string::npos) authority_end = url.size();
-  size_t at = url.rfind('@', authority_end);
-  if (at == std::string::npos || at < authority) return url;
-  size_t colon = url.find(':', authority);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon) + url.substr(at);
 }
 
 // The PostgreSQL type a column of `type` gets in a table the sink creates: `text` for
@@ -244,7 +231,7 @@ PostgresSinkOptions PostgresSinkOptions::Parse(const std::map<std::string, std::
     result.connection_string = *url;
     result.connection_string += url->find('?') == std::string::npos ? "?" : "&";
     result.connection_string += kConnectionSettings;
-    result.display_target = UrlWithoutPassword(*url);
+    result.display_target = RedactConnectionString(*url);
   } else {
     if (!get("host")) throw OptionError("url", "a postgres sink needs url (or host)");
     for (const std::string& keyword : keywords) {

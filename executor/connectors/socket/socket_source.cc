@@ -104,8 +104,10 @@ SourceReader::PollStatus SocketSource::Poll(size_t max_rows, Chunk* chunk,
   }
   space_.notify_all();
   *chunk = Chunk::WithTypes({TypeId::kVarchar});
-  for (std::string& line : taken)
+  for (std::string& line : taken) {
+    payload_bytes_ += line.size() + 1;
     chunk->AppendRow({Value::String(std::move(line))}, RowOp::kInsert);
+  }
   return PollStatus::kData;
 }
 

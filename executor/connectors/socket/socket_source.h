@@ -42,6 +42,7 @@ class SocketSource : public SourceReader {
   PollStatus Poll(size_t max_rows, Chunk* chunk,
                   std::chrono::steady_clock::time_point* wake_at) override;
   std::string Position() const override { return ""; }
+  std::optional<uint64_t> payload_bytes() const override { return payload_bytes_; }
   Status Seek(std::string_view position) override {
     (void)position;
     return Status::Ok();
@@ -59,7 +60,8 @@ class SocketSource : public SourceReader {
   void Enqueue(std::string line);
 
   SocketOptions options_;
-  std::thread thread_;  // Started by the first Poll, so planning never connects.
+  uint64_t payload_bytes_ = 0;  // Of the lines taken, with their line ends.
+  std::thread thread_;          // Started by the first Poll, so planning never connects.
   std::mutex mutex_;
   std::condition_variable space_;
   std::deque<std::string> lines_;  // GUARDED_BY(mutex_)

@@ -7,6 +7,12 @@
 
 namespace stave::executor {
 
+TableSource::TableSource(std::shared_ptr<Table> table, const storage::Store* store,
+                         const std::string& reader)
+    : table_(std::move(table)),
+      store_(store),
+      progress_("table " + table_->object().name + " for " + reader) {}
+
 Chunk TableSource::Backfill() {
   std::shared_ptr<const storage::Snapshot> snapshot;
   {
@@ -21,9 +27,12 @@ Chunk TableSource::Backfill() {
                             table_->changelog_types().begin() + object.columns.size());
   Chunk out = Chunk::WithTypes(table_->changelog_types());
   bool corrupt = false;
+  uint32_t rows_table = StateTableId(object.id, Table::kRowsSlot);
+  progress_.Start(store_->ApproximateStateTablesSize(rows_table, rows_table + 1));
   snapshot
-      ->ScanStateTable(StateTableId(object.id, Table::kRowsSlot),
+      ->ScanStateTable(rows_table,
                        [&](std::string_view key, std::string_view value) {
+                         progress_.Row(key.size() + value.size());
                          auto row = storage::DecodeRow(value, visible);
                          if (!row) {
                            corrupt = true;
@@ -41,6 +50,7 @@ Chunk TableSource::Backfill() {
       .ThrowIfError();
   if (corrupt) throw SqlError("XX001", "corrupt row in table \"" + object.name + "\"");
   backfilled_ = true;
+  progress_.Finish();
   return out;
 }
 
@@ -86,6 +96,7 @@ Status TableSource::Seek(std::string_view position) {
   std::optional<LogPosition> decoded = LogPosition::Decode(position);
   if (!decoded) return Status::Corruption("malformed table position");
   backfilled_ = decoded->backfilled;
+  if (backfilled_) progress_.MarkDone();  // Recovered past it.
   next_sequence_ = decoded->next_sequence;
   return Status::Ok();
 }

@@ -14,8 +14,9 @@ namespace stave::executor {
 /// records every reader has passed are deleted at checkpoints, as later readers backfill.
 class TableSource : public SourceReader {
  public:
-  TableSource(std::shared_ptr<Table> table, const storage::Store* store)
-      : table_(std::move(table)), store_(store) {}
+  /// `reader`: what reads it, for the log ("view totals").
+  TableSource(std::shared_ptr<Table> table, const storage::Store* store,
+              const std::string& reader = "a query");
 
   PollStatus Poll(size_t max_rows, Chunk* chunk,
                   std::chrono::steady_clock::time_point* wake_at) override;
@@ -23,6 +24,7 @@ class TableSource : public SourceReader {
   Status Seek(std::string_view position) override;
   bool CaughtUp(const SourceTargets& targets) const override;
   std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override;
+  std::optional<BackfillStatus> backfill() const override { return progress_.status(); }
 
  private:
   /// Reads the table's rows from a snapshot consistent with its log.
@@ -32,6 +34,7 @@ class TableSource : public SourceReader {
   const storage::Store* store_;
   bool backfilled_ = false;
   uint64_t next_sequence_ = 0;
+  BackfillProgress progress_;
 };
 
 }  // namespace stave::executor

@@ -9,8 +9,11 @@
 
 namespace stave::executor {
 
-ViewSource::ViewSource(planner::CatalogObjectPtr view, const storage::Store* store)
-    : view_(std::move(view)), store_(store) {
+ViewSource::ViewSource(planner::CatalogObjectPtr view, const storage::Store* store,
+                       const std::string& reader)
+    : view_(std::move(view)),
+      store_(store),
+      progress_("materialized view " + view_->name + " for " + reader) {
   for (const auto& column : view_->ChangelogColumns()) changelog_types_.push_back(column.type);
 }
 
@@ -26,9 +29,12 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
     std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
     storage::RowTypes visible(changelog_types_.begin(), changelog_types_.end() - 1);
     bool corrupt = false;
+    uint32_t rows_table = StateTableId(view_->id, kViewRowsSlot);
+    progress_.Start(store_->ApproximateStateTablesSize(rows_table, rows_table + 1));
     snapshot
-        ->ScanStateTable(StateTableId(view_->id, kViewRowsSlot),
+        ->ScanStateTable(rows_table,
                          [&](std::string_view key, std::string_view value) {
+                           progress_.Row(key.size() + value.size());
                            auto row = storage::DecodeRow(value, visible);
                            if (!row) {
                              corrupt = true;
@@ -42,6 +48,7 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
     if (corrupt)
       throw SqlError("XX001", "corrupt row in materialized view \"" + view_->name + "\"");
     backfilled_ = true;
+    progress_.Finish();
     next_sequence_ = ViewLogSequence(snapshot->epoch() + 1, 0);
     *chunk = std::move(out);
     return PollStatus::kData;
@@ -86,6 +93,7 @@ Status ViewSource::Seek(std::string_view position) {
   std::optional<LogPosition> decoded = LogPosition::Decode(position);
   if (!decoded) return Status::Corruption("malformed view position");
   backfilled_ = decoded->backfilled;
+  if (backfilled_) progress_.MarkDone();  // Recovered past it.
   next_sequence_ = decoded->next_sequence;
   return Status::Ok();
 }

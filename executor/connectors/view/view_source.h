@@ -14,7 +14,9 @@ namespace stave::executor {
 /// same batch as the view's state. Its position is the next log sequence to read.
 class ViewSource : public SourceReader {
  public:
-  ViewSource(planner::CatalogObjectPtr view, const storage::Store* store);
+  /// `reader`: what reads it, for the log ("view totals").
+  ViewSource(planner::CatalogObjectPtr view, const storage::Store* store,
+             const std::string& reader = "a query");
 
   PollStatus Poll(size_t max_rows, Chunk* chunk,
                   std::chrono::steady_clock::time_point* wake_at) override;
@@ -23,6 +25,7 @@ class ViewSource : public SourceReader {
   Status Seek(std::string_view position) override;
   bool CaughtUp(const SourceTargets& targets) const override;
   std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override;
+  std::optional<BackfillStatus> backfill() const override { return progress_.status(); }
 
  private:
   planner::CatalogObjectPtr view_;
@@ -31,6 +34,7 @@ class ViewSource : public SourceReader {
   uint64_t start_epoch_ = 0;  // The backfill's snapshot is at least this epoch.
   bool backfilled_ = false;
   uint64_t next_sequence_ = 0;  // In the change log, once backfilled.
+  BackfillProgress progress_;
 };
 
 }  // namespace stave::executor

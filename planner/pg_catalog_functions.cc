@@ -516,6 +516,20 @@ std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
     throw SqlError(sqlstate::kUndefinedFunction,
                    fmt::format("function \"{}\" does not exist", text), position);
   }
+  // A text value computed per row (pg_get_serial_sequence(...)::regclass): a user relation's
+  // name to its OID; NULL for a name that is none, as to_regclass does.
+  if (type == "regclass" && operand->type.IsString()) {
+    std::vector<BoundExprPtr> cases;
+    for (const auto& [number, name] : RelationNames(BindingCatalog(position))) {
+      for (const std::string& spelled : {name, std::string(kPublicSchema) + "." + name}) {
+        cases.push_back(Call(ScalarFunction::kEqual, TypeId::kBoolean, {operand, Text(spelled)}));
+        cases.push_back(Oid(number));
+      }
+    }
+    if (cases.empty()) return BoundExpr::MakeConstant(Value::Null(), TypeId::kInt64);
+    cases.push_back(BoundExpr::MakeConstant(Value::Null(), TypeId::kInt64));
+    return Call(ScalarFunction::kCase, TypeId::kInt64, std::move(cases));
+  }
   // An OID to its name, as the reg types print: unknown OIDs print as the number.
   BoundExprPtr number = OidArgument(operand, type, position);
   BoundExprPtr as_text = BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {number});

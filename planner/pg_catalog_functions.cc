@@ -205,7 +205,21 @@ std::string PrimaryKeyColumns(const CatalogObject& table) {
 /// Every type by OID, as format_type names it.
 std::vector<std::pair<int64_t, std::string>> TypeNames() {
   std::vector<std::pair<int64_t, std::string>> names = {
-      {25, "text"}, {19, "name"}, {18, "\"char\""}, {26, "oid"}, {1009, "text[]"}};
+      {25, "text"},
+      {19, "name"},
+      {18, "\"char\""},
+      {26, "oid"},
+      {1009, "text[]"},
+      // Pseudo-types: no value has them, but catalog queries name them (pgcli compares
+      // prorettype with 'trigger'::regtype).
+      {2249, "record"},
+      {2275, "cstring"},
+      {2277, "anyarray"},
+      {2278, "void"},
+      {2279, "trigger"},
+      {2281, "internal"},
+      {2283, "anyelement"},
+      {3838, "event_trigger"}};
   for (int id = static_cast<int>(TypeId::kBoolean); id <= static_cast<int>(TypeId::kJsonb); ++id) {
     DataType type(static_cast<TypeId>(id));
     names.emplace_back(type.Oid(), type.Name());

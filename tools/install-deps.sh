@@ -35,6 +35,8 @@ if [ "${1:-}" = "--tests" ]; then
     openssl
     # SQLAlchemy's inspector over psycopg2 (tests/e2e/sqlalchemy_inspect_test.py).
     python3-sqlalchemy python3-psycopg2
+    # pgcli, whose completion queries tests/e2e/pgcli_completion_test.py runs.
+    pgcli
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

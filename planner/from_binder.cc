@@ -693,21 +693,66 @@ BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
   return bound;
 }
 
+/// pg_options_to_table(options): one row (option_name, option_value) per 'name=value'
+/// element of a text array, as PostgreSQL keeps reloptions and foreign-data options (psql's
+/// \d reads them). Its argument may read the enclosing query's row.
+BoundFrom BindOptionsTable(const parser::TableRef& ref) {
+  BoundFrom bound;
+  bound.plan = std::make_shared<ValuesNode>();
+  ExpressionBinder binder(&bound.scope);
+  const parser::Expr& argument = *ref.function_arguments[0];
+  BoundExprPtr options = ExpressionBinder::Coerce(
+      binder.Bind(argument), DataType::ArrayOf(TypeId::kVarchar), argument.position);
+  if (!options->type.IsArray() || !options->type.ElementType().IsString()) {
+    throw SqlError(
+        sqlstate::kUndefinedFunction,
+        fmt::format("function pg_options_to_table({}) does not exist", options->type.Name()),
+        argument.position)
+        .WithHint("pg_options_to_table takes text[].");
+  }
+  auto unnest = MakeUnnestNode(bound.plan, {options}, {argument.position}, false, {"option"});
+  BoundExprPtr option = BoundExpr::MakeColumn(0, unnest->output[0].type);
+  auto text = [](const char* value) {
+    return BoundExpr::MakeConstant(Value::String(value), TypeId::kVarchar);
+  };
+  BoundExprPtr equals =
+      BoundExpr::MakeFunction(ScalarFunction::kStrPos, TypeId::kInt32, {option, text("=")});
+  BoundExprPtr after_equals =
+      BoundExpr::MakeFunction(ScalarFunction::kAdd, TypeId::kInt32,
+                              {equals, BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt32)});
+  auto project = std::make_shared<ProjectNode>();
+  project->input = unnest;
+  project->expressions = {
+      BoundExpr::MakeFunction(
+          ScalarFunction::kSplitPart, TypeId::kVarchar,
+          {option, text("="), BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt32)}),
+      BoundExpr::MakeFunction(ScalarFunction::kSubstr, TypeId::kVarchar, {option, after_equals})};
+  project->output = {{"option_name", TypeId::kVarchar}, {"option_value", TypeId::kVarchar}};
+  std::string alias = ref.alias.empty() ? ref.function_name : ref.alias;
+  bound.plan = project;
+  bound.scope = BindScope();
+  bound.scope.table_name = alias;
+  bound.star = {0, 1};
+  Generalize(&bound, alias, 2);
+  return bound;
+}
+
 /// generate_series(start, stop[, step]) over integers, in a batch query (it may read the
 /// enclosing query's row, as PostgreSQL's LATERAL function calls do).
 BoundFrom BindTableFunction(const parser::TableRef& ref, FromContext* context) {
   // The parser admits no schema but pg_catalog.
   const std::string& name = ref.function_name;
-  bool known = name == "generate_series";
   size_t arguments = ref.function_arguments.size();
+  if (name == "pg_options_to_table" && arguments == 1) return BindOptionsTable(ref);
+  bool known = name == "generate_series";
   if (!known || arguments < 2 || arguments > 3) {
     throw SqlError(
         sqlstate::kUndefinedFunction,
         fmt::format("function {} with {} arguments does not exist in FROM", name, arguments),
         ref.position)
         .WithHint(
-            "The set-returning functions in FROM are unnest(array, …) and generate_series(start, "
-            "stop[, step]).");
+            "The set-returning functions in FROM are unnest(array, …), generate_series(start, "
+            "stop[, step]) and pg_options_to_table(text[]).");
   }
   if (context->purpose != QueryPurpose::kBatch) {
     throw SqlError(sqlstate::kFeatureNotSupported,

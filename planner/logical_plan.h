@@ -192,6 +192,9 @@ struct RepeatNode : PlanNode {
 struct UnnestNode : PlanNode {
   UnnestNode() : PlanNode(PlanNodeKind::kUnnest) {}
   std::vector<BoundExprPtr> arrays;
+  /// Per array (empty: none): whether its column yields each element's subscript (int, from
+  /// 1) instead of the element, as generate_subscripts(array, 1) in a select list does.
+  std::vector<bool> subscripts;
   bool with_ordinality = false;
 };
 

@@ -59,6 +59,118 @@ BoundExprPtr CaseByOid(const BoundExprPtr& key,
   return BoundExpr::MakeFunction(ScalarFunction::kCase, TypeId::kVarchar, std::move(args));
 }
 
+BoundExprPtr Call(ScalarFunction function, DataType type, std::vector<BoundExprPtr> args) {
+  return BoundExpr::MakeFunction(function, type, std::move(args));
+}
+BoundExprPtr Concat(std::vector<BoundExprPtr> parts) {
+  BoundExprPtr joined = std::move(parts[0]);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    joined = Call(ScalarFunction::kConcat, TypeId::kVarchar, {std::move(joined), parts[i]});
+  }
+  return joined;
+}
+BoundExprPtr Replace(BoundExprPtr text, const char* from, const char* to) {
+  return Call(ScalarFunction::kReplace, TypeId::kVarchar, {std::move(text), Text(from), Text(to)});
+}
+BoundExprPtr AsText(BoundExprPtr value) {
+  if (value->type.id == TypeId::kVarchar) return value;
+  return Call(ScalarFunction::kCast, TypeId::kVarchar, {std::move(value)});
+}
+/// CASE WHEN value IS NULL THEN NULL ELSE otherwise END: a strict function's NULL.
+BoundExprPtr NullIfNull(const BoundExprPtr& value, BoundExprPtr otherwise) {
+  DataType type = otherwise->type;
+  return Call(ScalarFunction::kCase, type,
+              {Call(ScalarFunction::kIsNull, TypeId::kBoolean, {value}),
+               BoundExpr::MakeConstant(Value::Null(), type), std::move(otherwise)});
+}
+
+// The keywords PostgreSQL's quote_ident quotes (every keyword but the unreserved ones).
+constexpr const char* kQuotedKeywords =
+    "^(all|analyse|analyze|and|any|array|as|asc|asymmetric|authorization|between|bigint|binary|"
+    "bit|boolean|both|case|cast|char|character|check|coalesce|collate|collation|column|"
+    "concurrently|constraint|create|cross|current_catalog|current_date|current_role|"
+    "current_schema|current_time|current_timestamp|current_user|dec|decimal|default|deferrable|"
+    "desc|distinct|do|else|end|except|exists|extract|false|fetch|float|for|foreign|freeze|from|"
+    "full|grant|greatest|group|grouping|having|ilike|in|initially|inner|inout|int|integer|"
+    "intersect|interval|into|is|isnull|join|lateral|leading|least|left|like|limit|localtime|"
+    "localtimestamp|national|natural|nchar|none|normalize|not|notnull|null|nullif|numeric|offset|"
+    "on|only|or|order|out|outer|overlaps|overlay|placing|position|precision|primary|real|"
+    "references|returning|right|row|select|session_user|setof|similar|smallint|some|substring|"
+    "symmetric|table|tablesample|then|time|timestamp|to|trailing|treat|trim|true|union|unique|"
+    "user|using|values|varchar|variadic|verbose|when|where|window|with|xmlattributes|xmlconcat|"
+    "xmlelement|xmlexists|xmlforest|xmlnamespaces|xmlparse|xmlpi|xmlroot|xmlserialize|"
+    "xmltable)$";
+
+/// quote_ident(text): the name as is when it needs no quotes, else in double quotes with
+/// inner quotes doubled.
+BoundExprPtr QuoteIdent(BoundExprPtr name) {
+  BoundExprPtr plain = Call(
+      ScalarFunction::kAnd, TypeId::kBoolean,
+      {Call(ScalarFunction::kRegexMatch, TypeId::kBoolean, {name, Text("^[a-z_][a-z0-9_$]*$")}),
+       Call(ScalarFunction::kRegexNotMatch, TypeId::kBoolean, {name, Text(kQuotedKeywords)})});
+  return Call(ScalarFunction::kCase, TypeId::kVarchar,
+              {plain, name, Concat({Text("\""), Replace(name, "\"", "\"\""), Text("\"")})});
+}
+
+/// quote_literal(value): a string literal; with a backslash, PostgreSQL writes E'…' and
+/// doubles the backslashes.
+BoundExprPtr QuoteLiteral(BoundExprPtr value) {
+  BoundExprPtr text = AsText(std::move(value));
+  BoundExprPtr quotes_doubled = Replace(text, "'", "''");
+  BoundExprPtr has_backslash =
+      Call(ScalarFunction::kGreater, TypeId::kBoolean,
+           {Call(ScalarFunction::kStrPos, TypeId::kInt32, {text, Text("\\")}),
+            BoundExpr::MakeConstant(Value::Int(0), TypeId::kInt32)});
+  return Call(
+      ScalarFunction::kCase, TypeId::kVarchar,
+      {has_backslash, Concat({Text("E'"), Replace(quotes_doubled, "\\", "\\\\"), Text("'")}),
+       Concat({Text("'"), quotes_doubled, Text("'")})});
+}
+
+/// A value as json_build_object writes it: numbers and booleans bare, text quoted with JSON's
+/// escapes, NULL as null.
+BoundExprPtr JsonValue(BoundExprPtr value) {
+  BoundExprPtr text = AsText(value);
+  if (value->type.id == TypeId::kBoolean) {
+    text = NullIfNull(
+        value, Call(ScalarFunction::kCase, TypeId::kVarchar, {value, Text("true"), Text("false")}));
+  } else if (!value->type.IsNumeric()) {
+    BoundExprPtr escaped = Replace(Replace(text, "\\", "\\\\"), "\"", "\\\"");
+    escaped = Replace(Replace(Replace(escaped, "\n", "\\n"), "\r", "\\r"), "\t", "\\t");
+    text = Concat({Text("\""), escaped, Text("\"")});
+  }
+  return Call(ScalarFunction::kCoalesce, TypeId::kVarchar, {text, Text("null")});
+}
+
+/// pg_size_pretty(bigint), as PostgreSQL 15 rounds: bytes below 10 kB, then kB, MB, GB, TB,
+/// each the size halved-and-rounded once it is below 20 units (for sizes of zero or more).
+BoundExprPtr SizePretty(BoundExprPtr bytes) {
+  auto number = [](int64_t value) {
+    return BoundExpr::MakeConstant(Value::Int(value), TypeId::kInt64);
+  };
+  auto divide = [&](const BoundExprPtr& value, int64_t by) {
+    return Call(ScalarFunction::kDivide, TypeId::kInt64, {value, number(by)});
+  };
+  auto below = [&](const BoundExprPtr& value, int64_t limit) {
+    return Call(ScalarFunction::kLess, TypeId::kBoolean, {value, number(limit)});
+  };
+  auto half_rounded = [&](const BoundExprPtr& value) {
+    return AsText(divide(Call(ScalarFunction::kAdd, TypeId::kInt64, {value, number(1)}), 2));
+  };
+  const int64_t limit = 10 * 1024;
+  const int64_t limit2 = limit * 2 - 1;
+  std::vector<BoundExprPtr> cases = {below(bytes, limit), Concat({AsText(bytes), Text(" bytes")})};
+  BoundExprPtr scaled = divide(bytes, 512);  // One extra bit, for the rounding.
+  const char* units[] = {" kB", " MB", " GB"};
+  for (const char* unit : units) {
+    cases.push_back(below(scaled, limit2));
+    cases.push_back(Concat({half_rounded(scaled), Text(unit)}));
+    scaled = divide(scaled, 1024);
+  }
+  cases.push_back(Concat({half_rounded(scaled), Text(" TB")}));
+  return Call(ScalarFunction::kCase, TypeId::kVarchar, std::move(cases));
+}
+
 const Catalog& BindingCatalog(int position) {
   const Catalog* catalog = CurrentBindingCatalog();
   if (!catalog) {
@@ -93,7 +205,21 @@ std::string PrimaryKeyColumns(const CatalogObject& table) {
 /// Every type by OID, as format_type names it.
 std::vector<std::pair<int64_t, std::string>> TypeNames() {
   std::vector<std::pair<int64_t, std::string>> names = {
-      {25, "text"}, {19, "name"}, {18, "\"char\""}, {26, "oid"}, {1009, "text[]"}};
+      {25, "text"},
+      {19, "name"},
+      {18, "\"char\""},
+      {26, "oid"},
+      {1009, "text[]"},
+      // Pseudo-types: no value has them, but catalog queries name them (pgcli compares
+      // prorettype with 'trigger'::regtype).
+      {2249, "record"},
+      {2275, "cstring"},
+      {2277, "anyarray"},
+      {2278, "void"},
+      {2279, "trigger"},
+      {2281, "internal"},
+      {2283, "anyelement"},
+      {3838, "event_trigger"}};
   for (int id = static_cast<int>(TypeId::kBoolean); id <= static_cast<int>(TypeId::kJsonb); ++id) {
     DataType type(static_cast<TypeId>(id));
     names.emplace_back(type.Oid(), type.Name());
@@ -198,10 +324,65 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
   if (name == "obj_description" || name == "col_description" || name == "shobj_description" ||
       name == "pg_get_expr" || name == "pg_get_function_result" ||
       name == "pg_get_function_arguments" || name == "pg_get_function_identity_arguments" ||
-      name == "pg_get_triggerdef" || name == "pg_get_statisticsobjdef_columns") {
+      name == "pg_get_triggerdef" || name == "pg_get_statisticsobjdef_columns" ||
+      name == "pg_get_function_sqlbody") {
     expect(1, 3);
     args();
     return NullText();
+  }
+  if (name == "quote_ident") {
+    expect(1, 1);
+    return QuoteIdent(Coerce(args()[0], TypeId::kVarchar, position));
+  }
+  if (name == "quote_literal") {
+    expect(1, 1);
+    return QuoteLiteral(args()[0]);
+  }
+  if (name == "pg_size_pretty") {
+    expect(1, 1);
+    BoundExprPtr bytes = Coerce(args()[0], TypeId::kInt64, position);
+    if (!bytes->type.IsInteger()) {
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("function pg_size_pretty({}) does not exist", bytes->type.Name()),
+                     position)
+          .WithHint("pg_size_pretty takes a bigint.");
+    }
+    if (bytes->type.id != TypeId::kInt64)
+      bytes = Call(ScalarFunction::kCast, TypeId::kInt64, {bytes});
+    return SizePretty(bytes);
+  }
+  // Stave keeps no per-relation sizes (state lives in one RocksDB): unknown, as NULL.
+  if (name == "pg_table_size" || name == "pg_relation_size" || name == "pg_total_relation_size" ||
+      name == "pg_indexes_size" || name == "pg_database_size") {
+    expect(1, 2);
+    args();
+    return BoundExpr::MakeConstant(Value::Null(), TypeId::kInt64);
+  }
+  // Stave has no sequences.
+  if (name == "pg_get_serial_sequence") {
+    expect(2, 2);
+    args();
+    return NullText();
+  }
+  // json_build_object(key, value, …): the object as json text, as PostgreSQL prints it.
+  if (name == "json_build_object") {
+    if (expr.args.size() % 2 != 0) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     "argument list must have even number of elements", position)
+          .WithHint(
+              "The arguments of json_build_object() must consist of alternating keys and "
+              "values.");
+    }
+    std::vector<BoundExprPtr> bound = args();
+    std::vector<BoundExprPtr> parts = {Text("{")};
+    for (size_t i = 0; i < bound.size(); i += 2) {
+      if (i > 0) parts.push_back(Text(", "));
+      parts.push_back(JsonValue(bound[i]));
+      parts.push_back(Text(" : "));
+      parts.push_back(JsonValue(bound[i + 1]));
+    }
+    parts.push_back(Text("}"));
+    return Concat(std::move(parts));
   }
   if (name == "pg_relation_is_publishable") {
     expect(1, 1);
@@ -279,9 +460,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
         concat(concat(concat(Text("numeric("), as_text(precision)), Text(",")), as_text(scale)),
         Text(")"));
     // PostgreSQL prints "???" for an OID that names no type, and NULL for a NULL OID.
-    return BoundExpr::MakeFunction(
-        ScalarFunction::kCase, TypeId::kVarchar,
-        {numeric_with_typmod, numeric_name, CaseByOid(type, TypeNames(), Text("???"))});
+    return NullIfNull(type, BoundExpr::MakeFunction(ScalarFunction::kCase, TypeId::kVarchar,
+                                                    {numeric_with_typmod, numeric_name,
+                                                     CaseByOid(type, TypeNames(), Text("???"))}));
   }
   if (name == "pg_get_indexdef" || name == "pg_get_constraintdef" || name == "pg_get_viewdef") {
     expect(1, 3);
@@ -348,6 +529,20 @@ std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
     }
     throw SqlError(sqlstate::kUndefinedFunction,
                    fmt::format("function \"{}\" does not exist", text), position);
+  }
+  // A text value computed per row (pg_get_serial_sequence(...)::regclass): a user relation's
+  // name to its OID; NULL for a name that is none, as to_regclass does.
+  if (type == "regclass" && operand->type.IsString()) {
+    std::vector<BoundExprPtr> cases;
+    for (const auto& [number, name] : RelationNames(BindingCatalog(position))) {
+      for (const std::string& spelled : {name, std::string(kPublicSchema) + "." + name}) {
+        cases.push_back(Call(ScalarFunction::kEqual, TypeId::kBoolean, {operand, Text(spelled)}));
+        cases.push_back(Oid(number));
+      }
+    }
+    if (cases.empty()) return BoundExpr::MakeConstant(Value::Null(), TypeId::kInt64);
+    cases.push_back(BoundExpr::MakeConstant(Value::Null(), TypeId::kInt64));
+    return Call(ScalarFunction::kCase, TypeId::kInt64, std::move(cases));
   }
   // An OID to its name, as the reg types print: unknown OIDs print as the number.
   BoundExprPtr number = OidArgument(operand, type, position);

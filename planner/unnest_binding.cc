@@ -18,7 +18,7 @@ void CheckArray(const BoundExprPtr& array, int position) {
 }  // namespace
 
 bool IsSetReturningFunction(const parser::QualifiedName& name) {
-  return !name.empty() && name.back() == "unnest" &&
+  return !name.empty() && (name.back() == "unnest" || name.back() == "generate_subscripts") &&
          (name.size() == 1 || (name.size() == 2 && name[0] == "pg_catalog"));
 }
 
@@ -40,6 +40,7 @@ std::shared_ptr<UnnestNode> MakeUnnestNode(PlanNodePtr input, std::vector<BoundE
 
 BoundExprPtr SelectListUnnests::Bind(const parser::FunctionCallExpr& call,
                                      ExpressionBinder* binder) {
+  if (call.name.back() == "generate_subscripts") return BindSubscripts(call, binder);
   if (call.args.size() != 1 || call.star || call.distinct || call.over) {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "unnest() in a select list takes one array; unnest of several arrays is "
@@ -57,21 +58,60 @@ BoundExprPtr SelectListUnnests::Bind(const parser::FunctionCallExpr& call,
   }
   BoundExprPtr array = binder->Bind(*call.args[0]);
   CheckArray(array, call.position);
-  std::string text = array->ToString();
+  DataType element = array->type.ElementType();
+  return Column(std::move(array), false, element);
+}
+
+BoundExprPtr SelectListUnnests::Column(BoundExprPtr array, bool subscripts, DataType type) {
+  std::string text = (subscripts ? "subscripts " : "") + array->ToString();
   size_t index = 0;
   while (index < texts_.size() && texts_[index] != text) ++index;
   if (index == texts_.size()) {
-    arrays_.push_back(array);
+    arrays_.push_back(std::move(array));
+    subscripts_.push_back(subscripts);
     texts_.push_back(std::move(text));
   }
-  return BoundExpr::MakeColumn(input_width_ + index, array->type.ElementType());
+  return BoundExpr::MakeColumn(input_width_ + index, type);
+}
+
+BoundExprPtr SelectListUnnests::BindSubscripts(const parser::FunctionCallExpr& call,
+                                               ExpressionBinder* binder) {
+  if (call.args.size() != 2 || call.star || call.distinct || call.over) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "generate_subscripts() takes an array and the dimension 1", call.position);
+  }
+  BoundExprPtr array = binder->Bind(*call.args[0]);
+  if (!array->type.IsArray()) {
+    throw SqlError(
+        sqlstate::kUndefinedFunction,
+        fmt::format("function generate_subscripts({}, integer) does not exist", array->type.Name()),
+        call.position)
+        .WithHint("generate_subscripts takes an array.");
+  }
+  BoundExprPtr dimension = binder->Bind(*call.args[1]);
+  if (dimension->kind != BoundExpr::Kind::kConstant || !dimension->type.IsInteger()) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "the dimension of generate_subscripts() must be an integer constant",
+                   call.args[1]->position);
+  }
+  // Stave's arrays have one dimension: any other has no subscripts, as an absent dimension
+  // has none in PostgreSQL.
+  if (dimension->constant.is_null() || dimension->constant.int_value() != 1) {
+    array = BoundExpr::MakeConstant(Value::Null(), array->type);
+  }
+  return Column(std::move(array), true, TypeId::kInt32);
 }
 
 PlanNodePtr SelectListUnnests::MakeNode(PlanNodePtr input) const {
   if (arrays_.empty()) return input;
   std::vector<int> positions(arrays_.size(), 0);
   std::vector<std::string> names(arrays_.size(), "unnest");
-  return MakeUnnestNode(std::move(input), arrays_, positions, false, names);
+  auto node = MakeUnnestNode(std::move(input), arrays_, positions, false, names);
+  for (size_t a = 0; a < arrays_.size(); ++a) {
+    if (subscripts_[a]) node->output[input_width_ + a].type = TypeId::kInt32;
+  }
+  node->subscripts = subscripts_;
+  return node;
 }
 
 }  // namespace stave::planner

@@ -33,11 +33,19 @@ class SelectListUnnests {
 
  private:
   size_t input_width_;
+  /// generate_subscripts(array, dimension): the array's subscripts, side by side with the
+  /// unnest calls.
+  BoundExprPtr BindSubscripts(const parser::FunctionCallExpr& call, ExpressionBinder* binder);
+  /// The column of `array` (its elements, or its subscripts), shared by repeated calls.
+  BoundExprPtr Column(BoundExprPtr array, bool subscripts, DataType type);
+
   std::vector<BoundExprPtr> arrays_;
+  std::vector<bool> subscripts_;
   std::vector<std::string> texts_;  // Each array's ToString, to share repeated calls.
 };
 
-/// Whether `name` (a function's name, lower-case) is a set-returning function: unnest.
+/// Whether `name` (a function's name, lower-case) is a set-returning function of select
+/// lists: unnest, generate_subscripts.
 bool IsSetReturningFunction(const parser::QualifiedName& name);
 
 /// The UnnestNode of `unnest(arrays…)` over `input`, with the element (and ordinality)

@@ -40,6 +40,8 @@ if [ "${1:-}" = "--tests" ]; then
     # The fuzzers (tests/fuzz/run.sh): clang, and libFuzzer's runtime (libclang_rt.fuzzer),
     # which Debian ships in libclang-rt-14-dev, only a recommendation of clang.
     clang libclang-rt-14-dev
+    # pgcli, whose completion queries tests/e2e/pgcli_completion_test.py runs.
+    pgcli
   )
   # A JDK and Node.js may come from elsewhere (another JDK, NodeSource's nodejs, which
   # bundles npm and conflicts with Debian's npm): Debian's only when there is none.

@@ -1,5 +1,6 @@
 #include "executor/catalog/pg_catalog_tables.h"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -312,6 +313,74 @@ planner::SystemTable PgAm() {
                [] {
                  return Rows{{Int(oid::kHeapAccessMethod), Text("heap"), Int(0), Char('t')},
                              {Int(oid::kBtreeAccessMethod), Text("btree"), Int(0), Char('i')}};
+               });
+}
+
+// Streams are foreign tables: each connector is a foreign server (OIDs from 13200, in the
+// connector names' order), and a stream's WITH options are its table's options, but for any
+// that may hold a secret.
+std::vector<std::string> StreamConnectors(const planner::Catalog* catalog) {
+  std::vector<std::string> connectors;
+  for (const planner::CatalogObjectPtr& object : catalog->List()) {
+    if (object->type == planner::ObjectType::kStream) connectors.push_back(object->connector);
+  }
+  std::sort(connectors.begin(), connectors.end());
+  connectors.erase(std::unique(connectors.begin(), connectors.end()), connectors.end());
+  return connectors;
+}
+
+constexpr int64_t kFirstForeignServer = 13200;
+
+int64_t ForeignServerOid(const std::vector<std::string>& connectors, const std::string& name) {
+  auto found = std::find(connectors.begin(), connectors.end(), name);
+  return kFirstForeignServer + (found - connectors.begin());
+}
+
+bool MayHoldSecret(const std::string& key) {
+  for (const char* word : {"password", "secret", "sasl", "token", "credential", "key.pem"}) {
+    if (key.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+planner::SystemTable PgForeignServer(const planner::Catalog* catalog) {
+  return Table("pg_foreign_server",
+               {{"oid", kOid},
+                {"srvname", kText},
+                {"srvowner", kOid},
+                {"srvfdw", kOid},
+                {"srvtype", kText},
+                {"srvversion", kText},
+                {"srvacl", kTextArray},
+                {"srvoptions", kTextArray}},
+               [catalog] {
+                 Rows rows;
+                 std::vector<std::string> connectors = StreamConnectors(catalog);
+                 for (const std::string& connector : connectors) {
+                   rows.push_back({Int(ForeignServerOid(connectors, connector)), Text(connector),
+                                   Int(oid::kOwner), Int(0), Value::Null(), Value::Null(),
+                                   Value::Null(), Value::Null()});
+                 }
+                 return rows;
+               });
+}
+
+planner::SystemTable PgForeignTable(const planner::Catalog* catalog) {
+  return Table("pg_foreign_table",
+               {{"ftrelid", kOid}, {"ftserver", kOid}, {"ftoptions", kTextArray}}, [catalog] {
+                 Rows rows;
+                 std::vector<std::string> connectors = StreamConnectors(catalog);
+                 for (const planner::CatalogObjectPtr& object : catalog->List()) {
+                   if (object->type != planner::ObjectType::kStream) continue;
+                   std::vector<Value> options;
+                   for (const auto& [key, value] : object->options) {
+                     if (!MayHoldSecret(key)) options.push_back(Text(key + "=" + value));
+                   }
+                   rows.push_back({Int(oid::ForObject(object->id)),
+                                   Int(ForeignServerOid(connectors, object->connector)),
+                                   Value::String(array::Encode(options, TypeId::kVarchar))});
+                 }
+                 return rows;
                });
 }
 
@@ -753,8 +822,35 @@ std::vector<planner::SystemTable> PgCatalogTables(const planner::Catalog* catalo
                                                    {"stxstattarget", kInt4},
                                                    {"stxkeys", kInt2Array},
                                                    {"stxkind", kTextArray}}));
-  tables.push_back(EmptyTable("pg_foreign_table",
-                              {{"ftrelid", kOid}, {"ftserver", kOid}, {"ftoptions", kTextArray}}));
+  // PostgreSQL's built-in languages (\df+ names a function's language); no user functions.
+  tables.push_back(
+      Table("pg_language",
+            {{"oid", kOid},
+             {"lanname", kText},
+             {"lanowner", kOid},
+             {"lanispl", kBool},
+             {"lanpltrusted", kBool},
+             {"lanplcallfoid", kOid},
+             {"laninline", kOid},
+             {"lanvalidator", kOid},
+             {"lanacl", kTextArray}},
+            [] {
+              Rows rows;
+              for (auto [number, name] :
+                   {std::pair<int64_t, const char*>{12, "internal"}, {13, "c"}, {14, "sql"}}) {
+                rows.push_back({Int(number), Text(name), Int(oid::kOwner), Bool(false),
+                                Bool(number == 14), Int(0), Int(0), Int(0), Value::Null()});
+              }
+              return rows;
+            }));
+  // One role, member of no other (\du).
+  tables.push_back(EmptyTable("pg_auth_members", {{"oid", kOid},
+                                                  {"roleid", kOid},
+                                                  {"member", kOid},
+                                                  {"grantor", kOid},
+                                                  {"admin_option", kBool}}));
+  tables.push_back(PgForeignServer(catalog));
+  tables.push_back(PgForeignTable(catalog));
   tables.push_back(EmptyTable("pg_sequence", {{"seqrelid", kOid},
                                               {"seqtypid", kOid},
                                               {"seqstart", TypeId::kInt64},

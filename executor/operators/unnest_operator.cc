@@ -27,7 +27,10 @@ Chunk UnnestOperator::Apply(const planner::UnnestNode& node, const Chunk& chunk)
     for (size_t i = 0; i < length; ++i) {
       for (size_t c = 0; c < inputs; ++c) out.columns[c].AppendFrom(chunk.columns[c], row);
       for (size_t a = 0; a < arrays.size(); ++a) {
-        if (i < elements[a].size()) {
+        bool subscript = a < node.subscripts.size() && node.subscripts[a];
+        if (i < elements[a].size() && subscript) {
+          out.columns[inputs + a].AppendInt(static_cast<int64_t>(i) + 1);
+        } else if (i < elements[a].size()) {
           out.columns[inputs + a].AppendValue(elements[a][i]);
         } else {
           out.columns[inputs + a].AppendNull();

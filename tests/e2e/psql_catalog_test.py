@@ -1,4 +1,4 @@
-"""psql's describe commands (\\d, \\dt, \\dv, \\dm, \\dn, \\l, \\df, \\x) against staved: the real psql
+"""psql's describe commands (\\d, \\d+, \\dt, \\dv, \\dm, \\dn, \\l, \\df, \\det, \\x) against staved: the real psql
 sends its real catalog queries (pg_class, pg_attribute, pg_namespace, ...) and its output must
 name Stave's streams, tables and views with their columns."""
 
@@ -90,19 +90,57 @@ def main():
         definition = server.rows("SELECT pg_get_viewdef('wealth'::regclass)")
         check("sum(balance)" in definition[0], "pg_get_viewdef: %r" % definition)
 
-        # \\d of a stream (a foreign table) needs pg_options_to_table in FROM: not yet. Its
-        # columns, as psql's query for them reads them:
-        columns = server.rows(
-            "SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
-            "WHERE a.attrelid = 'clicks'::regclass AND a.attnum > 0 ORDER BY a.attnum")
-        check(columns == ["user_id|bigint", "url|character varying", "price|double precision"],
-              "stream columns: %r" % columns)
+        # A stream is a foreign table: its connector is the server, its WITH options the
+        # table's options (psql reads them through pg_options_to_table).
+        stream = describe(server, "\\d clicks")
+        check('Foreign table "public.clicks"' in stream, "\\d clicks title:\n" + stream)
+        check(lines_with(stream, "user_id", "bigint") and lines_with(stream, "price", "double precision"),
+              "\\d clicks columns:\n" + stream)
+        check("Server: datagen" in stream and "FDW options: (\"rows-per-second\" '1')" in stream,
+              "\\d clicks server and options:\n" + stream)
+        check(lines_with(describe(server, "\\det"), "public", "clicks", "datagen"), "\\det lists the stream")
+
+        # \\d+ adds storage, sizes (unknown to Stave: empty) and descriptions.
+        verbose_table = describe(server, "\\d+ accounts")
+        check(lines_with(verbose_table, "balance", "bigint", "plain"), "\\d+ accounts:\n" + verbose_table)
+        check("Access method: heap" in verbose_table, "\\d+ accounts access method:\n" + verbose_table)
+        verbose_view = describe(server, "\\d+ wealth")
+        check("View definition:" in verbose_view and "sum(balance)" in verbose_view,
+              "\\d+ wealth definition:\n" + verbose_view)
+        verbose_stream = describe(server, "\\d+ clicks")
+        check(lines_with(verbose_stream, "url", "character varying", "plain") and "Server: datagen" in verbose_stream,
+              "\\d+ clicks:\n" + verbose_stream)
+        listing = describe(server, "\\d+")
+        check(lines_with(listing, "public", "accounts", "table", "stave", "permanent", "heap"),
+              "\\d+ lists the table:\n" + listing)
+        check(lines_with(listing, "public", "clicks", "foreign table", "stave", "permanent"),
+              "\\d+ lists the stream:\n" + listing)
+        check(lines_with(listing, "public", "wealth", "materialized view"), "\\d+ lists the view:\n" + listing)
+        check("(0 rows)" in describe(server, "\\df+"), "\\df+: no user functions")
+        check(lines_with(describe(server, "\\du"), "stave"), "\\du lists the role")
+
+        # A sink is no relation: psql says so, and SHOW SINKS lists it.
+        server.psql("CREATE SINK wealth_out WITH (connector = 'blackhole') AS SELECT * FROM wealth")
+        sink = subprocess.run(
+            ["psql", "-X", "-h", "127.0.0.1", "-p", str(server.pg_port), "-U", "stave", "-d", "stave",
+             "-c", "\\d wealth_out"], capture_output=True, text=True, timeout=60)
+        check('Did not find any relation named "wealth_out"' in sink.stderr, "\\d of a sink: " + sink.stderr)
+        check("wealth_out" not in describe(server, "\\d"), "\\d lists no sinks")
 
         system = describe(server, "\\d stave_catalog.checkpoints")
         check(lines_with(system, "epoch", "bigint"), "\\d of a system table:\n" + system)
 
         expanded = describe(server, "\\x on", "\\dt accounts")
         check(lines_with(expanded, "Name", "accounts"), "\\x expanded output:\n" + expanded)
+        expanded = describe(server, "\\x on", "\\d+")
+        check(lines_with(expanded, "Name", "clicks") and lines_with(expanded, "Type", "foreign table"),
+              "\\x \\d+ expanded output:\n" + expanded)
+        expanded = describe(server, "\\x on", "SELECT id, owner FROM accounts")
+        check("(0 rows)" in expanded, "\\x over a query:\n" + expanded)
+        server.psql("INSERT INTO accounts VALUES (1, 'ann', 10, NULL)")
+        expanded = describe(server, "\\x on", "SELECT id, owner FROM accounts")
+        check(lines_with(expanded, "owner", "ann") and "-[ RECORD 1 ]" in expanded,
+              "\\x over a query:\n" + expanded)
 
         missing = subprocess.run(
             ["psql", "-X", "-h", "127.0.0.1", "-p", str(server.pg_port), "-U", "stave", "-d", "stave",

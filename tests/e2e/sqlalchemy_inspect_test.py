@@ -1,5 +1,6 @@
-"""SQLAlchemy's inspector (over psycopg2) against staved: the real driver sends its real
-catalog queries (pg_namespace, pg_class, ...) and must find Stave's schemas, tables and views."""
+"""SQLAlchemy's inspector (over psycopg2) against staved, as Superset uses it: the real driver
+sends its real catalog queries (pg_namespace, pg_class, pg_attribute, pg_index, ...) and must
+find Stave's schemas, tables, views and streams, their columns and primary keys."""
 
 import argparse
 
@@ -17,6 +18,7 @@ def main():
         server.start()
         server.psql("CREATE TABLE accounts (id INT PRIMARY KEY, owner VARCHAR NOT NULL, balance BIGINT)")
         server.psql("CREATE TABLE notes (body TEXT)")
+        server.psql("CREATE TABLE pairs (b INT, a VARCHAR, c INT, PRIMARY KEY (c, a))")
         server.psql("CREATE STREAM clicks (user_id BIGINT) WITH (connector = 'datagen', 'rows-per-second' = '1')")
         server.psql("CREATE MATERIALIZED VIEW wealth AS SELECT owner, sum(balance) AS total "
                     "FROM accounts GROUP BY owner")
@@ -26,10 +28,34 @@ def main():
         schemas = inspector.get_schema_names()
         check("public" in schemas and "information_schema" in schemas, "schemas: %r" % schemas)
         tables = inspector.get_table_names()
-        check(sorted(tables) == ["accounts", "notes"], "tables: %r" % tables)
+        check(sorted(tables) == ["accounts", "notes", "pairs"], "tables: %r" % tables)
         views = inspector.get_view_names()
         check(views == ["wealth"], "views: %r" % views)
         check(inspector.has_table("accounts") and not inspector.has_table("missing"), "has_table")
+        # What Superset reads of each table: columns with types and nullability, the key.
+        columns = [(c["name"], type(c["type"]).__name__, c["nullable"], c["default"])
+                   for c in inspector.get_columns("accounts")]
+        check(columns == [("id", "INTEGER", False, None), ("owner", "VARCHAR", False, None),
+                          ("balance", "BIGINT", True, None)], "get_columns(accounts): %r" % columns)
+        view_columns = [(c["name"], type(c["type"]).__name__) for c in inspector.get_columns("wealth")]
+        check(view_columns == [("owner", "VARCHAR"), ("total", "NUMERIC")], "get_columns(wealth): %r" % view_columns)
+        stream_columns = [c["name"] for c in inspector.get_columns("clicks")]
+        check(stream_columns == ["user_id"], "get_columns(clicks): %r" % stream_columns)
+        key = inspector.get_pk_constraint("accounts")
+        check(key == {"constrained_columns": ["id"], "name": "accounts_pkey"}, "get_pk_constraint: %r" % key)
+        key = inspector.get_pk_constraint("pairs")
+        check(key["constrained_columns"] == ["c", "a"], "get_pk_constraint keeps key order: %r" % key)
+        check(inspector.get_pk_constraint("notes")["constrained_columns"] == [], "no key")
+        materialized = inspector.get_view_names(include=("materialized",))
+        check(materialized == ["wealth"], "materialized views: %r" % materialized)
+        check(inspector.get_view_names(include=("plain",)) == [], "Stave has no plain views")
+        check(inspector.get_foreign_table_names() == ["clicks"], "streams as foreign tables")
+        check("sum(balance)" in inspector.get_view_definition("wealth"), "view definition")
+        check(inspector.get_foreign_keys("accounts") == [] and inspector.get_indexes("accounts") == [],
+              "no foreign keys, no indexes but the key")
+        # Superset reflects a table into a Table object.
+        reflected = sqlalchemy.Table("accounts", sqlalchemy.MetaData(), autoload_with=engine)
+        check([c.name for c in reflected.primary_key.columns] == ["id"], "reflected key")
         with engine.connect() as connection:
             rows = connection.execute(sqlalchemy.text(
                 "SELECT column_name, data_type, is_nullable FROM information_schema.columns "

@@ -1,9 +1,11 @@
 // pgJDBC against staved: PreparedStatements with server-side parameters (the extended query
 // protocol), binary results after prepareThreshold executions, batches, and a cursor with a
-// fetch size inside a transaction. Run by extended_protocol_test.py with the server's port, and
+// fetch size inside a transaction, and DatabaseMetaData (getSchemas, getTables, getColumns) as
+// DBeaver and Metabase browse. Run by extended_protocol_test.py with the server's port, and
 // the password of the user stave when the server asks for one, as its arguments.
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,6 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 
 public class PgJdbcClient {
   static void check(boolean condition, String message) {
@@ -129,6 +133,68 @@ public class PgJdbcClient {
         }
       }
     }
+    try (Connection connection = DriverManager.getConnection(url, login)) {
+      checkMetadata(connection);
+    }
     System.out.println("pgJDBC: ok");
+  }
+
+  // DatabaseMetaData, as DBeaver and Metabase browse a database: pgJDBC's own catalog queries.
+  static void checkMetadata(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE jdbc_pairs (b INT, a VARCHAR NOT NULL, c INT, PRIMARY KEY (c, a))");
+      statement.execute("CREATE MATERIALIZED VIEW jdbc_prices AS SELECT ok, max(price) AS top FROM jdbc_items "
+          + "GROUP BY ok");
+      statement.execute("CREATE STREAM jdbc_ticks (symbol VARCHAR, at TIMESTAMP) WITH (connector = 'datagen', "
+          + "'rows-per-second' = '1')");
+    }
+    DatabaseMetaData meta = connection.getMetaData();
+    List<String> schemas = new ArrayList<>();
+    try (ResultSet rs = meta.getSchemas()) {
+      while (rs.next()) schemas.add(rs.getString("TABLE_SCHEM"));
+    }
+    check(schemas.contains("public") && schemas.contains("pg_catalog") && schemas.contains("information_schema"),
+        "getSchemas: " + schemas);
+
+    List<String> tables = new ArrayList<>();
+    try (ResultSet rs = meta.getTables(null, "public", "jdbc%", null)) {
+      while (rs.next()) tables.add(rs.getString("TABLE_NAME") + ":" + rs.getString("TABLE_TYPE"));
+    }
+    check(tables.contains("jdbc_items:TABLE") && tables.contains("jdbc_pairs:TABLE")
+            && tables.contains("jdbc_prices:MATERIALIZED VIEW") && tables.contains("jdbc_ticks:FOREIGN TABLE")
+            && tables.contains("jdbc_pairs_pkey:INDEX") && tables.size() == 6,
+        "getTables: " + tables);
+    List<String> onlyTables = new ArrayList<>();
+    try (ResultSet rs = meta.getTables(null, "public", "%", new String[] {"TABLE"})) {
+      while (rs.next()) onlyTables.add(rs.getString("TABLE_NAME"));
+    }
+    check(onlyTables.contains("jdbc_items") && !onlyTables.contains("jdbc_prices"), "getTables(TABLE): " + onlyTables);
+
+    List<String> columns = new ArrayList<>();
+    try (ResultSet rs = meta.getColumns(null, "public", "jdbc_pairs", "%")) {
+      while (rs.next()) {
+        columns.add(rs.getString("COLUMN_NAME") + ":" + rs.getInt("DATA_TYPE") + ":" + rs.getString("TYPE_NAME")
+            + ":" + rs.getString("IS_NULLABLE") + ":" + rs.getInt("ORDINAL_POSITION"));
+      }
+    }
+    check(columns.equals(List.of("b:" + Types.INTEGER + ":int4:YES:1", "a:" + Types.VARCHAR + ":varchar:NO:2",
+              "c:" + Types.INTEGER + ":int4:NO:3")),
+        "getColumns: " + columns);
+    List<String> viewColumns = new ArrayList<>();
+    try (ResultSet rs = meta.getColumns(null, "public", "jdbc_prices", "%")) {
+      while (rs.next()) viewColumns.add(rs.getString("COLUMN_NAME") + ":" + rs.getString("TYPE_NAME"));
+    }
+    check(viewColumns.equals(List.of("ok:bool", "top:float8")), "getColumns of a view: " + viewColumns);
+
+    // The key as Stave's catalogs describe it. (getPrimaryKeys itself reads
+    // information_schema._pg_expandarray(), a set-returning function of records, which Stave
+    // lacks.)
+    List<String> key = new ArrayList<>();
+    try (ResultSet rs = connection.createStatement().executeQuery(
+             "SELECT k.column_name, k.ordinal_position, k.constraint_name FROM information_schema.key_column_usage k "
+             + "WHERE k.table_name = 'jdbc_pairs' ORDER BY k.ordinal_position")) {
+      while (rs.next()) key.add(rs.getString(1) + ":" + rs.getInt(2) + ":" + rs.getString(3));
+    }
+    check(key.equals(List.of("c:1:jdbc_pairs_pkey", "a:2:jdbc_pairs_pkey")), "the primary key: " + key);
   }
 }

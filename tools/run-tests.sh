@@ -35,7 +35,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_suite asan -DCMAKE_BUILD_TYPE=Debug -DSTAVE_SANITIZE=address
 # The libFuzzer targets (tests/fuzz/), built with clang, each fuzzed for a bounded time from
 # its seed corpus; STAVE_FUZZ_SECONDS=0 skips them.
-fuzz_seconds=${STAVE_FUZZ_SECONDS:-45}
+fuzz_seconds=${STAVE_FUZZ_SECONDS:-20}
 if [ "${fuzz_seconds}" != 0 ]; then
   tests/fuzz/run.sh "${fuzz_seconds}"
 fi

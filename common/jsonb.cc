@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include "common/json_string.h"
 
+#include "common/json_string.h"
 #include "common/sql_error.h"
 
 namespace stave::jsonb {
@@ -294,52 +296,13 @@ class Parser {
   size_t pos_ = 0;
 };
 
-void AppendQuoted(std::string_view text, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '\b':
-        *out += "\\b";
-        break;
-      case '\f':
-        *out += "\\f";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      case '\r':
-        *out += "\\r";
-        break;
-      case '\t':
-        *out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          *out += "\\u00";
-          out->push_back(kHex[(c >> 4) & 15]);
-          out->push_back(kHex[c & 15]);
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 void AppendNode(const Node& node, std::string* out) {
   switch (node.kind) {
     case Node::Kind::kNull:
       *out += "null";
       return;
     case Node::Kind::kString:
-      AppendQuoted(node.scalar, out);
+      AppendJsonString(node.scalar, out);
       return;
     case Node::Kind::kNumber:
     case Node::Kind::kBoolean:
@@ -357,7 +320,7 @@ void AppendNode(const Node& node, std::string* out) {
       out->push_back('{');
       for (size_t i = 0; i < node.members.size(); ++i) {
         if (i > 0) *out += ", ";
-        AppendQuoted(node.members[i].first, out);
+        AppendJsonString(node.members[i].first, out);
         *out += ": ";
         AppendNode(node.members[i].second, out);
       }

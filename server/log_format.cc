@@ -1,22 +1,23 @@
 #include "server/log_format.h"
 
-#include <fmt/format.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
 #include <string>
 
+#include "common/json_string.h"
+
 namespace stave::server {
 namespace {
 
-// The %j flag: the log message, escaped for a JSON string.
+// The %j flag: the log message as a JSON string.
 class JsonMessageFlag : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& message, const std::tm&,
               spdlog::memory_buf_t& destination) override {
     std::string escaped;
-    AppendJsonEscaped(std::string_view(message.payload.data(), message.payload.size()), &escaped);
+    AppendJsonString(std::string_view(message.payload.data(), message.payload.size()), &escaped);
     destination.append(escaped.data(), escaped.data() + escaped.size());
   }
 
@@ -27,39 +28,11 @@ class JsonMessageFlag : public spdlog::custom_flag_formatter {
 
 }  // namespace
 
-void AppendJsonEscaped(std::string_view message, std::string* out) {
-  for (char c : message) {
-    switch (c) {
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      case '\r':
-        *out += "\\r";
-        break;
-      case '\t':
-        *out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          *out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          *out += c;
-        }
-    }
-  }
-}
-
 void UseJsonLogFormat() {
   auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
   // UTC times, so that lines from machines in different zones sort together.
   formatter->add_flag<JsonMessageFlag>('j').set_pattern(
-      R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":"%j"})");
+      R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":%j})");
   spdlog::set_formatter(std::move(formatter));
 }
 

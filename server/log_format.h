@@ -9,8 +9,4 @@ namespace stave::server {
 /// shippers need no parsing rules. Call before logging starts.
 void UseJsonLogFormat();
 
-/// The text of `message` as the inside of a JSON string (quotes, backslashes and control
-/// characters escaped).
-void AppendJsonEscaped(std::string_view message, std::string* out);
-
 }  // namespace stave::server

@@ -15,6 +15,13 @@ SinkOperator::SinkOperator(std::shared_ptr<SinkWriter> writer, storage::RowTypes
       bytes_written_(bytes_written) {}
 
 void SinkOperator::OnChunk(Chunk chunk) {
+  if (writer_->discards()) {
+    // A target that keeps nothing needs no rows: gathering them would cost more than the
+    // query that feeds it, and a benchmark ending in a blackhole would measure that.
+    discarded_rows_ += chunk.size();
+    discarded_bytes_ += chunk.EstimatedBytes();
+    return;
+  }
   for (size_t row = 0; row < chunk.size(); ++row) {
     SinkChange change{RowSign(chunk.ops[row]) < 0, {}};
     change.row.reserve(types_.size());
@@ -95,7 +102,14 @@ void SinkOperator::FinishBarrier(storage::EpochBatch* batch) {
     }
     writer_->NoteOwed(barrier_epoch_, barrier_changes_, barrier_bytes_);
   }
-  if (rows_written_) rows_written_->fetch_add(changes.size(), std::memory_order_relaxed);
+  if (rows_written_) {
+    rows_written_->fetch_add(changes.size() + discarded_rows_, std::memory_order_relaxed);
+  }
+  if (bytes_written_ && discarded_rows_ > 0) {
+    bytes_written_->fetch_add(discarded_bytes_, std::memory_order_relaxed);
+  }
+  discarded_rows_ = 0;
+  discarded_bytes_ = 0;
   if (bytes_written_) {
     // Estimated as Chunk::EstimatedBytes does: 8 bytes a fixed-size value, a string's length,
     // one byte per change for its kind.

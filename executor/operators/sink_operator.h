@@ -52,6 +52,10 @@ class SinkOperator : public StreamOperator {
   std::unordered_map<std::string, SinkChange> last_by_key_;  // Upsert mode.
   size_t buffered_bytes_ = 0;
   size_t barrier_bytes_ = 0;  // buffered_bytes_ of the epoch at its barrier.
+  // Rows (and their estimated bytes) of the epoch a discarding target was not handed: they
+  // count as written at the barrier, like the rows of any other target.
+  uint64_t discarded_rows_ = 0;
+  uint64_t discarded_bytes_ = 0;
 
   // The barrier being finished.
   uint64_t barrier_epoch_ = 0;

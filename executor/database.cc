@@ -287,7 +287,8 @@ void Database::RegisterSystemTables() {
   sources.columns = {{"stream", TypeId::kVarchar},    {"connector", TypeId::kVarchar},
                      {"reader", TypeId::kVarchar},    {"position", TypeId::kVarchar},
                      {"bad_records", TypeId::kInt64}, {"watermark", TypeId::kVarchar},
-                     {"late_rows", TypeId::kInt64},   {"lag", TypeId::kVarchar}};
+                     {"late_rows", TypeId::kInt64},   {"lag", TypeId::kVarchar},
+                     {"lost_records", TypeId::kInt64}};
   sources.rows = [this] {
     // Live lag per partition (Kafka) of each job's first source, as "partition:records,...".
     std::map<uint32_t, std::string> lags;
@@ -318,7 +319,8 @@ void Database::RegisterSystemTables() {
                                    .ToText(stream->columns[*stream->watermark_column].type))
                : Value::Null(),
            Value::Int(static_cast<int64_t>(summary.late_rows)),
-           lags.count(reader->id) ? Value::String(lags[reader->id]) : Value::Null()});
+           lags.count(reader->id) ? Value::String(lags[reader->id]) : Value::Null(),
+           Value::Int(static_cast<int64_t>(summary.lost_records))});
     }
     return rows;
   };

@@ -67,6 +67,7 @@ SourcePositionSummary DescribeSourcePosition(const planner::CatalogObject& strea
     if (std::optional<KafkaPositionSummary> kafka = SummarizeKafkaPosition(position)) {
       summary.position = kafka->offsets;
       summary.bad_records = kafka->bad_records;
+      summary.lost_records = kafka->lost_records;
     }
   } else if (stream.connector == "datagen" && position.size() == 8) {
     summary.position = "row " + std::to_string(storage::ReadBigEndian64(position));

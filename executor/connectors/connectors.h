@@ -34,6 +34,8 @@ OpenedSink OpenSinkTarget(const planner::CatalogObject& sink, const planner::Sin
 struct SourcePositionSummary {
   std::string position;  ///< E.g. "0:120,1:98" (Kafka partition:offset); empty if unknown.
   uint64_t bad_records = 0;
+  /// Records the source could not read any more (Kafka: deleted by retention first).
+  uint64_t lost_records = 0;
   /// Streams with a watermark: the watermark and the rows dropped below it.
   std::optional<int64_t> watermark;
   uint64_t late_rows = 0;

@@ -48,6 +48,9 @@ std::unique_ptr<RdKafka::KafkaConsumer> MakeConsumer(const KafkaSourceOptions& o
       {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},
       {"enable.partition.eof", "false"},
+      // An offset no longer in the log is reported to the reader (OnOffsetOutOfRange), which
+      // counts what was lost, instead of being skipped silently.
+      {"auto.offset.reset", "error"},
   };
   // The group is never joined (partitions are assigned, not subscribed), but librdkafka's
   // consumer needs one.
@@ -290,6 +293,40 @@ void KafkaSource::DiscoverPartitions() {
   if (added) Assign();
 }
 
+void KafkaSource::OnOffsetOutOfRange(int32_t partition) {
+  auto known = offsets_.find(partition);
+  if (known == offsets_.end()) return;
+  int64_t low = 0;
+  int64_t high = 0;
+  RdKafka::ErrorCode code = consumer_->query_watermark_offsets(options_.topic, partition, &low,
+                                                               &high, kMetadataTimeoutMs);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    // Assigning again makes the next fetch fail the same way, and this runs again.
+    Warn(
+        fmt::format("partition {}: offset {} is not in the log, and its first offset cannot be "
+                    "read: {} (retrying)",
+                    partition, known->second, RdKafka::err2str(code)));
+    Assign();
+    return;
+  }
+  if (known->second >= 0 && known->second < low) {
+    uint64_t lost = static_cast<uint64_t>(low - known->second);
+    lost_records_ += lost;
+    spdlog::error(
+        "Kafka stream \"{}\": partition {}: records {} to {} were deleted from the log (by its "
+        "retention) before they were read; {} records lost, {} so far "
+        "(stave_catalog.sources.lost_records). Reading on from offset {}.",
+        stream_name_, partition, known->second, low - 1, lost, lost_records_, low);
+  } else {
+    spdlog::error(
+        "Kafka stream \"{}\": partition {}: offset {} is beyond the log's end ({}): the topic "
+        "was probably deleted and created again. Reading it from its first offset, {}.",
+        stream_name_, partition, known->second, high, low);
+  }
+  known->second = low;
+  Assign();
+}
+
 std::vector<int32_t> KafkaSource::Splits() const {
   std::vector<int32_t> partitions;
   for (const auto& [partition, offset] : offsets_) partitions.push_back(partition);
@@ -316,6 +353,10 @@ SourceReader::PollStatus KafkaSource::Poll(size_t max_rows, Chunk* chunk,
   while (chunk->size() < max_rows) {
     std::unique_ptr<RdKafka::Message> message(consumer_->consume(0));
     if (message->err() == RdKafka::ERR__TIMED_OUT) break;
+    if (message->err() == RdKafka::ERR__AUTO_OFFSET_RESET) {
+      OnOffsetOutOfRange(message->partition());
+      break;
+    }
     if (message->err() != RdKafka::ERR_NO_ERROR) {
       // librdkafka retries on its own (brokers away, leaders moving); say so, and go on.
       Warn(message->errstr());
@@ -454,12 +495,15 @@ std::vector<DeadLetter> KafkaSource::TakeDeadLetters() {
 std::string KafkaSource::Position() const {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& [partition, offset] : offsets_) offsets.push_back({partition, offset});
-  return nlohmann::json{{"offsets", offsets}, {"bad_records", bad_records_}}.dump();
+  nlohmann::json position = {{"offsets", offsets}, {"bad_records", bad_records_}};
+  if (lost_records_ > 0) position["lost_records"] = lost_records_;
+  return position.dump();
 }
 
 Status KafkaSource::Seek(std::string_view position) {
   offsets_.clear();
   bad_records_ = 0;
+  lost_records_ = 0;
   if (position.empty()) return Status::Ok();
   nlohmann::json parsed = nlohmann::json::parse(position, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("offsets")) {
@@ -469,6 +513,7 @@ Status KafkaSource::Seek(std::string_view position) {
     for (const auto& pair : parsed.at("offsets"))
       offsets_[pair.at(0).get<int32_t>()] = pair.at(1).get<int64_t>();
     bad_records_ = parsed.value("bad_records", uint64_t{0});
+    lost_records_ = parsed.value("lost_records", uint64_t{0});
   } catch (const nlohmann::json::exception& error) {
     return Status::Corruption(std::string("malformed Kafka position: ") + error.what());
   }
@@ -488,6 +533,7 @@ std::optional<KafkaPositionSummary> SummarizeKafkaPosition(std::string_view posi
     }
     summary.offsets = fmt::format("{}", fmt::join(parts, ","));
     summary.bad_records = parsed.value("bad_records", uint64_t{0});
+    summary.lost_records = parsed.value("lost_records", uint64_t{0});
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

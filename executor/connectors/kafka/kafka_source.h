@@ -97,6 +97,10 @@ class KafkaSource : public SourceReader {
   void Handle(const RdKafka::Message& message, Chunk* chunk);
   void OnBadRecord(const RdKafka::Message& message, std::string error);
   void Warn(const std::string& message);
+  /// A partition whose next offset is no longer in the log (retention deleted the records
+  /// before they were read, or the topic was recreated): reads on from its first offset and
+  /// counts the records that were never read.
+  void OnOffsetOutOfRange(int32_t partition);
   /// Refreshes lag_ from the high watermarks librdkafka last saw (no broker round trip).
   void UpdateLag();
 
@@ -109,6 +113,7 @@ class KafkaSource : public SourceReader {
   // until the first record of a partition that starts at its beginning).
   std::map<int32_t, int64_t> offsets_;
   uint64_t bad_records_ = 0;
+  uint64_t lost_records_ = 0;   // Deleted from the log before they were read.
   uint64_t payload_bytes_ = 0;  // Of the records handled since opened (keys excluded).
   // The partition of each row of the chunk of the last Poll.
   std::vector<int32_t> row_partitions_;
@@ -127,6 +132,7 @@ class KafkaSource : public SourceReader {
 struct KafkaPositionSummary {
   std::string offsets;  ///< "partition:offset,…"
   uint64_t bad_records = 0;
+  uint64_t lost_records = 0;
 };
 std::optional<KafkaPositionSummary> SummarizeKafkaPosition(std::string_view position);
 

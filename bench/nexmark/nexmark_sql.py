@@ -37,8 +37,9 @@ COLUMNS = {
 TABLES = ["person", "auction", "bid"]
 
 
-def create_stream(table, events, seed=0, events_per_second=None, first_event_rate=None):
-    """CREATE STREAM for one table type, with Flink's watermark: 4 s behind date_time."""
+def create_stream(table, events, seed=0, events_per_second=None, first_event_rate=None, name=None):
+    """CREATE STREAM for one table type (named `name`, else as the type), with Flink's
+    watermark: 4 s behind date_time."""
     columns = ", ".join("%s %s" % column for column in COLUMNS[table])
     options = ["connector = 'nexmark'", "'nexmark.table.type' = '%s'" % table,
                "'nexmark.seed' = '%d'" % seed]
@@ -49,7 +50,16 @@ def create_stream(table, events, seed=0, events_per_second=None, first_event_rat
     if first_event_rate is not None:
         options.append("'nexmark.first-event-rate' = '%d'" % first_event_rate)
     return ("CREATE STREAM %s (%s, WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) "
-            "WITH (%s)" % (table, columns, ", ".join(options)))
+            "WITH (%s)" % (name or table, columns, ", ".join(options)))
+
+
+def kafka_stream(table, bootstrap, topic_prefix="", name=None):
+    """CREATE STREAM for one table type over the Kafka topic tools/nexmark-to-kafka fills
+    (JSON records, the same rows as create_stream's of the same seed and event count)."""
+    columns = ", ".join("%s %s" % column for column in COLUMNS[table])
+    return ("CREATE STREAM %s (%s, WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND) "
+            "WITH (connector = 'kafka', topic = '%s%s', properties.bootstrap.server = '%s') "
+            "FORMAT JSON" % (name or table, columns, topic_prefix, table, bootstrap))
 
 
 def postgres_table(table):

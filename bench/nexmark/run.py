@@ -4,7 +4,7 @@ checkpoints every second and exactly-once delivery, beside the generator alone.
 
   bench/nexmark/run.py --staved build/release/server/staved [--events 10000000] [--cores N]
                        [--queries q0,q1,...] [--latency-rate 100000] [--latency-seconds 5]
-                       [--out nexmark-results]
+                       [--out nexmark-results] [--source nexmark|kafka]
 
 For each query (and first for the generator alone: a blackhole sink FROM bid, source to sink
 without operators) it runs two phases, each on a fresh staved pinned to --cores CPUs with as
@@ -26,6 +26,14 @@ many workers:
    latency is that commit time minus the interval's midpoint (so ±10 ms). This is emission by
    the source to visibility, not Nexmark's event time to visibility: a source that falls behind
    its schedule is not counted. p50 and p99 are over rows.
+
+With --source kafka the streams read Kafka topics instead of the generator: a test Kafka cluster
+(tools/kafka-dev's stave-kafka-dev, on loopback) is started once and filled by
+tools/nexmark-to-kafka with the same events as JSON records, before the first query; each query's
+streams then read them from the start (FORMAT JSON), and the "generator" row is a blackhole sink
+FROM the bid topic's stream: the limit of the Kafka source. The test cluster keeps about 5 MB of
+each partition, so the topics get enough partitions to keep every event. No latency phase runs
+(the topics are filled ahead, not throttled).
 
 Output: <out>/results.csv, results.json and results.png (events/s per core per query, the
 generator's as a line), and a markdown table on stdout (RESULTS.md holds the latest one).
@@ -164,14 +172,42 @@ def checkpoint(server, timeout):
                    env=env, timeout=timeout)
 
 
-def create_streams(server, events, rate=None):
+def create_streams(server, events, rate=None, kafka=None):
     for table in nx.TABLES:
-        server.psql(nx.create_stream(table, events, seed=0, events_per_second=rate))
+        if kafka is not None:
+            server.psql(nx.kafka_stream(table, kafka.bootstrap))
+        else:
+            server.psql(nx.create_stream(table, events, seed=0, events_per_second=rate))
+
+
+# Bytes of a JSON record of each table type, rounded up (the generator's averages plus the
+# JSON syntax), and what a partition is filled to: the test cluster keeps about 5 MB of each,
+# and deletes the oldest records beyond that.
+RECORD_BYTES = {"person": 350, "auction": 700, "bid": 300}
+PARTITION_BYTES = 2 << 20
+
+
+def start_kafka(args):
+    """A test Kafka cluster holding --events events in the person, auction and bid topics."""
+    from kafka_harness import KafkaCluster
+    share = {"person": 1, "auction": 3, "bid": 46}
+    topics = []
+    for table in nx.TABLES:
+        size = args.events * share[table] // 50 * RECORD_BYTES[table]
+        topics.append("%s:%d" % (table, max(1, -(-size // PARTITION_BYTES))))
+    cluster = KafkaCluster(args.kafka_tool, brokers=1, topics=topics)
+    cluster.start()
+    started = time.time()
+    subprocess.run([args.kafka_filler, "--bootstrap-servers", cluster.bootstrap, "--events",
+                    str(args.events), "--seed", "0"], check=True)
+    print("kafka: %s filled with %d events in %.1f s" % (", ".join(topics), args.events,
+                                                          time.time() - started), file=sys.stderr)
+    return cluster
 
 
 def throughput(args, query):
     with Server(args.staved, args.cores) as server:
-        create_streams(server, args.events)
+        create_streams(server, args.events, kafka=args.kafka)
         pid = server.process.pid
         cpu0, t0 = cpu_seconds(pid), time.time()
         server.psql(create_sql(query))
@@ -318,7 +354,15 @@ def main():
                         help="seconds per query; a query still running then is reported with "
                              "its rate so far, marked as not finished")
     parser.add_argument("--out", default="nexmark-results")
+    parser.add_argument("--source", choices=["nexmark", "kafka"], default="nexmark",
+                        help="the streams' connector: the generator, or Kafka topics it filled")
+    tools = os.path.join(HERE, "..", "..", "build", "release", "tools")
+    parser.add_argument("--kafka-tool", default=os.path.join(tools, "stave-kafka-dev"))
+    parser.add_argument("--kafka-filler", default=os.path.join(tools, "nexmark-to-kafka"))
     args = parser.parse_args()
+    args.kafka = start_kafka(args) if args.source == "kafka" else None
+    if args.kafka is not None:
+        args.latency_rate = 0
     args.staved = os.path.abspath(args.staved)
     if shutil.which("taskset") is None:
         sys.exit("taskset (util-linux) is needed to pin staved to --cores CPUs")
@@ -357,7 +401,7 @@ def main():
     meta = {"commit": commit, "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
             "machine": "%s, %d CPUs, %s" % (cpu_model, os.cpu_count(), platform.platform()),
             "load_average": os.getloadavg(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "events": args.events, "cores": args.cores}
+            "events": args.events, "cores": args.cores, "source": args.source}
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": rows}, f, indent=1)

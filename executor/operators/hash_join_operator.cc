@@ -9,6 +9,35 @@
 
 namespace stave::executor {
 
+namespace {
+
+/// `expr` over the columns it reads only, renumbered in `positions` (old → new, in order of
+/// first use); null if it holds something other than constants, columns and functions.
+planner::BoundExprPtr CompactColumns(const planner::BoundExprPtr& expr,
+                                     std::map<size_t, size_t>* positions) {
+  using planner::BoundExpr;
+  switch (expr->kind) {
+    case BoundExpr::Kind::kConstant:
+      return expr;
+    case BoundExpr::Kind::kColumn: {
+      size_t position = positions->emplace(expr->column, positions->size()).first->second;
+      return BoundExpr::MakeColumn(position, expr->type);
+    }
+    case BoundExpr::Kind::kFunction: {
+      std::vector<planner::BoundExprPtr> args;
+      for (const auto& arg : expr->args) {
+        args.push_back(CompactColumns(arg, positions));
+        if (!args.back()) return nullptr;
+      }
+      return BoundExpr::MakeFunction(expr->function, expr->type, std::move(args));
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node,
                                    storage::StateTable left_state, storage::StateTable right_state,
                                    size_t instance, size_t parallelism, size_t cache_bytes)
@@ -20,8 +49,24 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
-  joined_types_ = types_[0];
-  joined_types_.insert(joined_types_.end(), types_[1].begin(), types_[1].end());
+  if (node_->residual) {
+    std::vector<DataType> joined_types = types_[0];
+    joined_types.insert(joined_types.end(), types_[1].begin(), types_[1].end());
+    std::map<size_t, size_t> positions;
+    residual_ = CompactColumns(node_->residual, &positions);
+    if (!residual_) {
+      // An expression this does not know how to rewrite: tested over whole pairs.
+      residual_ = node_->residual;
+      positions.clear();
+      for (size_t c = 0; c < joined_types.size(); ++c) positions.emplace(c, c);
+    }
+    residual_columns_.resize(positions.size());
+    residual_types_.resize(positions.size());
+    for (const auto& [column, position] : positions) {
+      residual_columns_[position] = column;
+      residual_types_[position] = joined_types[column];
+    }
+  }
   null_rows_[0].resize(types_[0].size());
   null_rows_[1].resize(types_[1].size());
   output_ = Chunk::WithTypes(output_types_);
@@ -218,18 +263,20 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   size_t other_count = others.entries.size();
   // The other side's rows under this key that meet the residual condition too.
   std::vector<uint8_t> matching(other_count, 1);
-  if (node_->residual && other_count > 0) {
-    Chunk candidates = Chunk::WithTypes(joined_types_);
-    std::vector<Value> joined;
+  if (residual_ && other_count > 0) {
+    Chunk candidates = Chunk::WithTypes(residual_types_);
+    size_t left_width = types_[0].size();
     for (const auto& other_row : others.rows) {
-      joined.clear();
       const auto& left = side == 0 ? row : other_row;
       const auto& right = side == 0 ? other_row : row;
-      joined.insert(joined.end(), left.begin(), left.end());
-      joined.insert(joined.end(), right.begin(), right.end());
-      candidates.AppendRow(joined, RowOp::kInsert);
+      for (size_t i = 0; i < residual_columns_.size(); ++i) {
+        size_t column = residual_columns_[i];
+        candidates.columns[i].AppendValue(column < left_width ? left[column]
+                                                              : right[column - left_width]);
+      }
+      candidates.ops.push_back(RowOp::kInsert);
     }
-    matching = EvaluatePredicate(*node_->residual, candidates);
+    matching = EvaluatePredicate(*residual_, candidates);
   }
   int64_t matches = 0;
   for (size_t i = 0; i < other_count; ++i) {

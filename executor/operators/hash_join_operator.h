@@ -136,7 +136,12 @@ class HashJoinOperator : public StreamOperator {
   storage::StateTable states_[2];
   storage::RowTypes types_[2];
   std::vector<DataType> output_types_;
-  std::vector<DataType> joined_types_;  // A pair's: the left's columns, then the right's.
+  // The residual condition over only the columns of a pair (the left's, then the right's)
+  // it reads, `residual_columns_`, of `residual_types_`: a key's candidates are tested
+  // without copying the columns the condition does not look at (long strings, often).
+  planner::BoundExprPtr residual_;
+  std::vector<size_t> residual_columns_;
+  std::vector<DataType> residual_types_;
   Chunk output_;
   std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
   size_t instance_;

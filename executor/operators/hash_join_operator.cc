@@ -117,19 +117,30 @@ size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
-  auto [it, inserted] = cache_[side].try_emplace(key);
-  KeyRows& rows = it->second;
-  if (!inserted) return rows;
+  auto it = cache_[side].find(key);
+  if (it != cache_[side].end()) return it->second;
   std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
-  if (stored) {
-    rows.entries = DecodeEntries(*stored);
-    rows.rows.reserve(rows.entries.size());
-    for (const Entry& entry : rows.entries) {
-      std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
-      if (!decoded) throw SqlError("XX001", "corrupt join state");
-      rows.rows.push_back(std::move(*decoded));
-      rows.bytes += EncodedSize(entry.row);
-    }
+  return Cache(side, key, stored ? std::string_view(*stored) : std::string_view());
+}
+
+HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
+  auto it = cache_[side].find(key);
+  if (it != cache_[side].end()) return &it->second;
+  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
+  if (!stored) return nullptr;
+  return &Cache(side, key, *stored);
+}
+
+HashJoinOperator::KeyRows& HashJoinOperator::Cache(size_t side, const std::string& key,
+                                                   std::string_view stored) {
+  KeyRows& rows = cache_[side][key];
+  rows.entries = DecodeEntries(stored);
+  rows.rows.reserve(rows.entries.size());
+  for (const Entry& entry : rows.entries) {
+    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
+    if (!decoded) throw SqlError("XX001", "corrupt join state");
+    rows.rows.push_back(std::move(*decoded));
+    rows.bytes += EncodedSize(entry.row);
   }
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
@@ -259,14 +270,16 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     if (filters_self && node_->join_type == planner::JoinType::kAnti) EmitRow(row, {}, sign);
     return;
   }
-  KeyRows& others = Load(other, key);
-  size_t other_count = others.entries.size();
+  // A probe of a key the other side does not hold caches nothing: keys of many distinct
+  // values (prices, say) mostly miss.
+  KeyRows* others = Probe(other, key);
+  size_t other_count = others ? others->entries.size() : 0;
   // The other side's rows under this key that meet the residual condition too.
   std::vector<uint8_t> matching(other_count, 1);
   if (residual_ && other_count > 0) {
     Chunk candidates = Chunk::WithTypes(residual_types_);
     size_t left_width = types_[0].size();
-    for (const auto& other_row : others.rows) {
+    for (const auto& other_row : others->rows) {
       const auto& left = side == 0 ? row : other_row;
       const auto& right = side == 0 ? other_row : row;
       for (size_t i = 0; i < residual_columns_.size(); ++i) {
@@ -281,13 +294,13 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   int64_t matches = 0;
   for (size_t i = 0; i < other_count; ++i) {
     if (!matching[i]) continue;
-    Entry& entry = others.entries[i];
-    const std::vector<Value>& other_row = others.rows[i];
+    Entry& entry = others->entries[i];
+    const std::vector<Value>& other_row = others->rows[i];
     matches += entry.count;
     if (filters_other) {
       int64_t before = entry.matches;
       entry.matches += sign;
-      MarkDirty(other, key, others);
+      MarkDirty(other, key, *others);
       EmitFilteredLeft(other_row, before, entry.matches, entry.count);
       continue;
     }
@@ -295,7 +308,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
       // The other row's padded form exists exactly while it has no match.
       int64_t before = entry.matches;
       entry.matches += sign;
-      MarkDirty(other, key, others);
+      MarkDirty(other, key, *others);
       if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_row, -entry.count);
       if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_row, entry.count);
     }

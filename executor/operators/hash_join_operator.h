@@ -113,6 +113,10 @@ class HashJoinOperator : public StreamOperator {
   };
   /// The key's rows: from the cache, else read from the state table and cached.
   KeyRows& Load(size_t side, const std::string& key);
+  /// As Load, but null (and nothing cached) for a key the side does not hold.
+  KeyRows* Probe(size_t side, const std::string& key);
+  /// Caches the key's `stored` entry, decoded.
+  KeyRows& Cache(size_t side, const std::string& key, std::string_view stored);
   /// The position of `encoded` among the key's rows, or entries.size().
   size_t FindRow(KeyRows& rows, const std::string& encoded) const;
   /// Appends a row with no copies yet.

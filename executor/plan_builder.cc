@@ -212,6 +212,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
   // An aggregate's instance keeps this many groups cached past a barrier.
   size_t cached_groups = std::max<size_t>(
       1024, state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
+  // A join's instance keeps about this many bytes of decoded keys cached past a barrier.
+  size_t join_cache_bytes = state_cache_bytes / parallelism;
   StagePlanner planner;
   size_t last = planner.Plan(query.root.get());
   if (multiset_output) {
@@ -371,7 +373,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                 std::static_pointer_cast<const planner::JoinNode>(FindNode(query.root, node)),
                 storage::StateTable(store, StateTableId(owner.id, left_slot)),
                 storage::StateTable(store, StateTableId(owner.id, right_slot)), instance,
-                parallelism));
+                parallelism, join_cache_bytes));
             break;
           }
           default:

@@ -89,9 +89,14 @@ class CleaningPlanner {
     }
     if (first->column >= left_width_ || second->column < left_width_) return;
     second->column -= left_width_;
+    // A bound needs event time only on the side whose rows still to come it limits: a
+    // stored row's own column may be any value (`b.ts <= a.expires` cleans auctions by
+    // the bids' watermark, whatever `expires` is).
     auto left_delta = columns_[0]->find(first->column);
     auto right_delta = columns_[1]->find(second->column);
-    if (left_delta == columns_[0]->end() || right_delta == columns_[1]->end()) return;
+    bool left_is_time = left_delta != columns_[0]->end();
+    bool right_is_time = right_delta != columns_[1]->end();
+    if (!left_is_time && !right_is_time) return;
     if (join_->input->output[first->column].type.id !=
         join_->right->output[second->column].type.id) {
       return;
@@ -101,14 +106,16 @@ class CleaningPlanner {
     if (__builtin_sub_overflow(first->offset, second->offset, &k)) return;
     ScalarFunction right_op = Flip(op);
     bool strict = right_op == ScalarFunction::kLess || right_op == ScalarFunction::kGreater;
-    if (right_op == ScalarFunction::kLessEqual || right_op == ScalarFunction::kLess ||
-        right_op == ScalarFunction::kEqual) {
+    if (right_is_time &&
+        (right_op == ScalarFunction::kLessEqual || right_op == ScalarFunction::kLess ||
+         right_op == ScalarFunction::kEqual)) {
       // The right rows still to come have r.y >= wm_r + delta_r, and need r.y <= l.x + k
       // (< for strict): a left row is done once wm_r + delta_r > l.x + k.
       AddTerm(0, first->column, k, right_delta->second, strict, text);
     }
-    if (right_op == ScalarFunction::kGreaterEqual || right_op == ScalarFunction::kGreater ||
-        right_op == ScalarFunction::kEqual) {
+    if (left_is_time &&
+        (right_op == ScalarFunction::kGreaterEqual || right_op == ScalarFunction::kGreater ||
+         right_op == ScalarFunction::kEqual)) {
       // l.x <= r.y - k: a right row is done once wm_l + delta_l > r.y - k.
       if (k == INT64_MIN) return;
       AddTerm(1, second->column, -k, left_delta->second, strict, text);

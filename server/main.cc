@@ -85,8 +85,9 @@ int main(int argc, char** argv) {
   app.add_option("--state-memory", state_memory,
                  "Uncommitted view state held in memory before a checkpoint is taken early")
       ->capture_default_str();
-  app.add_option("--state-cache", state_cache,
-                 "Committed state each view keeps cached in memory (an aggregate's groups)")
+  app.add_option(
+         "--state-cache", state_cache,
+         "Committed state each view keeps cached in memory (an aggregate's groups, a join's keys)")
       ->capture_default_str();
   app.add_option("--query-memory-limit", query_memory,
                  "Memory an ad-hoc SELECT may hold (sorts, joins, groups, its result); more "

@@ -9,18 +9,64 @@
 
 namespace stave::executor {
 
+namespace {
+
+/// `expr` over the columns it reads only, renumbered in `positions` (old → new, in order of
+/// first use); null if it holds something other than constants, columns and functions.
+planner::BoundExprPtr CompactColumns(const planner::BoundExprPtr& expr,
+                                     std::map<size_t, size_t>* positions) {
+  using planner::BoundExpr;
+  switch (expr->kind) {
+    case BoundExpr::Kind::kConstant:
+      return expr;
+    case BoundExpr::Kind::kColumn: {
+      size_t position = positions->emplace(expr->column, positions->size()).first->second;
+      return BoundExpr::MakeColumn(position, expr->type);
+    }
+    case BoundExpr::Kind::kFunction: {
+      std::vector<planner::BoundExprPtr> args;
+      for (const auto& arg : expr->args) {
+        args.push_back(CompactColumns(arg, positions));
+        if (!args.back()) return nullptr;
+      }
+      return BoundExpr::MakeFunction(expr->function, expr->type, std::move(args));
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node,
                                    storage::StateTable left_state, storage::StateTable right_state,
-                                   size_t instance, size_t parallelism)
+                                   size_t instance, size_t parallelism, size_t cache_bytes)
     : node_(std::move(node)),
       states_{std::move(left_state), std::move(right_state)},
       instance_(instance),
-      parallelism_(parallelism) {
+      parallelism_(parallelism),
+      cache_bytes_(cache_bytes) {
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
-  joined_types_ = types_[0];
-  joined_types_.insert(joined_types_.end(), types_[1].begin(), types_[1].end());
+  if (node_->residual) {
+    std::vector<DataType> joined_types = types_[0];
+    joined_types.insert(joined_types.end(), types_[1].begin(), types_[1].end());
+    std::map<size_t, size_t> positions;
+    residual_ = CompactColumns(node_->residual, &positions);
+    if (!residual_) {
+      // An expression this does not know how to rewrite: tested over whole pairs.
+      residual_ = node_->residual;
+      positions.clear();
+      for (size_t c = 0; c < joined_types.size(); ++c) positions.emplace(c, c);
+    }
+    residual_columns_.resize(positions.size());
+    residual_types_.resize(positions.size());
+    for (const auto& [column, position] : positions) {
+      residual_columns_[position] = column;
+      residual_types_[position] = joined_types[column];
+    }
+  }
   null_rows_[0].resize(types_[0].size());
   null_rows_[1].resize(types_[1].size());
   output_ = Chunk::WithTypes(output_types_);
@@ -55,19 +101,100 @@ std::vector<HashJoinOperator::Entry> HashJoinOperator::DecodeEntries(std::string
   return entries;
 }
 
-std::vector<HashJoinOperator::Entry> HashJoinOperator::Load(size_t side, const std::string& key) {
-  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
-  if (!stored) return {};
-  return DecodeEntries(*stored);
+namespace {
+
+/// An entry's share of its key's encoded bytes (EncodeEntries).
+size_t EncodedSize(const std::string& row) { return 4 + row.size() + 16; }
+
+/// Keys with at most this many rows are searched by a scan, not indexed.
+constexpr size_t kIndexedRows = 16;
+
+}  // namespace
+
+size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
+  // The encoded rows twice (entries and index), the decoded values, the containers.
+  return 128 + 2 * rows.bytes + rows.entries.size() * (96 + sizeof(Value) * types_[side].size());
 }
 
-void HashJoinOperator::Store(size_t side, const std::string& key,
-                             const std::vector<Entry>& entries) {
-  if (entries.empty()) {
-    states_[side].Delete(key);
-  } else {
-    states_[side].Put(key, EncodeEntries(entries));
+HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
+  auto it = cache_[side].find(key);
+  if (it != cache_[side].end()) return it->second;
+  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
+  return Cache(side, key, stored ? std::string_view(*stored) : std::string_view());
+}
+
+HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
+  auto it = cache_[side].find(key);
+  if (it != cache_[side].end()) return &it->second;
+  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
+  if (!stored) return nullptr;
+  return &Cache(side, key, *stored);
+}
+
+HashJoinOperator::KeyRows& HashJoinOperator::Cache(size_t side, const std::string& key,
+                                                   std::string_view stored) {
+  KeyRows& rows = cache_[side][key];
+  rows.entries = DecodeEntries(stored);
+  rows.rows.reserve(rows.entries.size());
+  for (const Entry& entry : rows.entries) {
+    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
+    if (!decoded) throw SqlError("XX001", "corrupt join state");
+    rows.rows.push_back(std::move(*decoded));
+    rows.bytes += EncodedSize(entry.row);
   }
+  cached_bytes_ += KeyMemory(side, rows);
+  return rows;
+}
+
+size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) const {
+  if (rows.entries.size() <= kIndexedRows && rows.positions.empty()) {
+    for (size_t i = 0; i < rows.entries.size(); ++i) {
+      if (rows.entries[i].row == encoded) return i;
+    }
+    return rows.entries.size();
+  }
+  if (rows.positions.empty()) {
+    rows.positions.reserve(rows.entries.size() * 2);
+    for (size_t i = 0; i < rows.entries.size(); ++i) rows.positions.emplace(rows.entries[i].row, i);
+  }
+  auto found = rows.positions.find(encoded);
+  return found == rows.positions.end() ? rows.entries.size() : found->second;
+}
+
+void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
+                              std::vector<Value> row, int64_t matches) {
+  size_t before = KeyMemory(side, rows);
+  rows.bytes += EncodedSize(encoded);
+  if (rows.dirty) dirty_bytes_ += EncodedSize(encoded);
+  if (!rows.positions.empty()) rows.positions.emplace(encoded, rows.entries.size());
+  rows.entries.push_back(Entry{std::move(encoded), 0, matches});
+  rows.rows.push_back(std::move(row));
+  cached_bytes_ += KeyMemory(side, rows) - before;
+}
+
+void HashJoinOperator::RemoveRow(size_t side, KeyRows& rows, size_t position) {
+  size_t before = KeyMemory(side, rows);
+  rows.bytes -= EncodedSize(rows.entries[position].row);
+  if (rows.dirty) dirty_bytes_ -= EncodedSize(rows.entries[position].row);
+  if (!rows.positions.empty()) rows.positions.erase(rows.entries[position].row);
+  // The last row takes its place: rows are a multiset, their order means nothing.
+  size_t last = rows.entries.size() - 1;
+  if (position != last) {
+    rows.entries[position] = std::move(rows.entries[last]);
+    rows.rows[position] = std::move(rows.rows[last]);
+    if (!rows.positions.empty()) rows.positions[rows.entries[position].row] = position;
+  }
+  rows.entries.pop_back();
+  rows.rows.pop_back();
+  cached_bytes_ -= before - KeyMemory(side, rows);
+}
+
+void HashJoinOperator::MarkDirty(size_t side, const std::string& key, KeyRows& rows) {
+  if (rows.dirty) return;
+  rows.dirty = true;
+  // Map nodes stay put until the barrier trims the cache, after writing every dirty key.
+  dirty_[side].emplace_back(&cache_[side].find(key)->first, &rows);
+  dirty_bytes_ += rows.bytes;
 }
 
 void HashJoinOperator::EmitRow(const std::vector<Value>& left, const std::vector<Value>& right,
@@ -143,53 +270,51 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     if (filters_self && node_->join_type == planner::JoinType::kAnti) EmitRow(row, {}, sign);
     return;
   }
-  std::vector<Entry> others = Load(other, key);
+  // A probe of a key the other side does not hold caches nothing: keys of many distinct
+  // values (prices, say) mostly miss.
+  KeyRows* others = Probe(other, key);
+  size_t other_count = others ? others->entries.size() : 0;
   // The other side's rows under this key that meet the residual condition too.
-  std::vector<std::vector<Value>> other_rows;
-  std::vector<uint8_t> matching(others.size(), 1);
-  for (const Entry& entry : others) {
-    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[other]);
-    if (!decoded) throw SqlError("XX001", "corrupt join state");
-    other_rows.push_back(std::move(*decoded));
-  }
-  if (node_->residual && !others.empty()) {
-    Chunk candidates = Chunk::WithTypes(joined_types_);
-    std::vector<Value> joined;
-    for (const auto& other_row : other_rows) {
-      joined.clear();
+  std::vector<uint8_t> matching(other_count, 1);
+  if (residual_ && other_count > 0) {
+    Chunk candidates = Chunk::WithTypes(residual_types_);
+    size_t left_width = types_[0].size();
+    for (const auto& other_row : others->rows) {
       const auto& left = side == 0 ? row : other_row;
       const auto& right = side == 0 ? other_row : row;
-      joined.insert(joined.end(), left.begin(), left.end());
-      joined.insert(joined.end(), right.begin(), right.end());
-      candidates.AppendRow(joined, RowOp::kInsert);
+      for (size_t i = 0; i < residual_columns_.size(); ++i) {
+        size_t column = residual_columns_[i];
+        candidates.columns[i].AppendValue(column < left_width ? left[column]
+                                                              : right[column - left_width]);
+      }
+      candidates.ops.push_back(RowOp::kInsert);
     }
-    matching = EvaluatePredicate(*node_->residual, candidates);
+    matching = EvaluatePredicate(*residual_, candidates);
   }
   int64_t matches = 0;
-  bool others_changed = false;
-  for (size_t i = 0; i < others.size(); ++i) {
+  for (size_t i = 0; i < other_count; ++i) {
     if (!matching[i]) continue;
-    Entry& entry = others[i];
+    Entry& entry = others->entries[i];
+    const std::vector<Value>& other_row = others->rows[i];
     matches += entry.count;
     if (filters_other) {
       int64_t before = entry.matches;
       entry.matches += sign;
-      others_changed = true;
-      EmitFilteredLeft(other_rows[i], before, entry.matches, entry.count);
+      MarkDirty(other, key, *others);
+      EmitFilteredLeft(other_row, before, entry.matches, entry.count);
       continue;
     }
     if (pads_other) {
       // The other row's padded form exists exactly while it has no match.
       int64_t before = entry.matches;
       entry.matches += sign;
-      others_changed = true;
-      if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_rows[i], -entry.count);
-      if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_rows[i], entry.count);
+      MarkDirty(other, key, *others);
+      if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_row, -entry.count);
+      if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_row, entry.count);
     }
     if (filters_self) continue;
-    emit(row, other_rows[i], sign * entry.count);
+    emit(row, other_row, sign * entry.count);
   }
-  if (others_changed) Store(other, key, others);
 
   if (cleaned && *expiry <= watermarks_[other]) {
     // Expired on arrival: it met what the other side still holds, and nothing to come.
@@ -197,19 +322,16 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     return;
   }
   if (cleaned) expiry_index_[side][*expiry].insert(key);
-  std::vector<Entry> mine = Load(side, key);
+  KeyRows& mine = Load(side, key);
+  MarkDirty(side, key, mine);
   std::string encoded;
   storage::EncodeRow(row, types_[side], &encoded);
-  auto it = std::find_if(mine.begin(), mine.end(),
-                         [&](const Entry& entry) { return entry.row == encoded; });
-  if (it == mine.end()) {
-    mine.push_back(Entry{std::move(encoded), 0, matches});
-    it = mine.end() - 1;
-  }
-  it->count += sign;
-  it->matches = matches;
-  if (it->count == 0) mine.erase(it);
-  Store(side, key, mine);
+  size_t position = FindRow(mine, encoded);
+  if (position == mine.entries.size()) AddRow(side, mine, std::move(encoded), row, matches);
+  Entry& entry = mine.entries[position];
+  entry.count += sign;
+  entry.matches = matches;
+  if (entry.count == 0) RemoveRow(side, mine, position);
   if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
   // An arriving (leaving) left row is shown (retracted) if its matches say it is shown.
   if (filters_self && (matches > 0) == (node_->join_type == planner::JoinType::kSemi)) {
@@ -218,14 +340,43 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
 }
 
 void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
-  states_[0].FlushTo(batch);
-  states_[1].FlushTo(batch);
+  for (size_t side = 0; side < 2; ++side) {
+    // Each changed key is encoded once per epoch, however often it changed.
+    for (auto& [key, rows] : dirty_[side]) {
+      if (rows->entries.empty()) {
+        states_[side].Delete(*key);
+      } else {
+        states_[side].Put(*key, EncodeEntries(rows->entries));
+      }
+      rows->dirty = false;
+    }
+    dirty_[side].clear();
+    states_[side].FlushTo(batch);
+  }
+  dirty_bytes_ = 0;
+  if (cached_bytes_ > cache_bytes_) {
+    // Trim, not clear: every key kept spares a read and a decode when it is touched again.
+    // After the barrier all keys are clean, so any may go.
+    for (size_t side = 0; side < 2; ++side) {
+      for (auto it = cache_[side].begin();
+           it != cache_[side].end() && cached_bytes_ > cache_bytes_ / 4 * 3;) {
+        cached_bytes_ -= KeyMemory(side, it->second);
+        it = cache_[side].erase(it);
+      }
+    }
+  }
   StreamOperator::OnBarrier(batch);
 }
 
 // State cleaning by watermark.
 
 void HashJoinOperator::Start() {
+  for (size_t side = 0; side < 2; ++side) {
+    cache_[side].clear();
+    dirty_[side].clear();
+  }
+  cached_bytes_ = 0;
+  dirty_bytes_ = 0;
   for (size_t side = 0; side < 2; ++side) {
     if (!node_->expiry[side].empty()) LoadExpiryIndex(side);
   }
@@ -285,16 +436,14 @@ void HashJoinOperator::ExpireRows(size_t side, int64_t watermark) {
   std::map<int64_t, std::set<std::string>>& index = expiry_index_[side];
   while (!index.empty() && index.begin()->first <= watermark) {
     for (const std::string& key : index.begin()->second) {
-      std::vector<Entry> entries = Load(side, key);
-      size_t before = entries.size();
-      std::erase_if(entries, [&](const Entry& entry) {
-        std::optional<std::vector<Value>> row = storage::DecodeRow(entry.row, types_[side]);
-        if (!row) throw SqlError("XX001", "corrupt join state");
-        std::optional<int64_t> expiry = RowExpiry(side, *row);
-        return !expiry || *expiry <= watermark;
-      });
+      KeyRows& rows = Load(side, key);
       // A key indexed under several expiries may have lost its rows already.
-      if (entries.size() != before) Store(side, key, entries);
+      for (size_t i = rows.entries.size(); i-- > 0;) {
+        std::optional<int64_t> expiry = RowExpiry(side, rows.rows[i]);
+        if (expiry && *expiry > watermark) continue;
+        MarkDirty(side, key, rows);
+        RemoveRow(side, rows, i);
+      }
     }
     index.erase(index.begin());
   }

@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "executor/operators/stream_operator.h"
@@ -38,8 +40,12 @@ namespace stave::executor {
 /// The task aligns barriers across both inputs; OnBarrier flushes both state tables into
 /// the epoch's batch, so recovery restarts from exactly the checkpointed state.
 ///
-/// Keeping one entry per key makes a change cost a read and a write of the key's entry
-/// (StateTable serves point reads only); keys with very many rows pay for their size.
+/// The keys an epoch touches are worked on decoded, in memory (KeyRows): a change costs a
+/// hash lookup of its row, not a decode and an encode of the key's whole entry, and each
+/// changed key is encoded once, at the barrier. Past the barrier, keys stay cached (decoded)
+/// up to a memory budget, so a hot key is not decoded again every epoch. The cache holds
+/// exactly what the state table would answer, and a new instance starts with it empty, so
+/// recovery reads the checkpointed state as before.
 ///
 /// State cleaning by watermark: where the plan gives a side expiry terms (`node->expiry`,
 /// from time bounds between the two sides: an interval join, a join of windows on their
@@ -54,8 +60,10 @@ class HashJoinOperator : public StreamOperator {
  public:
   /// `left_state` and `right_state`: each side's rows (separate slots of the view).
   /// `instance` of `parallelism`: whose virtual nodes' keys this instance holds.
+  /// `cache_bytes`: about how much memory the keys cached past a barrier may take.
   HashJoinOperator(std::shared_ptr<const planner::JoinNode> node, storage::StateTable left_state,
-                   storage::StateTable right_state, size_t instance = 0, size_t parallelism = 1);
+                   storage::StateTable right_state, size_t instance = 0, size_t parallelism = 1,
+                   size_t cache_bytes = size_t{64} << 20);
 
   void Start() override;
   void OnChunk(Chunk chunk) override { OnInputChunk(0, std::move(chunk)); }
@@ -65,8 +73,11 @@ class HashJoinOperator : public StreamOperator {
 
   /// Keys of `side` indexed for expiry (for tests: the state a watermark will clean).
   size_t indexed_expiries(size_t side) const;
+  /// Keys of `side` cached in memory (for tests).
+  size_t cached_keys(size_t side) const { return cache_[side].size(); }
   size_t BufferedBytes() const override {
-    return states_[0].buffered_bytes() + states_[1].buffered_bytes();
+    // The changed keys are written to the epoch's batch at the barrier.
+    return states_[0].buffered_bytes() + states_[1].buffered_bytes() + dirty_bytes_;
   }
 
   /// One stored row of a side: its encoded values, how many copies of it there are (may
@@ -90,8 +101,32 @@ class HashJoinOperator : public StreamOperator {
   /// is shown.
   void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
                         int64_t after_matches, int64_t times);
-  std::vector<Entry> Load(size_t side, const std::string& key);
-  void Store(size_t side, const std::string& key, const std::vector<Entry>& entries);
+  /// The rows of one key of one side, decoded. `rows[i]` is `entries[i].row` decoded.
+  struct KeyRows {
+    std::vector<Entry> entries;
+    std::vector<std::vector<Value>> rows;
+    /// Encoded row → its position, built once the key has many rows (a scan is cheaper
+    /// for a few), then kept up to date.
+    std::unordered_map<std::string, size_t> positions;
+    size_t bytes = 0;    // Of the encoded entry, roughly what the key costs in memory.
+    bool dirty = false;  // Changed since the last barrier.
+  };
+  /// The key's rows: from the cache, else read from the state table and cached.
+  KeyRows& Load(size_t side, const std::string& key);
+  /// As Load, but null (and nothing cached) for a key the side does not hold.
+  KeyRows* Probe(size_t side, const std::string& key);
+  /// Caches the key's `stored` entry, decoded.
+  KeyRows& Cache(size_t side, const std::string& key, std::string_view stored);
+  /// The position of `encoded` among the key's rows, or entries.size().
+  size_t FindRow(KeyRows& rows, const std::string& encoded) const;
+  /// Appends a row with no copies yet.
+  void AddRow(size_t side, KeyRows& rows, std::string encoded, std::vector<Value> row,
+              int64_t matches);
+  void RemoveRow(size_t side, KeyRows& rows, size_t position);
+  /// Records that the key changes in this epoch: it is written at the barrier.
+  void MarkDirty(size_t side, const std::string& key, KeyRows& rows);
+  /// What a cached key takes in memory, roughly.
+  size_t KeyMemory(size_t side, const KeyRows& rows) const;
 
   /// When a row of `side` expires: the earliest of its terms; nullopt if a term's column is
   /// NULL (the row meets nothing). REQUIRES: the side has expiry terms.
@@ -105,7 +140,12 @@ class HashJoinOperator : public StreamOperator {
   storage::StateTable states_[2];
   storage::RowTypes types_[2];
   std::vector<DataType> output_types_;
-  std::vector<DataType> joined_types_;  // A pair's: the left's columns, then the right's.
+  // The residual condition over only the columns of a pair (the left's, then the right's)
+  // it reads, `residual_columns_`, of `residual_types_`: a key's candidates are tested
+  // without copying the columns the condition does not look at (long strings, often).
+  planner::BoundExprPtr residual_;
+  std::vector<size_t> residual_columns_;
+  std::vector<DataType> residual_types_;
   Chunk output_;
   std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
   size_t instance_;
@@ -114,6 +154,12 @@ class HashJoinOperator : public StreamOperator {
   int64_t watermarks_[2] = {INT64_MIN, INT64_MIN};
   // Per side with expiry terms: expiry time → keys holding a row that expires then.
   std::map<int64_t, std::set<std::string>> expiry_index_[2];
+  // Per side: join key → its rows, decoded; the keys changed in this epoch; bytes cached.
+  std::unordered_map<std::string, KeyRows> cache_[2];
+  std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
+  size_t cached_bytes_ = 0;
+  size_t dirty_bytes_ = 0;
+  size_t cache_bytes_;
 };
 
 }  // namespace stave::executor

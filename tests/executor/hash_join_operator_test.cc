@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 
 #include "tests/test_directory.h"
 
@@ -205,6 +206,97 @@ TEST_F(HashJoinOperatorTest, AntiJoinFollowsMatchCounts) {
   EXPECT_EQ(out_.counts["1|a|"], 1);
   join->OnInputChunk(0, Rows({{RowOp::kDelete, std::nullopt, "n"}, {RowOp::kDelete, 2, "b"}}));
   EXPECT_EQ(out_.counts.size(), 1u);
+}
+
+// The full outer join of two multisets of (k, v) rows, as the multiset of output rows.
+std::map<std::string, int64_t> FullJoinOracle(
+    const std::map<std::pair<int64_t, std::string>, int64_t>& left,
+    const std::map<std::pair<int64_t, std::string>, int64_t>& right) {
+  std::map<std::string, int64_t> result;
+  auto has_key = [](const auto& side, int64_t k) {
+    return std::any_of(side.begin(), side.end(),
+                       [&](const auto& row) { return row.first.first == k; });
+  };
+  for (const auto& [l, lc] : left) {
+    for (const auto& [r, rc] : right) {
+      if (l.first == r.first) result[Key(l.first, l.second, r.first, r.second)] += lc * rc;
+    }
+    if (!has_key(right, l.first)) result[Key(l.first, l.second, std::nullopt, "")] += lc;
+  }
+  for (const auto& [r, rc] : right) {
+    if (!has_key(left, r.first)) result[Key(std::nullopt, "", r.first, r.second)] += rc;
+  }
+  return result;
+}
+
+// Many rows on a few keys, inserted and deleted on both sides across barriers whose commits
+// lag one epoch behind (as the engine's do), with a crash before a commit in the middle: the
+// output follows an oracle all along, with the cache of decoded keys kept past barriers and
+// with it trimmed at every barrier.
+TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
+  uint32_t table = 1;
+  uint64_t first_epoch = 1;  // Epochs go on across passes: the store has committed the last.
+  for (size_t cache_bytes : {size_t{64} << 20, size_t{1}}) {
+    SCOPED_TRACE(cache_bytes);
+    uint32_t left_table = table++;
+    uint32_t right_table = table++;
+    out_.counts.clear();
+    auto make = [&] {
+      auto join = std::make_unique<HashJoinOperator>(
+          JoinOnK(planner::JoinType::kFull), storage::StateTable(store_.get(), left_table),
+          storage::StateTable(store_.get(), right_table), 0, 1, cache_bytes);
+      join->set_downstream(&out_);
+      join->Start();
+      return join;
+    };
+    using Sides = std::map<std::pair<int64_t, std::string>, int64_t>;
+    Sides sides[2];
+    struct Committed {
+      Sides sides[2];
+      std::map<std::string, int64_t> output;
+    } committed, pending;
+    std::unique_ptr<storage::EpochBatch> in_flight;
+    std::mt19937 random(7);
+    auto join = make();
+    for (uint64_t epoch = first_epoch; epoch < first_epoch + 24; ++epoch) {
+      for (int step = 0; step < 150; ++step) {
+        size_t side = random() % 2;
+        int64_t k = static_cast<int64_t>(random() % 3);
+        bool remove = !sides[side].empty() && random() % 3 == 0;
+        auto row = std::make_pair(k, "v" + std::to_string(random() % 60));
+        if (remove) {
+          auto it = sides[side].begin();
+          std::advance(it, random() % sides[side].size());
+          row = it->first;
+          if (--it->second == 0) sides[side].erase(it);
+        } else {
+          ++sides[side][row];
+        }
+        join->OnInputChunk(
+            side, Rows({{remove ? RowOp::kDelete : RowOp::kInsert, row.first, row.second}}));
+      }
+      ASSERT_EQ(out_.counts, FullJoinOracle(sides[0], sides[1])) << "epoch " << epoch;
+      if (epoch == first_epoch + 12) {
+        // A crash while the last epoch commits: back to the one before, with a new operator.
+        in_flight.reset();
+        sides[0] = committed.sides[0];
+        sides[1] = committed.sides[1];
+        out_.counts = committed.output;
+        join = make();
+        continue;
+      }
+      if (in_flight) {
+        ASSERT_TRUE(store_->Commit(in_flight.get()).ok());
+        committed = pending;
+      }
+      in_flight = std::make_unique<storage::EpochBatch>(epoch);
+      join->OnBarrier(in_flight.get());
+      pending = Committed{{sides[0], sides[1]}, out_.counts};
+    }
+    first_epoch += 24;
+    // Three keys a side stay cached past the barrier, or none with no room for them.
+    EXPECT_EQ(join->cached_keys(0) + join->cached_keys(1), cache_bytes > 1 ? 6u : 0u);
+  }
 }
 
 TEST(HashJoinEntriesTest, RoundTrip) {

@@ -33,9 +33,10 @@ TEST(ToCharTest, Intervals) {
   EXPECT_EQ(format.FormatInterval(temporal::ParseInterval("2 days 27:15:00")), "27:15:00 02");
   EXPECT_EQ(DateTimeFormat("HH24:MI").FormatInterval(temporal::ParseInterval("-3 hours")),
             "-03:00");
+  EXPECT_EQ(DateTimeFormat("HH AM").FormatInterval(temporal::ParseInterval("15 hours")), "03 PM");
   try {
-    DateTimeFormat("HH AM").FormatInterval(temporal::ParseInterval("3 hours"));
-    FAIL() << "AM of an interval";
+    DateTimeFormat("Month").FormatInterval(temporal::ParseInterval("3 months"));
+    FAIL() << "a month name of an interval";
   } catch (const SqlError& e) {
     EXPECT_EQ(e.sqlstate(), "22007");
   }

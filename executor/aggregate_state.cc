@@ -4,6 +4,7 @@
 
 #include "common/array_value.h"
 #include "common/sql_error.h"
+#include "executor/expression_evaluator.h"
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
 
@@ -163,8 +164,17 @@ Value CollectedValues(const planner::AggregateCall& call, const AggregateState& 
 
 }  // namespace
 
-void Accumulate(const planner::AggregateCall& call, AggregateState* state, const Column* arg,
-                size_t row, int sign) {
+AggregateInput EvaluateAggregateInput(const planner::AggregateCall& call, const Chunk& chunk) {
+  AggregateInput input;
+  if (call.arg) input.arg = Evaluate(*call.arg, chunk);
+  if (call.filter) input.filter = Evaluate(*call.filter, chunk);
+  return input;
+}
+
+void Accumulate(const planner::AggregateCall& call, AggregateState* state,
+                const AggregateInput& input, size_t row, int sign) {
+  if (input.filter && (input.filter->IsNull(row) || input.filter->ints[row] == 0)) return;
+  const Column* arg = input.arg ? &*input.arg : nullptr;
   if (call.kind == AggregateKind::kCountStar) {
     state->count += sign;
     return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,10 +45,21 @@ struct GroupState {
   std::vector<int32_t> key_scales;
 };
 
-/// Adds (`sign` = +1) or retracts (-1) row `row` of `arg` (ignored for count(*)).
+/// The columns an aggregate call reads from one chunk: its argument's values (none for
+/// count(*)) and its FILTER condition's (none without FILTER).
+struct AggregateInput {
+  std::optional<Column> arg;
+  std::optional<Column> filter;
+};
+
+/// Evaluates `call`'s argument and FILTER over `chunk`.
+AggregateInput EvaluateAggregateInput(const planner::AggregateCall& call, const Chunk& chunk);
+
+/// Adds (`sign` = +1) or retracts (-1) row `row` of `input`. A row its FILTER does not pass
+/// (false or NULL) changes nothing, both ways: an insert and its later delete skip alike.
 /// Throws 0A000 for a retraction that min/max without `keeps_values` cannot undo.
-void Accumulate(const planner::AggregateCall& call, AggregateState* state, const Column* arg,
-                size_t row, int sign);
+void Accumulate(const planner::AggregateCall& call, AggregateState* state,
+                const AggregateInput& input, size_t row, int sign);
 
 /// The aggregate's current result (NULL for sum/min/max/avg of no rows).
 /// Throws 22003 if an integer sum no longer fits its result type.

@@ -2,9 +2,11 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/to_char.h"
 
 namespace stave::executor {
 namespace {
@@ -35,6 +37,52 @@ Column Strict(DataType type, const std::vector<const Column*>& args, size_t rows
 
 Value IntervalValue(const t::Interval& interval) {
   return Value::String(t::EncodeInterval(interval));
+}
+
+// to_char(value, template). The template is parsed once per distinct text: usually once per
+// chunk. PostgreSQL returns NULL for an empty template.
+Column ToChar(const Column& value, const Column& templates, size_t rows) {
+  std::optional<to_char::DateTimeFormat> date_format;
+  std::optional<to_char::NumberFormat> number_format;
+  const std::string* parsed = nullptr;
+  Column out(TypeId::kVarchar);
+  out.Reserve(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    if (value.nulls[i] || templates.nulls[i] || templates.strings[i].empty()) {
+      out.AppendNull();
+      continue;
+    }
+    const std::string& text = templates.strings[i];
+    if (parsed == nullptr || *parsed != text) {
+      if (value.type.IsNumeric()) {
+        number_format.emplace(text);
+      } else {
+        date_format.emplace(text);
+      }
+      parsed = &text;
+    }
+    switch (value.type.id) {
+      case TypeId::kInterval:
+        out.AppendString(date_format->FormatInterval(IntervalAt(value, i)));
+        break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+        out.AppendString(
+            date_format->FormatTimestamp(value.ints[i], value.type.id == TypeId::kTimestampTz));
+        break;
+      case TypeId::kFloat32:
+      case TypeId::kFloat64:
+        out.AppendString(to_char::FormatFloat(*number_format, value.doubles[i],
+                                              value.type.id == TypeId::kFloat32 ? 6 : 15));
+        break;
+      default:
+        out.AppendString(value.type.IsDecimal()
+                             ? to_char::FormatNumeric(*number_format, value.decimals[i])
+                             : to_char::FormatInteger(*number_format, value.ints[i]));
+        break;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -167,6 +215,9 @@ bool EvaluateTemporalFunction(const planner::BoundExpr& expr, std::vector<Column
                                              args[6].doubles[i]));
       };
       break;
+    case ScalarFunction::kToChar:
+      *out = ToChar(args[0], args[1], rows);
+      return true;
     default:
       return false;
   }

@@ -398,9 +398,9 @@ primaryExpression
         text=valueExpression RPAREN                                       #trimFrom
     | EXISTS LPAREN query RPAREN                                          #exists
     | LPAREN query RPAREN                                                 #scalarSubquery
-    | functionName LPAREN ASTERISK RPAREN overClause?                     #functionCall
+    | functionName LPAREN ASTERISK RPAREN filterClause? overClause?       #functionCall
     | functionName LPAREN (setQuantifier? expression (COMMA expression)*
-        (ORDER BY sortItem (COMMA sortItem)*)?)? RPAREN overClause?       #functionCall
+        (ORDER BY sortItem (COMMA sortItem)*)?)? RPAREN filterClause? overClause?  #functionCall
     | CASE operand=expression whenClause+ (ELSE elseResult=expression)? END  #simpleCase
     | CASE whenClause+ (ELSE elseResult=expression)? END                  #searchedCase
     | CAST LPAREN expression AS dataType RPAREN                           #cast
@@ -411,6 +411,11 @@ primaryExpression
     // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
     | primaryExpression DOUBLE_COLON dataType                             #postfixCast
     | primaryExpression LBRACKET index=expression RBRACKET                #subscript
+    ;
+
+// An aggregate's FILTER: only the rows for which the condition is true reach the aggregate.
+filterClause
+    : FILTER LPAREN WHERE condition=expression RPAREN
     ;
 
 // A window function's window: its partition and its order (no frame clause: the default
@@ -540,7 +545,7 @@ reserved
 // column-name keywords.
 nonReserved
     : ABORT | ALTER | APPEND | BACKUP | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
-    | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FIRST | FORMAT | IF | INSERT
+    | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FILTER | FIRST | FORMAT | IF | INSERT
     | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OPERATOR | ORDINALITY | OVER
     | PARTITION | PASSWORD | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLE | ROLLBACK | ROW | ROWS | SERIALIZABLE
@@ -595,6 +600,7 @@ EXCEPT: E X C E P T;
 EXISTS: E X I S T S;
 EXPLAIN: E X P L A I N;
 FALSE_: F A L S E;
+FILTER: F I L T E R;
 FIRST: F I R S T;
 FOR: F O R;
 FORMAT: F O R M A T;

@@ -177,6 +177,9 @@ struct FunctionCallExpr : Expr {
   std::shared_ptr<const WindowSpec> over;  ///< The OVER clause; null for a plain call.
   /// An aggregate's own order: `array_agg(x ORDER BY x DESC)`.
   std::vector<OrderItem> order_by;
+  /// `count(*) FILTER (WHERE price > 10)`: the aggregate sees only the rows for which this is
+  /// true. Null without FILTER.
+  ExprPtr filter;
 };
 
 /// `CASE [operand] WHEN w THEN t ... [ELSE e] END`.

@@ -810,6 +810,9 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
       call->args.push_back(BuildExpr(arg));
     }
     for (P::SortItemContext* sort : ctx->sortItem()) call->order_by.push_back(BuildOrderItem(sort));
+    if (P::FilterClauseContext* filter = ctx->filterClause()) {
+      call->filter = BuildExpr(filter->condition);
+    }
     if (P::OverClauseContext* over = ctx->overClause()) {
       auto window = std::make_shared<WindowSpec>();
       for (P::ExpressionContext* partition : over->partition) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/sql_error.h"
+#include "planner/window_binder.h"
 
 namespace stave::planner {
 namespace {
@@ -81,9 +82,9 @@ AggregateCall BindOrderedAggregateCall(const parser::FunctionCallExpr& call,
   return aggregate;
 }
 
-}  // namespace
-
-AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const BindScope* scope) {
+// The call without its FILTER clause.
+AggregateCall BindUnfilteredAggregateCall(const parser::FunctionCallExpr& call,
+                                          const BindScope* scope) {
   std::string name = call.name.back();
   AggregateCall aggregate;
   if (call.star) {
@@ -149,6 +150,28 @@ AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const Bind
     aggregate.kind = name == "min" ? AggregateKind::kMin : AggregateKind::kMax;
     aggregate.result_type = arg->type;
   }
+  return aggregate;
+}
+
+// FILTER (WHERE condition): a boolean over the aggregate's input rows, itself no aggregate
+// and no window function (PostgreSQL's rules and SQLSTATEs).
+BoundExprPtr BindAggregateFilter(const parser::Expr& condition, const BindScope* scope) {
+  if (ContainsAggregate(condition)) {
+    throw SqlError(sqlstate::kGroupingError, "aggregate functions are not allowed in FILTER",
+                   condition.position);
+  }
+  if (ContainsWindowFunction(condition)) {
+    throw SqlError("42P20", "window functions are not allowed in FILTER", condition.position);
+  }
+  ExpressionBinder input_binder(scope);
+  return input_binder.BindPredicate(condition, "FILTER");
+}
+
+}  // namespace
+
+AggregateCall BindAggregateCall(const parser::FunctionCallExpr& call, const BindScope* scope) {
+  AggregateCall aggregate = BindUnfilteredAggregateCall(call, scope);
+  if (call.filter) aggregate.filter = BindAggregateFilter(*call.filter, scope);
   return aggregate;
 }
 

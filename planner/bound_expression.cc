@@ -138,6 +138,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "make_timestamp";
     case ScalarFunction::kMakeInterval:
       return "make_interval";
+    case ScalarFunction::kToChar:
+      return "to_char";
     case ScalarFunction::kNow:
       return "now";
     case ScalarFunction::kLower:
@@ -293,16 +295,22 @@ std::string_view AggregateKindName(AggregateKind kind) {
 }
 
 std::string AggregateCall::ToString() const {
-  if (kind == AggregateKind::kCountStar) return "count(*)";
-  std::string text =
-      fmt::format("{}({}{}", AggregateKindName(kind), distinct ? "DISTINCT " : "", arg->ToString());
-  if (kind == AggregateKind::kStringAgg) text += fmt::format(", '{}'", separator);
-  if (descending || nulls_first) {
-    text += fmt::format(
-        " ORDER BY {}{}{}", arg->ToString(), descending ? " DESC" : "",
-        nulls_first != descending ? (nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
+  std::string text;
+  if (kind == AggregateKind::kCountStar) {
+    text = "count(*)";
+  } else {
+    text = fmt::format("{}({}{}", AggregateKindName(kind), distinct ? "DISTINCT " : "",
+                       arg->ToString());
+    if (kind == AggregateKind::kStringAgg) text += fmt::format(", '{}'", separator);
+    if (descending || nulls_first) {
+      text += fmt::format(
+          " ORDER BY {}{}{}", arg->ToString(), descending ? " DESC" : "",
+          nulls_first != descending ? (nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
+    }
+    text += ")";
   }
-  return text + ")";
+  if (filter) text += fmt::format(" FILTER (WHERE {})", filter->ToString());
+  return text;
 }
 
 void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {

@@ -93,6 +93,7 @@ enum class ScalarFunction {
   kMakeTime,       ///< make_time(hour, min, sec).
   kMakeTimestamp,  ///< make_timestamp(year, month, day, hour, min, sec).
   kMakeInterval,   ///< make_interval(years, months, weeks, days, hours, mins, secs).
+  kToChar,         ///< to_char(timestamp | timestamptz | interval, template) → text.
   /// now() in a streaming definition: only a temporal filter may hold it (TemporalFilterNode);
   /// never evaluated.
   kNow,
@@ -204,6 +205,9 @@ struct AggregateCall {
   bool descending = false;
   bool nulls_first = false;
   std::string separator;  ///< string_agg's delimiter (a constant).
+  /// `FILTER (WHERE condition)`, bound over the node's input: only rows for which it is true
+  /// reach the aggregate (NULL and false skip the row). Null without FILTER.
+  BoundExprPtr filter;
 
   std::string ToString() const;
 };

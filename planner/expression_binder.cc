@@ -857,6 +857,11 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     throw SqlError(sqlstate::kGroupingError,
                    fmt::format("aggregate function {} is not allowed here", name), expr.position);
   }
+  if (expr.filter) {
+    throw SqlError(sqlstate::kWrongObjectType,
+                   fmt::format("FILTER specified, but {} is not an aggregate function", name),
+                   expr.position);
+  }
   if (std::optional<BoundExprPtr> bound = BindByteaJsonbArrayFunction(name, expr)) return *bound;
   if (std::optional<BoundExprPtr> bound = BindPgCatalogFunction(name, expr)) return *bound;
   auto expect_args = [&](size_t count) {

@@ -33,7 +33,11 @@ std::string DescribeWindowFunction(const WindowFunction& function,
   if (function.kind == WindowFunctionKind::kAggregate) {
     call += function.aggregate.arg ? ExplainExpression(*function.aggregate.arg, input) : "*";
   }
-  call += ") OVER (";
+  call += ")";
+  if (function.aggregate.filter) {
+    call += " FILTER (WHERE " + ExplainExpression(*function.aggregate.filter, input) + ")";
+  }
+  call += " OVER (";
   if (!function.partition_keys.empty()) {
     call += "PARTITION BY " + Expressions(function.partition_keys, input);
   }
@@ -105,9 +109,11 @@ std::string DescribeNode(const PlanNode& node) {
       const auto& aggregate = static_cast<const AggregateNode&>(node);
       std::vector<std::string> calls;
       for (const AggregateCall& call : aggregate.aggregates) {
-        calls.push_back(fmt::format("{}({}{})", AggregateKindName(call.kind),
-                                    call.distinct ? "DISTINCT " : "",
-                                    call.arg ? ExplainExpression(*call.arg, input) : "*"));
+        std::string text =
+            fmt::format("{}({}{})", AggregateKindName(call.kind), call.distinct ? "DISTINCT " : "",
+                        call.arg ? ExplainExpression(*call.arg, input) : "*");
+        if (call.filter) text += " FILTER (WHERE " + ExplainExpression(*call.filter, input) + ")";
+        calls.push_back(std::move(text));
       }
       std::string text = "HashAggregate: ";
       if (!aggregate.group_keys.empty()) {

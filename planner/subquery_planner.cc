@@ -67,6 +67,7 @@ void ForEachExpression(const PlanNode& node, const std::function<void(const Boun
       for (const BoundExprPtr& key : aggregate.group_keys) visit(*key);
       for (const AggregateCall& call : aggregate.aggregates) {
         if (call.arg) visit(*call.arg);
+        if (call.filter) visit(*call.filter);
       }
       break;
     }
@@ -255,7 +256,7 @@ std::optional<GroupedScalar> DecorrelateScalar(const BoundSubquery& subquery) {
   }
   const AggregateCall& call = aggregate.aggregates[value->column];
   if (call.kind == AggregateKind::kCount || call.kind == AggregateKind::kCountStar ||
-      (call.arg && ReadsOuter(*call.arg, 1))) {
+      (call.arg && ReadsOuter(*call.arg, 1)) || (call.filter && ReadsOuter(*call.filter, 1))) {
     return std::nullopt;
   }
   BoundSubquery rows;

@@ -221,7 +221,8 @@ bool IsTemporalFunction(std::string_view name) {
                                                     "make_date",
                                                     "make_time",
                                                     "make_timestamp",
-                                                    "make_interval"};
+                                                    "make_interval",
+                                                    "to_char"};
   return kNames.count(name) > 0;
 }
 
@@ -273,6 +274,21 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
     if (!seconds->type.IsNumeric()) ThrowNoFunction(name, written, position);
     return BoundExpr::MakeFunction(ScalarFunction::kToTimestamp, TypeId::kTimestampTz,
                                    {Coerce(seconds, TypeId::kFloat64, position)});
+  }
+  if (name == "to_char") {
+    arity(2, 2);
+    // A date (and an untyped literal) is a timestamptz, as PostgreSQL resolves
+    // to_char(date, text): it has no date version.
+    if (IsUntyped(args[0]) || args[0]->type.id == TypeId::kDate) {
+      args[0] = Coerce(args[0], TypeId::kTimestampTz, position);
+    }
+    args[1] = Coerce(args[1], TypeId::kVarchar, position);
+    DataType type = args[0]->type;
+    bool formats = type.IsTimestamp() || type.id == TypeId::kInterval || type.IsNumeric();
+    if (!formats || !args[1]->type.IsString()) {
+      ThrowNoFunction(name, written, position);
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kToChar, TypeId::kVarchar, std::move(args));
   }
   // make_*: integer fields, the seconds in double precision.
   auto fields = [&](size_t count, size_t required, bool last_is_seconds, ScalarFunction function,

@@ -84,6 +84,10 @@ BoundExprPtr WindowExpressionBinder::BindWindowFunction(const parser::FunctionCa
           call.position)
           .WithHint("No function matches the given name and argument types.");
     }
+    if (call.filter) {
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "FILTER is not implemented for non-aggregate window functions", call.position);
+    }
     function.kind = name == "row_number" ? WindowFunctionKind::kRowNumber
                     : name == "rank"     ? WindowFunctionKind::kRank
                                          : WindowFunctionKind::kDenseRank;

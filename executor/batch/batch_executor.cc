@@ -209,10 +209,8 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
     context.ThrowIfCancelled();
     std::vector<Column> key_columns;
     for (const auto& expr : node.group_keys) key_columns.push_back(Evaluate(*expr, chunk));
-    std::vector<std::optional<Column>> args;
-    for (const auto& call : node.aggregates) {
-      args.push_back(call.arg ? std::optional<Column>(Evaluate(*call.arg, chunk)) : std::nullopt);
-    }
+    std::vector<AggregateInput> inputs;
+    for (const auto& call : node.aggregates) inputs.push_back(EvaluateAggregateInput(call, chunk));
     for (size_t row = 0; row < chunk.size(); ++row) {
       key.clear();
       for (size_t k = 0; k < key_columns.size(); ++k) {
@@ -230,8 +228,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
       }
       states[group].row_count++;
       for (size_t a = 0; a < node.aggregates.size(); ++a) {
-        Accumulate(node.aggregates[a], &states[group].aggregates[a], args[a] ? &*args[a] : nullptr,
-                   row, 1);
+        Accumulate(node.aggregates[a], &states[group].aggregates[a], inputs[a], row, 1);
       }
     }
   }
@@ -395,7 +392,10 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
                                          const std::vector<Chunk>& input, size_t rows) {
   std::vector<std::string> partition(rows);
   std::vector<std::vector<Value>> order(rows);
-  Column args(function.aggregate.arg ? function.aggregate.arg->type : DataType(TypeId::kInt64));
+  // An aggregate's argument and FILTER over all rows, in input order.
+  AggregateInput aggregate_input;
+  if (function.aggregate.arg) aggregate_input.arg = Column(function.aggregate.arg->type);
+  if (function.aggregate.filter) aggregate_input.filter = Column(TypeId::kBoolean);
   size_t base = 0;
   for (const Chunk& chunk : input) {
     for (const auto& key : function.partition_keys) {
@@ -408,9 +408,12 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
       Column column = Evaluate(*key.expr, chunk);
       for (size_t r = 0; r < chunk.size(); ++r) order[base + r].push_back(column.GetValue(r));
     }
-    if (function.kind == planner::WindowFunctionKind::kAggregate && function.aggregate.arg) {
-      Column column = Evaluate(*function.aggregate.arg, chunk);
-      for (size_t r = 0; r < chunk.size(); ++r) args.AppendFrom(column, r);
+    if (function.kind == planner::WindowFunctionKind::kAggregate) {
+      AggregateInput input = EvaluateAggregateInput(function.aggregate, chunk);
+      for (size_t r = 0; r < chunk.size(); ++r) {
+        if (input.arg) aggregate_input.arg->AppendFrom(*input.arg, r);
+        if (input.filter) aggregate_input.filter->AppendFrom(*input.filter, r);
+      }
     }
     base += chunk.size();
   }
@@ -421,7 +424,6 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
     return CompareWindowOrder(order[a], order[b], function.order_keys) < 0;
   });
   std::vector<Value> result(rows);
-  const Column* arg = function.aggregate.arg ? &args : nullptr;
   for (size_t begin = 0; begin < rows;) {
     size_t end = begin;
     while (end < rows && partition[sorted[end]] == partition[sorted[begin]]) ++end;
@@ -438,7 +440,7 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
       ++dense_rank;
       if (function.kind == planner::WindowFunctionKind::kAggregate) {
         for (size_t i = peers; i < peers_end; ++i) {
-          Accumulate(function.aggregate, &state, arg, sorted[i], 1);
+          Accumulate(function.aggregate, &state, aggregate_input, sorted[i], 1);
         }
       }
       for (size_t i = peers; i < peers_end; ++i) {

@@ -137,10 +137,8 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
 void HashAggregateOperator::OnChunk(Chunk chunk) {
   std::vector<Column> keys;
   for (const auto& key : node_->group_keys) keys.push_back(Evaluate(*key, chunk));
-  std::vector<std::optional<Column>> args;
-  for (const auto& call : node_->aggregates) {
-    args.push_back(call.arg ? std::optional<Column>(Evaluate(*call.arg, chunk)) : std::nullopt);
-  }
+  std::vector<AggregateInput> inputs;
+  for (const auto& call : node_->aggregates) inputs.push_back(EvaluateAggregateInput(call, chunk));
 
   // The result row of each touched group before this chunk (nullopt: no row), in the
   // order the groups were first touched, so the output is deterministic.
@@ -173,8 +171,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     int sign = RowSign(chunk.ops[row]);
     group->state.row_count += sign;
     for (size_t a = 0; a < node_->aggregates.size(); ++a) {
-      Accumulate(node_->aggregates[a], &group->state.aggregates[a], args[a] ? &*args[a] : nullptr,
-                 row, sign);
+      Accumulate(node_->aggregates[a], &group->state.aggregates[a], inputs[a], row, sign);
     }
     if (!group->dirty) ++dirty_groups_;
     group->dirty = true;

@@ -620,6 +620,26 @@ TEST(ParserExpressionTest, FunctionCalls) {
   EXPECT_EQ(sum->args.size(), 1u);
 }
 
+TEST(ParserExpressionTest, AggregateFilter) {
+  auto select = ParseSelect(
+      "SELECT count(*) FILTER (WHERE p > 1), count(DISTINCT b) FILTER (WHERE p < 2) OVER (), "
+      "sum(filter) filter, count(x)");
+  ASSERT_NE(select, nullptr);
+  ASSERT_EQ(select->items.size(), 4u);
+  auto* count = static_cast<const FunctionCallExpr*>(select->items[0].expr.get());
+  ASSERT_NE(count->filter, nullptr);
+  EXPECT_EQ(count->filter->kind, ExprKind::kBinary);
+  auto* windowed = static_cast<const FunctionCallExpr*>(select->items[1].expr.get());
+  EXPECT_TRUE(windowed->distinct);
+  EXPECT_NE(windowed->filter, nullptr);
+  EXPECT_NE(windowed->over, nullptr);
+  // FILTER is no reserved word: a column and an alias may be named filter.
+  auto* sum = static_cast<const FunctionCallExpr*>(select->items[2].expr.get());
+  EXPECT_EQ(sum->filter, nullptr);
+  EXPECT_EQ(select->items[2].alias, "filter");
+  EXPECT_EQ(static_cast<const FunctionCallExpr*>(select->items[3].expr.get())->filter, nullptr);
+}
+
 TEST(ParserExpressionTest, Case) {
   EXPECT_EQ(ExprString("CASE WHEN a > 1 THEN 'big' WHEN a > 0 THEN 'small' ELSE 'none' END"),
             "(CASE WHEN (> a 1) THEN 'big' WHEN (> a 0) THEN 'small' ELSE 'none')");

@@ -408,6 +408,8 @@ primaryExpression
     | ARRAY LPAREN query RPAREN                                           #arraySubquery
     | qualifiedName                                                       #columnReference
     | LPAREN expression RPAREN                                            #parenthesizedExpression
+    // A field of a composite value: (information_schema._pg_expandarray(a)).n.
+    | LPAREN expression RPAREN DOT field=identifier                       #fieldSelection
     // The PostgreSQL cast binds tighter than any operator: -a::int is -(a::int).
     | primaryExpression DOUBLE_COLON dataType                             #postfixCast
     | primaryExpression LBRACKET index=expression RBRACKET                #subscript

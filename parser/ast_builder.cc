@@ -875,6 +875,40 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitFieldSelection(P::FieldSelectionContext* ctx) override {
+    ExprPtr operand = BuildExpr(ctx->expression());
+    std::string field = BuildIdentifier(ctx->field);
+    // information_schema._pg_expandarray(a) is SQL in PostgreSQL: the rows (a[s], s) over
+    // the subscripts s of a (numbered from 1). Its fields are therefore the set-returning
+    // calls unnest(a) and generate_subscripts(a, 1), which run side by side.
+    if (auto* call = dynamic_cast<FunctionCallExpr*>(operand.get());
+        call != nullptr && IsExpandArray(*call) && (field == "x" || field == "n")) {
+      if (field == "x") {
+        call->name = {"unnest"};
+      } else {
+        call->name = {"generate_subscripts"};
+        auto dimension = MakeNode<LiteralExpr>(call->position);
+        dimension->literal_kind = LiteralKind::kInteger;
+        dimension->value = "1";
+        call->args.push_back(std::move(dimension));
+      }
+      expr_ = std::move(operand);
+      return {};
+    }
+    // Any other record: Stave's only records are _pg_expandarray's, carried as their text
+    // form; the field of one is the call information_schema._pg_expandarray_field(record,
+    // 'field') (planner/field_selection_binding.cc).
+    auto selection = MakeNode<FunctionCallExpr>(PositionOf(ctx));
+    selection->name = {"information_schema", "_pg_expandarray_field"};
+    selection->args.push_back(std::move(operand));
+    auto name = MakeNode<LiteralExpr>(PositionOf(ctx));
+    name->literal_kind = LiteralKind::kString;
+    name->value = std::move(field);
+    selection->args.push_back(std::move(name));
+    expr_ = std::move(selection);
+    return {};
+  }
+
   antlrcpp::Any visitColumnReference(P::ColumnReferenceContext* ctx) override {
     auto column = MakeNode<ColumnRefExpr>(PositionOf(ctx));
     column->names = BuildQualifiedName(ctx->qualifiedName());
@@ -1477,6 +1511,15 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
   // --- Names, types and literals ------------------------------------------------------
 
   // Unquoted identifiers fold to lower case; quoted ones keep their case.
+  /// A plain call of information_schema._pg_expandarray with one argument.
+  static bool IsExpandArray(const FunctionCallExpr& call) {
+    bool named = (call.name.size() == 2 && call.name[0] == "information_schema" &&
+                  call.name[1] == "_pg_expandarray") ||
+                 (call.name.size() == 1 && call.name[0] == "_pg_expandarray");
+    return named && call.args.size() == 1 && !call.star && !call.distinct && !call.over &&
+           call.order_by.empty();
+  }
+
   static std::string BuildIdentifier(P::IdentifierContext* ctx) {
     if (antlr4::tree::TerminalNode* quoted = ctx->QUOTED_IDENTIFIER()) {
       std::string name = Unquote(quoted->getText(), '"');

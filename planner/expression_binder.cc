@@ -313,8 +313,15 @@ std::string DefaultColumnName(const Expr& expr) {
     }
     case ExprKind::kColumnRef:
       return static_cast<const parser::ColumnRefExpr&>(expr).names.back();
-    case ExprKind::kFunctionCall:
-      return static_cast<const parser::FunctionCallExpr&>(expr).name.back();
+    case ExprKind::kFunctionCall: {
+      const auto& call = static_cast<const parser::FunctionCallExpr&>(expr);
+      // `(record).x` is named x, as in PostgreSQL.
+      if (call.name.back() == "_pg_expandarray_field" && call.args.size() == 2 &&
+          call.args[1]->kind == ExprKind::kLiteral) {
+        return static_cast<const parser::LiteralExpr&>(*call.args[1]).value;
+      }
+      return call.name.back();
+    }
     case ExprKind::kCast: {
       const auto& cast = static_cast<const parser::CastExpr&>(expr);
       if (cast.operand->kind == ExprKind::kColumnRef ||
@@ -428,6 +435,16 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
       if (column.names.size() == 1) {
         if (std::optional<BoundExprPtr> now = BindCurrentTimeName(column.names[0], expr.position))
           return *now;
+        // current_user, user, ... : keywords in PostgreSQL; a column only when quoted, which
+        // the parser no longer tells, so a column of that name wins.
+        if (std::optional<BoundExprPtr> value = BindSessionValueName(column.names[0])) {
+          try {
+            return BindColumnRef(column);
+          } catch (const SqlError& error) {
+            if (error.sqlstate() != sqlstate::kUndefinedColumn) throw;
+            return *value;
+          }
+        }
       }
       return BindColumnRef(column);
     }
@@ -761,6 +778,9 @@ BoundExprPtr ExpressionBinder::BindArithmetic(const parser::BinaryExpr& expr, Bo
 }
 
 BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
+  if (std::optional<BoundExprPtr> compared = BindObjectIdentifierComparison(expr)) {
+    return *compared;
+  }
   BoundExprPtr left = Bind(*expr.left);
   BoundExprPtr right = Bind(*expr.right);
   switch (expr.op) {
@@ -864,6 +884,8 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
   }
   if (std::optional<BoundExprPtr> bound = BindByteaJsonbArrayFunction(name, expr)) return *bound;
   if (std::optional<BoundExprPtr> bound = BindPgCatalogFunction(name, expr)) return *bound;
+  if (std::optional<BoundExprPtr> bound = BindSessionFunction(name, expr)) return *bound;
+  if (name == "information_schema._pg_expandarray_field") return BindFieldSelection(expr);
   auto expect_args = [&](size_t count) {
     if (expr.args.size() != count || expr.star || expr.distinct) {
       throw SqlError(
@@ -880,10 +902,6 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
   if (name == "current_database") {
     expect_args(0);
     return BoundExpr::MakeConstant(Value::String("stave"), TypeId::kVarchar);
-  }
-  if (name == "current_schema") {
-    expect_args(0);
-    return BoundExpr::MakeConstant(Value::String("public"), TypeId::kVarchar);
   }
   if (name == "abs") {
     expect_args(1);

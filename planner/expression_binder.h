@@ -78,6 +78,9 @@ class ExpressionBinder {
   // bytea, jsonb and arrays (bytea_jsonb_array_binding.cc).
   BoundExprPtr BindArrayConstructor(const parser::ArrayConstructorExpr& expr);
   BoundExprPtr BindSubscript(const parser::SubscriptExpr& expr);
+  /// `(record).x` and `.n` of a _pg_expandarray record, which the parser makes the call
+  /// information_schema._pg_expandarray_field(record, 'x') (planner/field_selection_binding.cc).
+  BoundExprPtr BindFieldSelection(const parser::FunctionCallExpr& expr);
   BoundExprPtr BindQuantifiedComparison(const parser::QuantifiedComparisonExpr& expr);
   /// `->`, `->>`, `#>`, `#>>`, `@>` and `<@`.
   BoundExprPtr BindJsonbOrContainment(const parser::BinaryExpr& expr, BoundExprPtr left,
@@ -90,6 +93,16 @@ class ExpressionBinder {
   /// ...; planner/pg_catalog_functions.cc), or nullopt if `name` is none of them.
   std::optional<BoundExprPtr> BindPgCatalogFunction(const std::string& name,
                                                     const parser::FunctionCallExpr& expr);
+  /// current_setting(), set_config(), pg_backend_pid(), current_schema()
+  /// (planner/session_functions.cc), or nullopt if `name` is none of them.
+  std::optional<BoundExprPtr> BindSessionFunction(const std::string& name,
+                                                  const parser::FunctionCallExpr& expr);
+  /// The keywords current_user, session_user, current_role, user, current_catalog and
+  /// current_schema, or nullopt if `name` is none of them.
+  std::optional<BoundExprPtr> BindSessionValueName(const std::string& name);
+  /// `a::regtype = b::regtype` (any comparison of two casts to one reg type) compares the
+  /// OIDs, as PostgreSQL does; nullopt for another expression.
+  std::optional<BoundExprPtr> BindObjectIdentifierComparison(const parser::BinaryExpr& expr);
   /// Casts to oid, regclass, regtype and regnamespace, or nullopt for another type.
   std::optional<BoundExprPtr> BindObjectIdentifierCast(const parser::CastExpr& expr);
   std::optional<BoundExprPtr> BindByteaJsonbArrayFunction(const std::string& name,

@@ -492,10 +492,56 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
   return std::nullopt;
 }
 
+std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierComparison(
+    const parser::BinaryExpr& expr) {
+  static constexpr std::pair<parser::BinaryOp, ScalarFunction> kComparisons[] = {
+      {parser::BinaryOp::kEqual, ScalarFunction::kEqual},
+      {parser::BinaryOp::kNotEqual, ScalarFunction::kNotEqual},
+      {parser::BinaryOp::kLess, ScalarFunction::kLess},
+      {parser::BinaryOp::kLessEqual, ScalarFunction::kLessEqual},
+      {parser::BinaryOp::kGreater, ScalarFunction::kGreater},
+      {parser::BinaryOp::kGreaterEqual, ScalarFunction::kGreaterEqual}};
+  const ScalarFunction* comparison = nullptr;
+  for (const auto& [op, function] : kComparisons) {
+    if (expr.op == op) comparison = &function;
+  }
+  auto reg_type = [](const parser::Expr& side) -> std::string_view {
+    if (side.kind != parser::ExprKind::kCast) return {};
+    const auto& cast = static_cast<const parser::CastExpr&>(side);
+    std::string_view type = cast.type.name;
+    if (type.starts_with("pg_catalog.")) type.remove_prefix(std::string_view("pg_catalog.").size());
+    bool reg = type == "regclass" || type == "regtype" || type == "regnamespace";
+    return reg && cast.type.array_dimensions == 0 ? type : std::string_view();
+  };
+  std::string_view type = reg_type(*expr.left);
+  if (comparison == nullptr || type.empty() || reg_type(*expr.right) != type) return std::nullopt;
+  // Each side as its OID: a name's OID for a literal, the operand itself otherwise.
+  auto oid_of = [&](const parser::Expr& side) {
+    const auto& cast = static_cast<const parser::CastExpr&>(side);
+    BoundExprPtr bound = BindObjectIdentifierCast(cast).value();
+    if (bound->type.IsInteger()) return bound;
+    return OidArgument(Bind(*cast.operand), type, cast.position);
+  };
+  return Call(*comparison, TypeId::kBoolean, {oid_of(*expr.left), oid_of(*expr.right)});
+}
+
 std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
     const parser::CastExpr& expr) {
   std::string_view type = expr.type.name;
   if (type.starts_with("pg_catalog.")) type.remove_prefix(std::string_view("pg_catalog.").size());
+  // An array of OIDs as an array of reg values (pgcli: proargtypes::regtype[]): each OID as
+  // its number, as the reg types print an OID that names nothing. (Stave's pg_proc, whose
+  // columns clients cast so, is empty.)
+  if (expr.type.array_dimensions == 1 &&
+      (type == "regclass" || type == "regtype" || type == "regnamespace" || type == "regproc")) {
+    BoundExprPtr operand = Bind(*expr.operand);
+    if (!operand->type.IsArray() || !operand->type.ElementType().IsInteger()) {
+      throw SqlError("42846",
+                     fmt::format("cannot cast type {} to {}[]", operand->type.Name(), type),
+                     expr.position);
+    }
+    return Call(ScalarFunction::kCast, DataType::ArrayOf(TypeId::kVarchar), {operand});
+  }
   if (expr.type.array_dimensions != 0 ||
       (type != "oid" && type != "regclass" && type != "regtype" && type != "regnamespace" &&
        type != "regproc")) {

@@ -18,6 +18,9 @@ void CheckArray(const BoundExprPtr& array, int position) {
 }  // namespace
 
 bool IsSetReturningFunction(const parser::QualifiedName& name) {
+  if (!name.empty() && name.back() == "_pg_expandarray") {
+    return name.size() == 1 || (name.size() == 2 && name[0] == "information_schema");
+  }
   return !name.empty() && (name.back() == "unnest" || name.back() == "generate_subscripts") &&
          (name.size() == 1 || (name.size() == 2 && name[0] == "pg_catalog"));
 }
@@ -41,6 +44,7 @@ std::shared_ptr<UnnestNode> MakeUnnestNode(PlanNodePtr input, std::vector<BoundE
 BoundExprPtr SelectListUnnests::Bind(const parser::FunctionCallExpr& call,
                                      ExpressionBinder* binder) {
   if (call.name.back() == "generate_subscripts") return BindSubscripts(call, binder);
+  if (call.name.back() == "_pg_expandarray") return BindExpandArray(call, binder);
   if (call.args.size() != 1 || call.star || call.distinct || call.over) {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "unnest() in a select list takes one array; unnest of several arrays is "
@@ -100,6 +104,35 @@ BoundExprPtr SelectListUnnests::BindSubscripts(const parser::FunctionCallExpr& c
     array = BoundExpr::MakeConstant(Value::Null(), array->type);
   }
   return Column(std::move(array), true, TypeId::kInt32);
+}
+
+BoundExprPtr SelectListUnnests::BindExpandArray(const parser::FunctionCallExpr& call,
+                                                ExpressionBinder* binder) {
+  if (call.args.size() != 1 || call.star || call.distinct || call.over) {
+    throw SqlError(sqlstate::kUndefinedFunction,
+                   "function information_schema._pg_expandarray() takes one array", call.position);
+  }
+  BoundExprPtr array = binder->Bind(*call.args[0]);
+  if (!array->type.IsArray()) {
+    throw SqlError(sqlstate::kUndefinedFunction,
+                   fmt::format("function information_schema._pg_expandarray({}) does not exist",
+                               array->type.Name()),
+                   call.position);
+  }
+  // The record (x, n) in its text form, as PostgreSQL prints a record: "(5,1)", and "(,2)"
+  // for a NULL element. (record).x and (record).n read it back (ExpressionBinder::
+  // BindFieldSelection).
+  BoundExprPtr element = Column(array, false, array->type.ElementType());
+  BoundExprPtr subscript = Column(array, true, TypeId::kInt32);
+  auto text = [](BoundExprPtr value) {
+    return BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {std::move(value)});
+  };
+  auto literal = [](const char* value) {
+    return BoundExpr::MakeConstant(Value::String(value), TypeId::kVarchar);
+  };
+  return BoundExpr::MakeFunction(
+      ScalarFunction::kConcatFunction, TypeId::kVarchar,
+      {literal("("), text(element), literal(","), text(subscript), literal(")")});
 }
 
 PlanNodePtr SelectListUnnests::MakeNode(PlanNodePtr input) const {

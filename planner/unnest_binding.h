@@ -36,6 +36,8 @@ class SelectListUnnests {
   /// generate_subscripts(array, dimension): the array's subscripts, side by side with the
   /// unnest calls.
   BoundExprPtr BindSubscripts(const parser::FunctionCallExpr& call, ExpressionBinder* binder);
+  /// information_schema._pg_expandarray(array): the record (element, subscript) as text.
+  BoundExprPtr BindExpandArray(const parser::FunctionCallExpr& call, ExpressionBinder* binder);
   /// The column of `array` (its elements, or its subscripts), shared by repeated calls.
   BoundExprPtr Column(BoundExprPtr array, bool subscripts, DataType type);
 
@@ -45,7 +47,7 @@ class SelectListUnnests {
 };
 
 /// Whether `name` (a function's name, lower-case) is a set-returning function of select
-/// lists: unnest, generate_subscripts.
+/// lists: unnest, generate_subscripts, information_schema._pg_expandarray.
 bool IsSetReturningFunction(const parser::QualifiedName& name);
 
 /// The UnnestNode of `unnest(arrays…)` over `input`, with the element (and ordinality)

@@ -100,6 +100,10 @@ class QuerySession {
   virtual void AttachCancellation(std::shared_ptr<Cancellation> cancellation) {
     static_cast<void>(cancellation);
   }
+
+  /// Hands the session its connection's BackendKeyData process id (pg_backend_pid()).
+  /// Called once, before the first statement.
+  virtual void AttachBackendPid(int32_t process_id) { static_cast<void>(process_id); }
 };
 
 /// Creates the session of a new connection from its StartupMessage parameters (user,

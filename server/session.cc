@@ -69,7 +69,7 @@ std::string Lower(std::string_view text) {
   return lower;
 }
 
-const SettingDefinition* FindSetting(const std::string& lower_name) {
+const SettingDefinition* FindDefinition(const std::string& lower_name) {
   for (const SettingDefinition& setting : kSettings) {
     if (Lower(setting.name) == lower_name) return &setting;
   }
@@ -122,7 +122,7 @@ Session::Session(executor::Database* database,
     std::string lower = Lower(name);
     if (lower == "user") {
       settings_["session_authorization"] = value;
-    } else if (FindSetting(lower) && lower != "server_version" && lower != "server_encoding") {
+    } else if (FindDefinition(lower) && lower != "server_version" && lower != "server_encoding") {
       try {
         Assign(lower, value, 0);
       } catch (const SqlError&) {
@@ -144,7 +144,7 @@ std::vector<std::pair<std::string, std::string>> Session::StartupParameters() {
 std::vector<std::pair<std::string, std::string>> Session::TakeChangedParameters() {
   std::vector<std::pair<std::string, std::string>> parameters;
   for (const std::string& name : changed_) {
-    const SettingDefinition* setting = FindSetting(name);
+    const SettingDefinition* setting = FindDefinition(name);
     if (setting && setting->reported) parameters.emplace_back(setting->name, settings_[name]);
   }
   changed_.clear();
@@ -257,13 +257,14 @@ executor::QueryResult Session::RunStatement(const parser::Statement& statement) 
       if (timeout.count() > 0) deadline = Cancellation::Clock::now() + timeout;
       Cancellation::Statement running(cancellation_.get(), deadline);
       context.cancellation = cancellation_.get();
+      planner::ScopedSessionValues session_values(this);
       return database_->Execute(statement, writes_.get(), context);
     }
   }
 }
 
 void Session::Assign(const std::string& name, const std::string& value, int position, bool system) {
-  const SettingDefinition* setting = FindSetting(name);
+  const SettingDefinition* setting = FindDefinition(name);
   if (!setting && name.find('.') == std::string::npos) {
     throw SqlError(sqlstate::kUndefinedParameter,
                    fmt::format("unrecognized configuration parameter \"{}\"", name), position);
@@ -360,7 +361,7 @@ executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
         .WithHint("ALTER SYSTEM sets server-wide settings: checkpoint_interval.");
   }
   if (set.is_default) {
-    const SettingDefinition* setting = FindSetting(name);
+    const SettingDefinition* setting = FindDefinition(name);
     Assign(name, setting ? std::string(setting->default_value) : "", set.position, set.system);
     return Command(set.system ? "ALTER SYSTEM" : "SET");
   }
@@ -398,7 +399,7 @@ executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
                    fmt::format("unrecognized configuration parameter \"{}\"", show.name),
                    show.position);
   }
-  const SettingDefinition* setting = FindSetting(name);
+  const SettingDefinition* setting = FindDefinition(name);
   result.columns = {{setting ? Lower(setting->name) : name, TypeId::kVarchar}};
   result.rows.push_back({Value::String(it->second)});
   return result;
@@ -416,7 +417,7 @@ executor::QueryResult Session::Reset(const parser::ResetVariableStatement& reset
     }
     return Command("RESET");
   }
-  const SettingDefinition* setting = FindSetting(name);
+  const SettingDefinition* setting = FindDefinition(name);
   if (!setting) {
     if (name.find('.') != std::string::npos) {
       settings_.erase(name);
@@ -471,6 +472,44 @@ executor::QueryResult Session::Transaction(const parser::TransactionStatement& s
     }
   }
   return Command("BEGIN");
+}
+
+std::string Session::UserName() const {
+  auto it = settings_.find("session_authorization");
+  return it == settings_.end() ? std::string("stave") : it->second;
+}
+
+std::optional<std::string> Session::FindSetting(const std::string& name) const {
+  std::string lower = Lower(name);
+  if (lower == "checkpoint_interval") {
+    return fmt::format("{}ms", database_->engine()->checkpoint_interval().count());
+  }
+  auto it = settings_.find(lower);
+  if (it == settings_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<planner::SessionValues::Setting> Session::Settings() const {
+  std::vector<Setting> settings;
+  for (const SettingDefinition& definition : kSettings) {
+    settings.push_back(
+        {std::string(definition.name), FindSetting(std::string(definition.name)).value_or(""),
+         std::string(definition.description), std::string(definition.default_value)});
+  }
+  return settings;
+}
+
+std::string Session::SetConfig(const std::string& name, const std::optional<std::string>& value,
+                               bool is_local, int position) {
+  // SET LOCAL is taken as SET, as the SET statement takes it (docs/sql.md, "Sessions").
+  static_cast<void>(is_local);
+  const SettingDefinition* definition = FindDefinition(name);
+  if (value) {
+    Assign(name, *value, position);
+  } else {
+    Assign(name, definition ? std::string(definition->default_value) : "", position);
+  }
+  return FindSetting(name).value_or("");
 }
 
 }  // namespace stave::server

@@ -11,6 +11,7 @@
 #include "executor/database.h"
 #include "parser/copy_statement.h"
 #include "parser/cursor_statement.h"
+#include "planner/session_values.h"
 #include "server/query_session.h"
 
 namespace stave::server {
@@ -19,7 +20,7 @@ namespace stave::server {
 /// change), its transaction state (BEGIN/COMMIT/ROLLBACK and the failed state after an
 /// error), and the dispatch of every other statement to the database. Each statement runs
 /// and commits on its own; a transaction block only tracks status, as clients expect.
-class Session : public QuerySession {
+class Session : public QuerySession, public planner::SessionValues {
  public:
   Session(executor::Database* database,
           const std::vector<std::pair<std::string, std::string>>& startup_parameters);
@@ -39,6 +40,14 @@ class Session : public QuerySession {
   void Sync() override;
   void AttachCancellation(std::shared_ptr<Cancellation> cancellation) override;
   std::optional<executor::QueryResult> DescribeCursor(std::string_view name) const override;
+  void AttachBackendPid(int32_t process_id) override { backend_pid_ = process_id; }
+  // What statements read of the session (planner/session_values.h): session_values.cc.
+  std::string UserName() const override;
+  int32_t BackendPid() const override { return backend_pid_; }
+  std::optional<std::string> FindSetting(const std::string& name) const override;
+  std::vector<Setting> Settings() const override;
+  std::string SetConfig(const std::string& name, const std::optional<std::string>& value,
+                        bool is_local, int position) override;
 
  private:
   /// What `statement` would return, without running it (see executor::Database::Describe);
@@ -72,7 +81,8 @@ class Session : public QuerySession {
   void Assign(const std::string& name, const std::string& value, int position, bool system = false);
 
   executor::Database* database_;
-  std::map<std::string, std::string> settings_;        // By lower-case name.
+  int32_t backend_pid_ = 0;                      // The connection's BackendKeyData process id.
+  std::map<std::string, std::string> settings_;  // By lower-case name.
   std::chrono::milliseconds idle_session_timeout_{0};  // The idle_session_timeout setting.
   std::vector<std::string> changed_;                   // Lower-case names to report.
   /// kImplicit: the statements of one multi-statement query string, which PostgreSQL runs as

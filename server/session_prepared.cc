@@ -154,8 +154,10 @@ executor::QueryResult Session::Describe(const parser::Statement& statement) {
     case parser::StatementKind::kResetVariable:
     case parser::StatementKind::kTransaction:
       return description;
-    default:
+    default: {
+      planner::ScopedSessionValues session_values(this);
       return database_->Describe(statement);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include "common/version.h"
 #include "executor/catalog/catalog_relations.h"
 #include "planner/catalog_oids.h"
+#include "planner/session_values.h"
 
 namespace stave::executor {
 namespace {
@@ -527,26 +528,32 @@ planner::SystemTable PgSettings() {
       {"boot_val", kText},   {"reset_val", kText},      {"sourcefile", kText},
       {"sourceline", kInt4}, {"pending_restart", kBool}};
   return Table("pg_settings", std::move(columns), [] {
-    // The server's defaults (a session's SET shows in SHOW and current_setting instead).
-    static const std::vector<std::pair<std::string, std::string>> kSettings = {
-        {"client_encoding", "UTF8"},
-        {"DateStyle", "ISO, MDY"},
-        {"integer_datetimes", "on"},
-        {"IntervalStyle", "postgres"},
-        {"max_identifier_length", "63"},
-        {"search_path", "\"$user\", public"},
-        {"server_encoding", "UTF8"},
-        {"server_version", std::string(kServerVersion)},
-        {"standard_conforming_strings", "on"},
-        {"TimeZone", "UTC"},
-        {"transaction_isolation", "serializable"},
-    };
+    // The settings of the session the query is bound for (pg_settings is read when it is);
+    // without one, the server's defaults.
+    std::vector<planner::SessionValues::Setting> settings =
+        planner::CurrentSessionValues().Settings();
+    if (settings.empty()) {
+      settings = {{"client_encoding", "UTF8", "", "UTF8"},
+                  {"DateStyle", "ISO, MDY", "", "ISO, MDY"},
+                  {"integer_datetimes", "on", "", "on"},
+                  {"IntervalStyle", "postgres", "", "postgres"},
+                  {"max_identifier_length", "63", "", "63"},
+                  {"search_path", "\"$user\", public", "", "\"$user\", public"},
+                  {"server_encoding", "UTF8", "", "UTF8"},
+                  {"server_version", std::string(kServerVersion), "", std::string(kServerVersion)},
+                  {"standard_conforming_strings", "on", "", "on"},
+                  {"TimeZone", "UTC", "", "UTC"},
+                  {"transaction_isolation", "read committed", "", "read committed"}};
+    }
     Rows rows;
-    for (const auto& [name, setting] : kSettings) {
-      rows.push_back({Text(name), Text(setting), Value::Null(), Text("Stave"), Value::Null(),
-                      Value::Null(), Text("user"), Text("string"), Text("default"), Value::Null(),
-                      Value::Null(), Value::Null(), Text(setting), Text(setting), Value::Null(),
-                      Value::Null(), Bool(false)});
+    for (const planner::SessionValues::Setting& setting : settings) {
+      bool changed = setting.value != setting.default_value;
+      rows.push_back({Text(setting.name), Text(setting.value), Value::Null(), Text("Stave"),
+                      setting.description.empty() ? Value::Null() : Text(setting.description),
+                      Value::Null(), Text("user"), Text("string"),
+                      Text(changed ? "session" : "default"), Value::Null(), Value::Null(),
+                      Value::Null(), Text(setting.default_value), Text(setting.default_value),
+                      Value::Null(), Value::Null(), Bool(false)});
     }
     return rows;
   });

@@ -323,6 +323,23 @@ TEST(ParserSelectTest, ParameterPlaceholders) {
   EXPECT_SYNTAX_ERROR("SELECT $", "syntax error at or near \"$\"", 8);
 }
 
+// `(record).field`; the fields of information_schema._pg_expandarray(a) are its definition's
+// set-returning calls.
+TEST(ParserSelectTest, FieldSelection) {
+  auto select = ParseSelect(
+      "select (information_schema._pg_expandarray(i.indkey)).n, (_pg_expandarray(k)).X, "
+      "(r.keys).x, (information_schema._pg_expandarray(k)).other from t");
+  ASSERT_NE(select, nullptr);
+  ASSERT_EQ(select->items.size(), 4u);
+  EXPECT_EQ(ToString(select->items[0].expr.get()), "generate_subscripts(i.indkey, 1)");
+  EXPECT_EQ(ToString(select->items[1].expr.get()), "unnest(k)");
+  EXPECT_EQ(ToString(select->items[2].expr.get()),
+            "information_schema._pg_expandarray_field(r.keys, 'x')");
+  EXPECT_EQ(ToString(select->items[3].expr.get()),
+            "information_schema._pg_expandarray_field(information_schema._pg_expandarray(k), "
+            "'other')");
+}
+
 TEST(ParserSelectTest, AllClauses) {
   auto select = ParseSelect(
       "select distinct a, b AS total, c d, count(*) from public.orders o "

@@ -186,10 +186,27 @@ public class PgJdbcClient {
     }
     check(viewColumns.equals(List.of("ok:bool", "top:float8")), "getColumns of a view: " + viewColumns);
 
-    // The key as Stave's catalogs describe it. (getPrimaryKeys itself reads
-    // information_schema._pg_expandarray(), a set-returning function of records, which Stave
-    // lacks.)
+    // getPrimaryKeys reads information_schema._pg_expandarray(i.indkey) and its fields .n and .x:
+    // the key's columns in key order (c, then a), each with its position in the key, as pgJDBC sorts them.
     List<String> key = new ArrayList<>();
+    try (ResultSet rs = meta.getPrimaryKeys(null, "public", "jdbc_pairs")) {
+      while (rs.next()) {
+        key.add(rs.getString("COLUMN_NAME") + ":" + rs.getInt("KEY_SEQ") + ":" + rs.getString("PK_NAME"));
+      }
+    }
+    check(key.equals(List.of("c:1:jdbc_pairs_pkey", "a:2:jdbc_pairs_pkey")), "getPrimaryKeys: " + key);
+    List<String> otherKey = new ArrayList<>();
+    try (ResultSet rs = meta.getPrimaryKeys(null, "public", "jdbc_items")) {
+      while (rs.next()) otherKey.add(rs.getString("COLUMN_NAME") + ":" + rs.getInt("KEY_SEQ"));
+    }
+    check(otherKey.equals(List.of("id:1")), "getPrimaryKeys of jdbc_items: " + otherKey);
+    List<String> noKey = new ArrayList<>();
+    try (ResultSet rs = meta.getPrimaryKeys(null, "public", "jdbc_prices")) {
+      while (rs.next()) noKey.add(rs.getString("COLUMN_NAME"));
+    }
+    check(noKey.isEmpty(), "getPrimaryKeys of a view: " + noKey);
+    // The same key as information_schema describes it.
+    key = new ArrayList<>();
     try (ResultSet rs = connection.createStatement().executeQuery(
              "SELECT k.column_name, k.ordinal_position, k.constraint_name FROM information_schema.key_column_usage k "
              + "WHERE k.table_name = 'jdbc_pairs' ORDER BY k.ordinal_position")) {

@@ -118,7 +118,7 @@ TEST_F(SessionCursorsTest, CursorsEndWithTheirTransactionUnlessHeld) {
     EXPECT_EQ(error.sqlstate(), "42703");
     EXPECT_EQ(error.position(), 39);
   }
-  EXPECT_EQ(ErrorOf("FETCH BACKWARD 1 FROM h"), "0A000");
+  EXPECT_EQ(ErrorOf("FETCH BACKWARD 1 FROM h"), "55000");
   EXPECT_EQ(ErrorOf("DECLARE b BINARY CURSOR WITH HOLD FOR SELECT 1"), "0A000");
   EXPECT_EQ(ErrorOf("FETCH 1 FROM"), "42601");
 }

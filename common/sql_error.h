@@ -48,6 +48,8 @@ class SqlError : public std::runtime_error {
   int position() const { return position_; }
   const std::string& detail() const { return detail_; }
   const std::string& hint() const { return hint_; }
+  /// Where the error happened, as PostgreSQL's CONTEXT field says ("COPY t, line 3").
+  const std::string& context() const { return context_; }
 
   SqlError& WithDetail(std::string detail) {
     detail_ = std::move(detail);
@@ -55,6 +57,10 @@ class SqlError : public std::runtime_error {
   }
   SqlError& WithHint(std::string hint) {
     hint_ = std::move(hint);
+    return *this;
+  }
+  SqlError& WithContext(std::string context) {
+    context_ = std::move(context);
     return *this;
   }
   /// Sets the position if none is known yet, so inner code may throw without one.
@@ -68,6 +74,7 @@ class SqlError : public std::runtime_error {
   int position_;
   std::string detail_;
   std::string hint_;
+  std::string context_;
 };
 
 }  // namespace stave

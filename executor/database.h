@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/cancellation.h"
+#include "executor/copy_from.h"
 #include "executor/dml.h"
 #include "executor/engine.h"
 #include "executor/metrics.h"
@@ -18,6 +19,7 @@
 #include "executor/table.h"
 #include "executor/transaction.h"
 #include "parser/ast.h"
+#include "parser/copy_statement.h"
 #include "planner/catalog.h"
 #include "planner/connector_spec.h"
 #include "planner/delivery.h"
@@ -96,6 +98,12 @@ class Database {
   /// Commits a session's transaction atomically and durably. Throws SqlError (then
   /// nothing of it was written).
   void Commit(Transaction* transaction);
+
+  /// COPY table [(columns)] FROM STDIN: resolves the table and its columns (42P01; 42809
+  /// for a stream, view or sink; 42703) and returns what decodes the client's data into
+  /// rows of `transaction`, which the caller commits (database_copy.cc).
+  std::unique_ptr<CopyFrom> StartCopyFrom(const parser::CopyStatement& copy,
+                                          Transaction* transaction);
 
   /// Stops the engine after a final checkpoint. Idempotent.
   void Shutdown();

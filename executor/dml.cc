@@ -180,27 +180,27 @@ QueryResult DmlExecutor::Returning(const planner::CatalogObject& table, const st
   return result;
 }
 
-std::vector<size_t> DmlExecutor::InsertTargets(const parser::InsertStatement& insert,
+std::vector<size_t> DmlExecutor::InsertTargets(const std::vector<std::string>& columns,
+                                               const std::vector<int>& positions,
+                                               int statement_position,
                                                const planner::CatalogObject& object) {
   std::vector<size_t> targets;
-  if (insert.columns.empty()) {
+  if (columns.empty()) {
     for (size_t i = 0; i < object.columns.size(); ++i) targets.push_back(i);
   } else {
-    for (size_t i = 0; i < insert.columns.size(); ++i) {
+    for (size_t i = 0; i < columns.size(); ++i) {
       auto it = std::find_if(object.columns.begin(), object.columns.end(),
-                             [&](const planner::Column& c) { return c.name == insert.columns[i]; });
-      int position =
-          i < insert.column_positions.size() ? insert.column_positions[i] : insert.position;
+                             [&](const planner::Column& c) { return c.name == columns[i]; });
+      int position = i < positions.size() ? positions[i] : statement_position;
       if (it == object.columns.end()) {
-        throw SqlError(sqlstate::kUndefinedColumn,
-                       fmt::format("column \"{}\" of relation \"{}\" does not exist",
-                                   insert.columns[i], object.name),
-                       position);
+        throw SqlError(
+            sqlstate::kUndefinedColumn,
+            fmt::format("column \"{}\" of relation \"{}\" does not exist", columns[i], object.name),
+            position);
       }
       size_t index = static_cast<size_t>(it - object.columns.begin());
       if (std::find(targets.begin(), targets.end(), index) != targets.end()) {
-        throw SqlError("42701",
-                       fmt::format("column \"{}\" specified more than once", insert.columns[i]),
+        throw SqlError("42701", fmt::format("column \"{}\" specified more than once", columns[i]),
                        position);
       }
       targets.push_back(index);
@@ -212,7 +212,8 @@ std::vector<size_t> DmlExecutor::InsertTargets(const parser::InsertStatement& in
 QueryResult DmlExecutor::Insert(const parser::InsertStatement& insert, Transaction* transaction) {
   std::shared_ptr<Table> table = ResolveTable(insert.table, insert.table_position, "insert into");
   const planner::CatalogObject& object = table->object();
-  std::vector<size_t> targets = InsertTargets(insert, object);
+  std::vector<size_t> targets =
+      InsertTargets(insert.columns, insert.column_positions, insert.position, object);
 
   std::vector<std::vector<Value>> rows;
   if (insert.query) {
@@ -437,7 +438,8 @@ QueryResult DmlExecutor::Describe(const parser::Statement& statement) const {
       std::shared_ptr<Table> table =
           ResolveTable(insert.table, insert.table_position, "insert into");
       const planner::CatalogObject& object = table->object();
-      std::vector<size_t> targets = InsertTargets(insert, object);
+      std::vector<size_t> targets =
+          InsertTargets(insert.columns, insert.column_positions, insert.position, object);
       if (insert.query) {
         planner::BindQuery(*insert.query, *catalog_, planner::QueryPurpose::kBatch);
         return Returning(object, "", insert.returning, {}, "");

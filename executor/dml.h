@@ -46,20 +46,26 @@ class DmlExecutor {
   /// or an I/O error); on error nothing was written.
   static void Commit(Transaction* transaction, storage::Store* store);
 
- private:
+  /// The table `name` that `verb` ("insert into", "copy to") writes: 42P01 if there is
+  /// none, 42809 for a stream, view or sink.
   std::shared_ptr<Table> ResolveTable(const parser::QualifiedName& name, int position,
                                       std::string_view verb) const;
-  /// INSERT's target columns (positions in `object`), in the order values are given.
-  static std::vector<size_t> InsertTargets(const parser::InsertStatement& insert,
+  /// The target columns (positions in `object`) of INSERT or COPY FROM, in the order values
+  /// are given: `columns` as named (each written at `positions`, else at `position`), or all
+  /// columns when none are named. 42703 for an unknown column, 42701 for a repeated one.
+  static std::vector<size_t> InsertTargets(const std::vector<std::string>& columns,
+                                           const std::vector<int>& positions, int position,
                                            const planner::CatalogObject& object);
+  /// Adds the changes for one row written by INSERT or COPY FROM (or the new half of an
+  /// UPDATE that moves a key) after NOT NULL and key checks (23502, 23505).
+  void AddInsert(Transaction::TableWrites* writes, Transaction* transaction, std::vector<Value> row,
+                 int position);
+
+ private:
   /// UPDATE's SET list: target column positions and values coerced to their columns.
   static std::vector<std::pair<size_t, planner::BoundExprPtr>> BindAssignments(
       const parser::UpdateStatement& update, const planner::CatalogObject& object,
       planner::ExpressionBinder* binder);
-  /// Adds the changes for one row written by INSERT (or the new half of an UPDATE that
-  /// moves a key) after NOT NULL and key checks.
-  void AddInsert(Transaction::TableWrites* writes, Transaction* transaction, std::vector<Value> row,
-                 int position);
   /// The result of a statement that affected `rows` (the table's changelog columns) of
   /// `table`: just `tag` without RETURNING, else RETURNING's select list over the rows,
   /// bound with the table's columns in scope under its name or `alias`.

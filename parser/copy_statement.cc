@@ -28,22 +28,23 @@ class CopyParser {
       copy.query = std::string(sql_.substr(begin, close.begin - begin));
       copy.query_position = static_cast<int>(begin) + 1;
       token = Next();
-    } else if (token.kind == Token::Kind::kWord || token.kind == Token::Kind::kQuotedName) {
+    } else if (token.IsName()) {
       size_t name_begin = token.begin;
       size_t name_end = token.end;
+      copy.table.push_back(token.text);
+      copy.table_position = Position(token);
       token = Next();
       while (IsSymbol(token, ".")) {
         Token part = Next();
-        if (part.kind != Token::Kind::kWord && part.kind != Token::Kind::kQuotedName) {
-          throw SyntaxError(part);
-        }
+        if (!part.IsName()) throw SyntaxError(part);
+        copy.table.push_back(part.text);
         name_end = part.end;
         token = Next();
       }
       std::string columns = "*";
       if (IsSymbol(token, "(")) {
         size_t begin = token.end;
-        Token close = tokens_.SkipParenthesized();
+        Token close = ParseColumnList(&copy);
         columns = std::string(sql_.substr(begin, close.begin - begin));
         token = Next();
       }
@@ -53,16 +54,21 @@ class CopyParser {
     } else {
       throw SyntaxError(token);
     }
-    if (IsWord(token, "from")) {
-      throw Unsupported("COPY FROM is not supported; Stave takes rows by INSERT", token);
+    if (IsWord(token, "from") && !copy.table.empty()) {
+      copy.from_stdin = true;
+      copy.query.clear();
+    } else if (!IsWord(token, "to")) {
+      throw SyntaxError(token);
     }
-    if (!IsWord(token, "to")) throw SyntaxError(token);
     token = Next();
     if (token.kind == Token::Kind::kString || IsWord(token, "program")) {
-      throw Unsupported("COPY to a file or a program is not supported", token)
-          .WithHint("Use COPY ... TO STDOUT, as psql's \\copy does.");
+      throw Unsupported(fmt::format("COPY {} a file or a program is not supported",
+                                    copy.from_stdin ? "from" : "to"),
+                        token)
+          .WithHint(copy.from_stdin ? "Use COPY ... FROM STDIN, as psql's \\copy does."
+                                    : "Use COPY ... TO STDOUT, as psql's \\copy does.");
     }
-    if (!IsWord(token, "stdout")) throw SyntaxError(token);
+    if (!IsWord(token, copy.from_stdin ? "stdin" : "stdout")) throw SyntaxError(token);
     token = Next();
     if (IsWord(token, "with")) token = Next();
     if (IsSymbol(token, "(")) {
@@ -83,6 +89,19 @@ class CopyParser {
   }
 
  private:
+  // The column list after the table's name, up to its ')', which it returns.
+  Token ParseColumnList(CopyStatement* copy) {
+    while (true) {
+      Token column = Next();
+      if (!column.IsName()) throw SyntaxError(column);
+      copy->columns.push_back(column.text);
+      copy->column_positions.push_back(Position(column));
+      Token next = Next();
+      if (IsSymbol(next, ")")) return next;
+      if (!IsSymbol(next, ",")) throw SyntaxError(next);
+    }
+  }
+
   // PostgreSQL's option list: name [value] [, ...].
   void ParseOptionList(CopyFormat* format) {
     while (true) {

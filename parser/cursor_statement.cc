@@ -48,8 +48,10 @@ class CursorParser {
       if (token.IsWord("no")) {
         token = tokens_.Next();
         if (!token.IsWord("scroll")) throw tokens_.SyntaxError(token);
-      } else if (!token.IsWord("insensitive") && !token.IsWord("asensitive") &&
-                 !token.IsWord("scroll")) {
+        statement->scroll = false;
+      } else if (token.IsWord("scroll")) {
+        statement->scroll = true;
+      } else if (!token.IsWord("insensitive") && !token.IsWord("asensitive")) {
         throw tokens_.SyntaxError(token);
       }
       token = tokens_.Next();
@@ -68,35 +70,66 @@ class CursorParser {
     statement->query_position = query.position();
   }
 
-  // FETCH [NEXT | FORWARD [n | ALL] | ALL | n] [FROM | IN] name
+  // FETCH [NEXT | PRIOR | FIRST | LAST | ABSOLUTE n | RELATIVE n | n | ALL | FORWARD [n | ALL]
+  //   | BACKWARD [n | ALL]] [FROM | IN] name, n signed.
   void ParseFetch(CursorStatement* statement) {
+    using Direction = CursorStatement::Direction;
     SqlToken token = tokens_.Next();
+    auto set = [&](Direction direction, std::optional<int64_t> count) {
+      statement->direction = direction;
+      statement->count = count;
+      token = tokens_.Next();
+    };
     if (token.IsWord("next")) {
-      token = tokens_.Next();
+      set(Direction::kForward, 1);
+    } else if (token.IsWord("prior")) {
+      set(Direction::kBackward, 1);
+    } else if (token.IsWord("first")) {
+      set(Direction::kAbsolute, 1);
+    } else if (token.IsWord("last")) {
+      set(Direction::kAbsolute, -1);
     } else if (token.IsWord("all")) {
-      statement->count.reset();
+      set(Direction::kForward, std::nullopt);
+    } else if (token.IsWord("absolute") || token.IsWord("relative")) {
+      Direction direction = token.IsWord("absolute") ? Direction::kAbsolute : Direction::kRelative;
       token = tokens_.Next();
-    } else if (token.IsWord("forward")) {
-      token = tokens_.Next();
+      set(direction, SignedCount(&token));
+    } else if (token.IsWord("forward") || token.IsWord("backward")) {
+      Direction direction = token.IsWord("forward") ? Direction::kForward : Direction::kBackward;
+      set(direction, 1);
       if (token.IsWord("all")) {
-        statement->count.reset();
-        token = tokens_.Next();
-      } else if (token.kind == SqlToken::Kind::kNumber) {
-        statement->count = Count(token);
-        token = tokens_.Next();
+        set(direction, std::nullopt);
+      } else if (token.kind == SqlToken::Kind::kNumber || token.IsSymbol("-") ||
+                 token.IsSymbol("+")) {
+        set(direction, SignedCount(&token));
       }
-    } else if (token.kind == SqlToken::Kind::kNumber) {
-      statement->count = Count(token);
-      token = tokens_.Next();
-    } else if (token.IsWord("prior") || token.IsWord("first") || token.IsWord("last") ||
-               token.IsWord("absolute") || token.IsWord("relative") || token.IsWord("backward") ||
-               token.IsSymbol("-")) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     "cursors only fetch forward (NEXT, FORWARD n, FORWARD ALL)", token.position());
+    } else if (token.kind == SqlToken::Kind::kNumber || token.IsSymbol("-") ||
+               token.IsSymbol("+")) {
+      set(Direction::kForward, SignedCount(&token));
+    }
+    // FORWARD -n is BACKWARD n and the other way round, as in PostgreSQL.
+    if ((statement->direction == Direction::kForward ||
+         statement->direction == Direction::kBackward) &&
+        statement->count && *statement->count < 0) {
+      statement->direction =
+          statement->direction == Direction::kForward ? Direction::kBackward : Direction::kForward;
+      statement->count = -*statement->count;
     }
     if (token.IsWord("from") || token.IsWord("in")) token = tokens_.Next();
     SetName(token, statement);
     ExpectEnd(tokens_.Next());
+  }
+
+  // A count with an optional sign, starting at `*token` (which is left on its last part).
+  int64_t SignedCount(SqlToken* token) {
+    bool negative = false;
+    if (token->IsSymbol("-") || token->IsSymbol("+")) {
+      negative = token->IsSymbol("-");
+      *token = tokens_.Next();
+    }
+    if (token->kind != SqlToken::Kind::kNumber) throw tokens_.SyntaxError(*token);
+    int64_t count = Count(*token);
+    return negative ? -count : count;
   }
 
   int64_t Count(const SqlToken& token) {

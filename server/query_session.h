@@ -34,6 +34,19 @@ struct PreparedStatement {
   bool empty = false;
 };
 
+/// The data of COPY ... FROM STDIN, which the client sends after the statement: the
+/// connection's side of the copy-in exchange.
+class CopyInput {
+ public:
+  virtual ~CopyInput() = default;
+  /// Asks the client for its data (CopyInResponse: text format, `columns` columns).
+  virtual void Begin(size_t columns) = 0;
+  /// The next piece of the data (a CopyData message's body, which need not end at a line);
+  /// nullopt at the end (CopyDone). Throws SqlError 57014 when the client gives up
+  /// (CopyFail), and what the connection throws for a protocol violation.
+  virtual std::optional<std::string> Next() = 0;
+};
+
 /// What one client connection talks to, independent of the wire protocol: runs SQL and keeps
 /// the session's settings and transaction state. One instance per connection; not
 /// thread-safe (a connection runs one statement at a time).
@@ -93,6 +106,11 @@ class QuerySession {
     static_cast<void>(name);
     return std::nullopt;
   }
+
+  /// Hands the session the connection's side of COPY ... FROM STDIN; a session without
+  /// one refuses that statement. Called once, before the first statement; `input` outlives
+  /// the session.
+  virtual void AttachCopyInput(CopyInput* input) { static_cast<void>(input); }
 
   /// Hands the session the object through which a CancelRequest from another connection
   /// stops its running statement (see Cancellation); a session without one cancels only on

@@ -39,6 +39,7 @@ class Session : public QuerySession, public planner::SessionValues {
                                         const std::vector<Value>& parameters) override;
   void Sync() override;
   void AttachCancellation(std::shared_ptr<Cancellation> cancellation) override;
+  void AttachCopyInput(CopyInput* input) override { copy_input_ = input; }
   std::optional<executor::QueryResult> DescribeCursor(std::string_view name) const override;
   void AttachBackendPid(int32_t process_id) override { backend_pid_ = process_id; }
   // What statements read of the session (planner/session_values.h): session_values.cc.
@@ -60,6 +61,9 @@ class Session : public QuerySession, public planner::SessionValues {
   /// COPY ... TO STDOUT (session_copy.cc): runs its query, whose rows the connection sends
   /// as CopyData.
   executor::QueryResult RunCopy(const parser::CopyStatement& copy);
+  /// COPY ... FROM STDIN (session_copy.cc): reads the client's data through copy_input_ into
+  /// the open transaction block, or into a transaction of its own that it commits.
+  executor::QueryResult RunCopyFrom(const parser::CopyStatement& copy);
   /// DECLARE, FETCH, MOVE, CLOSE (session_cursors.cc).
   executor::QueryResult RunCursorStatement(const parser::CursorStatement& statement);
   /// What Describe reports for a cursor statement: a FETCH returns its cursor's columns.
@@ -97,14 +101,22 @@ class Session : public QuerySession, public planner::SessionValues {
   std::unique_ptr<executor::Transaction> writes_;
   /// Stops the running statement on a CancelRequest or at its statement_timeout.
   std::shared_ptr<Cancellation> cancellation_ = std::make_shared<Cancellation>();
+  /// The connection's side of COPY ... FROM STDIN; null: the statement is refused.
+  CopyInput* copy_input_ = nullptr;
   /// An open cursor: its query's rows, run at DECLARE, and how far FETCH has come.
   struct Cursor {
     executor::QueryResult rows;
-    size_t next_row = 0;
+    /// 0: before the first row; 1 … n: on that row; n + 1: after the last.
+    int64_t position = 0;
+    bool scroll = true;  // Not NO SCROLL: may move backwards.
     bool hold = false;
     bool declared_in_block = false;  // In the transaction block still open.
   };
   std::map<std::string, Cursor> cursors_;  // By name.
+  /// Moves `cursor` as FETCH or MOVE `statement` says and returns the rows it passes
+  /// (1-based, in the order FETCH returns them). Throws 55000 for a backward move of a NO
+  /// SCROLL cursor.
+  static std::vector<int64_t> MoveCursor(const parser::CursorStatement& statement, Cursor* cursor);
 };
 
 }  // namespace stave::server

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "common/sql_error.h"
 #include "parser/parser.h"
@@ -47,6 +48,9 @@ executor::QueryResult Session::RunCursorStatement(const parser::CursorStatement&
       throw AtQueryPosition(error, statement.query_position);
     }
     cursor.hold = statement.hold;
+    // Without SCROLL or NO SCROLL PostgreSQL scrolls when the plan can run backwards, which
+    // is always so for rows held whole, as a cursor's are here.
+    cursor.scroll = statement.scroll.value_or(true);
     cursor.declared_in_block = transaction_ == TransactionState::kInBlock;
     cursors_.emplace(statement.name, std::move(cursor));
     result.command_tag = "DECLARE CURSOR";
@@ -68,18 +72,84 @@ executor::QueryResult Session::RunCursorStatement(const parser::CursorStatement&
     return result;
   }
   Cursor& cursor = it->second;
-  size_t available = cursor.rows.rows.size() - cursor.next_row;
-  size_t count = statement.count ? std::min<size_t>(available, *statement.count) : available;
-  auto begin = cursor.rows.rows.begin() + static_cast<std::ptrdiff_t>(cursor.next_row);
+  std::vector<int64_t> picked = MoveCursor(statement, &cursor);
   if (statement.kind == Kind::kFetch) {
     result.returns_rows = true;
     result.columns = cursor.rows.columns;
-    result.rows.assign(begin, begin + static_cast<std::ptrdiff_t>(count));
+    result.rows.reserve(picked.size());
+    for (int64_t row : picked) result.rows.push_back(cursor.rows.rows[row - 1]);
   }
-  cursor.next_row += count;
   result.command_tag =
-      fmt::format("{} {}", statement.kind == Kind::kFetch ? "FETCH" : "MOVE", count);
+      fmt::format("{} {}", statement.kind == Kind::kFetch ? "FETCH" : "MOVE", picked.size());
   return result;
+}
+
+// PostgreSQL's DoPortalRunFetch over a cursor whose rows are all at hand: the position runs
+// from 0 (before the first row) through 1 … n (on a row) to n + 1 (after the last).
+std::vector<int64_t> Session::MoveCursor(const parser::CursorStatement& statement, Cursor* cursor) {
+  using Direction = parser::CursorStatement::Direction;
+  const int64_t n = static_cast<int64_t>(cursor->rows.rows.size());
+  const bool fetch = statement.kind == parser::CursorStatement::Kind::kFetch;
+  int64_t position = cursor->position;
+  auto refuse_backward = [&] {
+    if (!cursor->scroll) {
+      throw SqlError("55000", "cursor can only scan forward")
+          .WithHint("Declare it with SCROLL option to enable backward scan.");
+    }
+  };
+  // Moves by `delta` rows, stopping just outside the rows.
+  auto moved = [&](int64_t delta) {
+    if (delta > 0) return delta > n + 1 - position ? n + 1 : position + delta;
+    return -delta > position ? 0 : position + delta;
+  };
+  std::vector<int64_t> picked;  // The rows the statement passes, 1-based, in its order.
+  auto pick_current = [&] {
+    if (position >= 1 && position <= n) picked.push_back(position);
+  };
+  int64_t count = statement.count.value_or(std::numeric_limits<int64_t>::max());
+  if (count == 0 && statement.direction != Direction::kAbsolute) {
+    // FETCH 0 fetches the current row again by stepping back to it (MOVE 0 only counts).
+    if (fetch && position >= 1 && position <= n) refuse_backward();
+    pick_current();
+    return picked;
+  }
+  switch (statement.direction) {
+    case Direction::kForward: {
+      int64_t target = moved(count);
+      for (int64_t row = position + 1; row <= std::min(target, n); ++row) picked.push_back(row);
+      position = target;
+      break;
+    }
+    case Direction::kBackward: {
+      refuse_backward();
+      int64_t target = moved(-count);
+      for (int64_t row = position - 1; row >= std::max<int64_t>(target, 1); --row) {
+        picked.push_back(row);
+      }
+      position = target;
+      break;
+    }
+    case Direction::kAbsolute:
+      if (count > 0) {
+        if (count <= position) refuse_backward();
+        position = std::min(count, n + 1);
+      } else if (count < 0) {
+        refuse_backward();
+        position = -count > n ? 0 : n + 1 + count;
+      } else {
+        if (position != 0) refuse_backward();
+        position = 0;
+      }
+      pick_current();
+      break;
+    case Direction::kRelative:
+      if (count < 0) refuse_backward();
+      position = moved(count);
+      pick_current();
+      break;
+  }
+  cursor->position = position;
+  return picked;
 }
 
 executor::QueryResult Session::DescribeCursorStatement(

@@ -15,6 +15,7 @@ ErrorFields ErrorFields::FromSqlError(const SqlError& error) {
   fields.message = error.what();
   fields.detail = error.detail();
   fields.hint = error.hint();
+  fields.context = error.context();
   fields.position = error.position();
   return fields;
 }
@@ -192,11 +193,15 @@ void MessageWriter::WriteErrorResponse(const ErrorFields& fields) {
   WriteErrorOrNotice('E', fields);
 }
 
-void MessageWriter::WriteCopyOutResponse(size_t columns) {
+void MessageWriter::WriteCopyOutResponse(size_t columns) { WriteCopyResponse('H', columns); }
+
+void MessageWriter::WriteCopyInResponse(size_t columns) { WriteCopyResponse('G', columns); }
+
+void MessageWriter::WriteCopyResponse(char type, size_t columns) {
   if (columns > static_cast<size_t>(std::numeric_limits<int16_t>::max())) {
     throw std::invalid_argument("too many result columns for the protocol");
   }
-  WriteMessage('H', [&] {
+  WriteMessage(type, [&] {
     AddByte(0);  // Text, not binary.
     AddInt16(static_cast<int16_t>(columns));
     for (size_t i = 0; i < columns; ++i) AddInt16(0);
@@ -236,6 +241,10 @@ void MessageWriter::WriteErrorOrNotice(char type, const ErrorFields& fields) {
     if (fields.position > 0) {
       AddByte('P');
       AddCString(std::to_string(fields.position));
+    }
+    if (!fields.context.empty()) {
+      AddByte('W');
+      AddCString(fields.context);
     }
     AddByte('\0');
   });

@@ -19,6 +19,7 @@ struct ErrorFields {
   std::string message;             ///< Sent as M.
   std::string detail;              ///< Sent as D when not empty.
   std::string hint;                ///< Sent as H when not empty.
+  std::string context;             ///< Sent as W when not empty.
   int position = 0;                ///< 1-based character offset into the query; P when > 0.
 
   /// The fields of a statement error (severity ERROR).
@@ -67,6 +68,8 @@ class MessageWriter {
   void WriteEmptyQueryResponse();
   /// CopyOutResponse of COPY ... TO STDOUT: text format, `columns` columns.
   void WriteCopyOutResponse(size_t columns);
+  /// CopyInResponse of COPY ... FROM STDIN: text format, `columns` columns.
+  void WriteCopyInResponse(size_t columns);
   /// CopyData: one line of COPY output.
   void WriteCopyData(std::string_view data);
   void WriteCopyDone();
@@ -107,6 +110,8 @@ class MessageWriter {
   void AddCString(std::string_view value);
   void AddBytes(std::string_view value) { buffer_.append(value); }
   void WriteErrorOrNotice(char type, const ErrorFields& fields);
+  // CopyInResponse (G) or CopyOutResponse (H): text format, `columns` columns.
+  void WriteCopyResponse(char type, size_t columns);
 
   std::string buffer_;
 };

@@ -87,6 +87,16 @@ class PgConnection {
     using std::runtime_error::runtime_error;
   };
   class AuthenticationFailed;
+  /// The copy-in exchange of COPY ... FROM STDIN (pg_connection_copy.cc).
+  class CopyIn : public CopyInput {
+   public:
+    explicit CopyIn(PgConnection* connection) : connection_(connection) {}
+    void Begin(size_t columns) override;
+    std::optional<std::string> Next() override;
+
+   private:
+    PgConnection* connection_;
+  };
 
   // The startup phase; returns true when a session is ready for queries.
   bool RunStartup();
@@ -153,6 +163,7 @@ class PgConnection {
   const QuerySessionFactory* session_factory_;
   PgConnectionConfig config_;
   std::unique_ptr<QuerySession> session_;
+  CopyIn copy_in_{this};
   MessageWriter writer_;
   std::vector<char> input_;  // Bytes read from the stream but not consumed yet.
   size_t input_begin_ = 0;

@@ -118,7 +118,11 @@ TEST_F(SessionCursorsTest, CursorsEndWithTheirTransactionUnlessHeld) {
     EXPECT_EQ(error.sqlstate(), "42703");
     EXPECT_EQ(error.position(), 39);
   }
-  EXPECT_EQ(ErrorOf("FETCH BACKWARD 1 FROM h"), "0A000");
+  // Without SCROLL rows held whole scroll; NO SCROLL refuses to, as in PostgreSQL.
+  EXPECT_EQ(Run("FETCH BACKWARD 1 FROM h").command_tag, "FETCH 0");
+  Run("DECLARE n NO SCROLL CURSOR WITH HOLD FOR SELECT 7");
+  EXPECT_EQ(Run("FETCH n").command_tag, "FETCH 1");
+  EXPECT_EQ(ErrorOf("FETCH BACKWARD 1 FROM n"), "55000");
   EXPECT_EQ(ErrorOf("DECLARE b BINARY CURSOR WITH HOLD FOR SELECT 1"), "0A000");
   EXPECT_EQ(ErrorOf("FETCH 1 FROM"), "42601");
 }

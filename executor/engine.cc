@@ -389,7 +389,9 @@ bool Engine::RecoverFromStorageFailure() {
     Status probe = store_->CheckWritable();
     if (!probe.ok()) {
       // The first tries at warn, then seldom: a long outage must not flood the log.
-      if (attempt <= 3 || attempt % 20 == 0) {
+      if (attempt > 3 && attempt % 20 != 0) {
+        spdlog::debug("storage still failing (attempt {}): {}", attempt, probe.ToString());
+      } else {
         spdlog::warn("storage still failing (attempt {}), next try in {} ms: {}", attempt,
                      backoff.count(), probe.ToString());
       }

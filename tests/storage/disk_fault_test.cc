@@ -50,7 +50,7 @@ TEST(DiskFaultTest, AFullDiskFailsWritesWithAClearErrorAndWritingResumesWhenSpac
     ASSERT_FALSE(failed.ok());
     EXPECT_NE(failed.message().find("no space left"), std::string::npos) << failed.ToString();
     EXPECT_EQ(failed.code(), Status::Code::kDiskFull);
-    EXPECT_EQ(failed.sqlstate(), "53100");  // disk_full, not the 58030 of other I/O errors.
+    EXPECT_EQ(failed.sqlstate(), "53100");    // disk_full, not the 58030 of other I/O errors.
     EXPECT_EQ(store->committed_epoch(), 1u);  // Not published: the epoch did not commit.
     EXPECT_FALSE(WriteLogRecord(store.get(), 1).ok());
 

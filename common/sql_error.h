@@ -32,6 +32,9 @@ inline constexpr std::string_view kInFailedTransaction = "25P02";
 inline constexpr std::string_view kQueryCanceled = "57014";
 inline constexpr std::string_view kAdminShutdown = "57P01";
 inline constexpr std::string_view kIoError = "58030";
+inline constexpr std::string_view kDiskFull = "53100";
+inline constexpr std::string_view kOutOfMemory = "53200";
+inline constexpr std::string_view kProgramLimitExceeded = "54000";
 inline constexpr std::string_view kInternalError = "XX000";
 }  // namespace sqlstate
 

@@ -12,6 +12,8 @@ std::string Status::ToString() const {
       return "not found: " + message_;
     case Code::kIoError:
       return "I/O error: " + message_;
+    case Code::kDiskFull:
+      return "disk full: " + message_;
     case Code::kCorruption:
       return "corruption: " + message_;
     case Code::kInvalidArgument:
@@ -22,20 +24,38 @@ std::string Status::ToString() const {
   return message_;
 }
 
+std::string_view Status::sqlstate() const {
+  switch (code_) {
+    case Code::kOk:
+      break;
+    case Code::kNotFound:
+      return sqlstate::kUndefinedObject;
+    case Code::kInvalidArgument:
+      return sqlstate::kInvalidParameterValue;
+    case Code::kUnavailable:
+      return "08006";
+    case Code::kIoError:
+      return sqlstate::kIoError;
+    case Code::kDiskFull:
+      return sqlstate::kDiskFull;
+    case Code::kCorruption:
+      return "XX001";
+  }
+  return sqlstate::kInternalError;
+}
+
 void Status::ThrowIfError() const {
   switch (code_) {
     case Code::kOk:
       return;
     case Code::kNotFound:
-      throw SqlError(sqlstate::kUndefinedObject, message_);
     case Code::kInvalidArgument:
-      throw SqlError(sqlstate::kInvalidParameterValue, message_);
     case Code::kUnavailable:
-      throw SqlError("08006", message_);
+      throw SqlError(sqlstate(), message_);
     case Code::kIoError:
-      throw SqlError(sqlstate::kIoError, ToString());
+    case Code::kDiskFull:
     case Code::kCorruption:
-      throw SqlError("XX001", ToString());
+      throw SqlError(sqlstate(), ToString());
   }
 }
 

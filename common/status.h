@@ -3,6 +3,7 @@
 #include <cassert>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -12,7 +13,15 @@ namespace stave {
 /// Errors from those libraries are converted into a Status where they are called.
 class [[nodiscard]] Status {
  public:
-  enum class Code { kOk, kNotFound, kIoError, kCorruption, kInvalidArgument, kUnavailable };
+  enum class Code {
+    kOk,
+    kNotFound,
+    kIoError,
+    kDiskFull,
+    kCorruption,
+    kInvalidArgument,
+    kUnavailable
+  };
 
   Status() = default;
   static Status Ok() { return Status(); }
@@ -20,6 +29,10 @@ class [[nodiscard]] Status {
     return Status(Code::kNotFound, std::move(message));
   }
   static Status IoError(std::string message) { return Status(Code::kIoError, std::move(message)); }
+  /// An I/O error because the device has no space left (ENOSPC): SQLSTATE 53100.
+  static Status DiskFull(std::string message) {
+    return Status(Code::kDiskFull, std::move(message));
+  }
   static Status Corruption(std::string message) {
     return Status(Code::kCorruption, std::move(message));
   }
@@ -34,6 +47,10 @@ class [[nodiscard]] Status {
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
   std::string ToString() const;
+
+  /// The SQLSTATE a user sees for this status (PostgreSQL's class 53 for a full disk, 58030
+  /// for other I/O errors). REQUIRES: !ok().
+  std::string_view sqlstate() const;
 
   /// Throws a SqlError carrying this status (with a fitting SQLSTATE) if it is not ok.
   /// Used where an I/O failure must reach a user as a statement error.

@@ -171,6 +171,7 @@ std::unique_ptr<Database> Database::Open(const DatabaseOptions& options,
   database->Recover(&jobs);
   Database* raw = database.get();
   database->engine_->set_log_heads([raw] { return raw->TableTargets(); });
+  database->engine_->set_rebuild_jobs([raw] { return raw->RebuildJobs(); });
   database->engine_->Start(std::move(jobs));
   return database;
 }
@@ -191,6 +192,7 @@ Database::Database(const DatabaseOptions& options, const planner::ConnectorRegis
   }
   engine_ = std::make_unique<Engine>(store_.get(), &metrics_, interval, options.state_memory_bytes,
                                      options.workers);
+  engine_->set_view_state_limit(StoredViewStateLimit(options.view_state_limit_bytes));
   next_object_id_ = store_->next_object_id();
   statements_total_ = metrics_.Counter(
       "stave_statements_total", {}, "SQL statements executed by the database (queries, DDL, DML).");
@@ -1108,12 +1110,13 @@ QueryResult Database::ShowObjects(const parser::ShowObjectsStatement& show) {
 QueryResult Database::Select(const parser::SelectStatement& select, const SessionContext& session) {
   planner::BoundQuery query = planner::BindQuery(select, catalog_, planner::QueryPurpose::kBatch);
   for (const auto& input : query.inputs) {
-    if (std::optional<std::string> error = engine_->JobError(input->id)) {
-      throw SqlError(sqlstate::kInternalError,
-                     fmt::format("materialized view \"{}\" stopped: {}", input->name, *error))
-          .WithHint(
-              "Drop the view, or fix the cause and restart the server to retry from the "
-              "last checkpoint.");
+    if (std::optional<SqlError> error = engine_->JobError(input->id)) {
+      throw SqlError(error->sqlstate(), fmt::format("materialized view \"{}\" stopped: {}",
+                                                    input->name, error->what()))
+          .WithHint(!error->hint().empty()
+                        ? error->hint()
+                        : "Drop the view, or fix the cause and restart the server to retry from "
+                          "the last checkpoint.");
     }
   }
   // A fresh snapshot, taken after binding so every object the query found is in it: views

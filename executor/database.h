@@ -42,6 +42,12 @@ struct DatabaseOptions {
   /// Committed state each view keeps cached in memory (an aggregate's groups), over all its
   /// instances: a budget per view, not yet one for the whole server.
   size_t state_cache_bytes = size_t{512} << 20;
+  /// The most committed state each view's (or sink's) dataflow may hold; past it the job
+  /// stops with 54000 (0: no limit). ALTER SYSTEM SET view_state_limit changes it.
+  size_t view_state_limit_bytes = 0;
+  /// Whether view_state_limit_bytes was given explicitly (a flag): it then wins over a
+  /// value stored by ALTER SYSTEM.
+  bool view_state_limit_explicit = false;
   /// Threads running the dataflows; 0: one per core.
   size_t workers = 0;
   /// Parallel instances per stage of a view created without SET streaming_parallelism;
@@ -111,6 +117,11 @@ class Database {
   /// Changes the checkpoint interval server-wide. With `persist` (ALTER SYSTEM) it is also
   /// committed with the next epoch and used at later starts.
   void SetCheckpointInterval(std::chrono::milliseconds interval, bool persist);
+
+  /// Changes view_state_limit server-wide (0: none); with `persist` (ALTER SYSTEM) it is
+  /// also committed and used at later starts. Jobs stopped by the old limit restart from
+  /// their last committed epoch: they stop again if their state is still over it.
+  void SetViewStateLimit(size_t bytes, bool persist);
 
   /// A sink as the admin API and the system tables show it: never its options (they may
   /// hold a password), only its target's description.
@@ -210,6 +221,15 @@ class Database {
   /// The sink named `name`, or a 42704 error.
   planner::CatalogObjectPtr FindSink(const parser::QualifiedName& name, int position) const;
   void Recover(JobSet* jobs);
+  /// The job of a view or sink in the catalog, built anew from its definition and
+  /// recovered at the last committed checkpoint, not started; a sink's writer is replaced
+  /// by one reconciled with that checkpoint.
+  std::unique_ptr<Job> RebuildJob(const planner::CatalogObject& object, uint64_t start_epoch);
+  /// Every job rebuilt: how the engine restarts after a storage failure.
+  JobSet RebuildJobs();
+  /// The view_state_limit to start with: the flag's if given, else ALTER SYSTEM's, else
+  /// the flag's default.
+  size_t StoredViewStateLimit(size_t flag_value) const;
   /// Adds the tables of the stave_catalog schema (checkpoint history, ...).
   void RegisterSystemTables();
   /// Adds the system tables of the engine's jobs and their operators.

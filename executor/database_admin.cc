@@ -48,9 +48,9 @@ std::vector<Database::JobDescription> Database::DescribeJobs() {
     }
     if (!graph.failed) {
       // A job the engine stopped on an error reports it there.
-      if (std::optional<std::string> error = engine_->JobError(graph.id)) {
+      if (std::optional<SqlError> error = engine_->JobError(graph.id)) {
         graph.failed = true;
-        graph.error = *error;
+        graph.error = error->what();
       }
     }
     // The last stage's output is what the view or the sink applied: its own counter.

@@ -1,5 +1,6 @@
 #include "executor/engine.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "executor/batch/query_memory.h"
+#include "executor/plan_builder.h"
 
 namespace stave::executor {
 
@@ -39,6 +42,12 @@ Engine::Engine(storage::Store* store, Metrics* metrics,
   throttled_total_ = metrics_->Counter(
       "stave_source_throttled_total", {},
       "Times the sources paused because uncommitted state passed twice --state-memory.");
+  storage_failures_total_ =
+      metrics_->Counter("stave_storage_failures_total", {},
+                        "Checkpoints that failed to commit (a full disk, an I/O error).");
+  storage_recoveries_total_ = metrics_->Counter(
+      "stave_storage_recoveries_total", {},
+      "Times the engine restarted its jobs in-process after a failed checkpoint.");
   committed_epoch_gauge_->store(static_cast<int64_t>(store_->committed_epoch()));
 }
 
@@ -94,10 +103,22 @@ std::vector<CheckpointRecord> Engine::CheckpointHistory() const {
 }
 
 std::vector<JobGraph> Engine::DescribeJobs() const {
+  std::optional<Status> failure = storage_failure();
   std::vector<JobGraph> graphs;
   std::lock_guard lock(jobs_mutex_);
-  for (const auto& [id, job] : jobs_) graphs.push_back(job->Describe());
+  for (const auto& [id, job] : jobs_) {
+    graphs.push_back(job->Describe());
+    if (failure && !graphs.back().failed) {
+      graphs.back().failed = true;
+      graphs.back().error = "stopped by a storage failure, retrying: " + failure->ToString();
+    }
+  }
   return graphs;
+}
+
+std::optional<Status> Engine::storage_failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
 }
 
 void Engine::Submit(std::unique_ptr<Request> request) {
@@ -105,8 +126,12 @@ void Engine::Submit(std::unique_ptr<Request> request) {
   {
     std::lock_guard lock(mutex_);
     if (failure_) {
-      throw SqlError(sqlstate::kIoError, "the engine stopped after a storage failure: " + *failure_)
-          .WithHint("Restart the server to recover from the last committed checkpoint.");
+      throw SqlError(failure_->sqlstate(),
+                     "the engine stopped after a storage failure: " + failure_->ToString())
+          .WithHint(rebuild_jobs_
+                        ? "It retries by itself and resumes from the last committed checkpoint "
+                          "once the data directory can be written again."
+                        : "Restart the server to recover from the last committed checkpoint.");
     }
     if (stopping_ || !thread_.joinable()) {
       throw SqlError(sqlstate::kAdminShutdown, "the server is shutting down");
@@ -147,7 +172,7 @@ void Engine::OnBarrierPassed(BarrierReport report) {
 void Engine::OnJobFailed(uint32_t job_id, const std::string& error) {
   {
     std::lock_guard lock(mutex_);
-    job_errors_.emplace(job_id, error);
+    job_errors_.emplace(job_id, SqlError(sqlstate::kInternalError, error));
   }
   { std::lock_guard lock(collect_mutex_); }  // The coordinator waits under this lock.
   collected_.notify_all();
@@ -165,6 +190,11 @@ std::vector<BarrierReport> Engine::CollectBarrier(uint64_t epoch, const SourceTa
   epoch_time_ = std::max(epoch_time_, temporal::CurrentTimestamp());
   for (auto& [id, job] : jobs_) {
     if (!job->started()) {
+      {
+        std::lock_guard lock(mutex_);  // Restarted by a change (a raised limit): afresh.
+        job_errors_.erase(id);
+        over_state_limit_.erase(id);
+      }
       // Added by a change in this epoch. Its barrier is requested before its tasks run, so
       // it reads nothing in this epoch; and it does not wait for the targets, taken before
       // the job existed (a view over a view could only meet them after this very epoch).
@@ -199,11 +229,42 @@ std::shared_ptr<const storage::Snapshot> Engine::snapshot() const {
   return snapshot_;
 }
 
-std::optional<std::string> Engine::JobError(uint32_t job_id) const {
+std::optional<SqlError> Engine::JobError(uint32_t job_id) const {
   std::lock_guard lock(mutex_);
   auto it = job_errors_.find(job_id);
   if (it == job_errors_.end()) return std::nullopt;
   return it->second;
+}
+
+std::set<uint32_t> Engine::JobsOverStateLimit() const {
+  std::lock_guard lock(mutex_);
+  return over_state_limit_;
+}
+
+void Engine::EnforceStateLimit() {
+  uint64_t limit = view_state_limit_.load();
+  if (limit == 0) return;
+  for (auto& [id, job] : jobs_) {
+    if (job->failed()) continue;
+    // Every state table of an object has an id in [StateTableId(id, 0), StateTableId(id+1, 0)):
+    // the same estimate as stave_job_state_bytes.
+    uint64_t bytes =
+        store_->ApproximateStateTablesSize(StateTableId(id, 0), StateTableId(id + 1, 0));
+    if (bytes <= limit) continue;
+    std::string message =
+        fmt::format("\"{}\" stopped at epoch {}: its state ({} bytes) passed view_state_limit ({})",
+                    job->name(), store_->committed_epoch(), bytes, FormatByteSize(limit));
+    {
+      std::lock_guard lock(mutex_);
+      over_state_limit_.insert(id);
+      // Recorded first: the job's own report of the failure finds it and keeps it.
+      job_errors_.emplace(id, SqlError(sqlstate::kProgramLimitExceeded, message)
+                                  .WithHint("Raise the limit (ALTER SYSTEM SET view_state_limit "
+                                            "= '...'): the view resumes from its last "
+                                            "checkpoint."));
+    }
+    job->Fail(message);
+  }
 }
 
 bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
@@ -254,18 +315,18 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     status = store_->Commit(&batch);
     if (status.ok()) failpoint::Hit("epoch_after_commit");
   } catch (const SqlError& error) {
-    status = Status::IoError(error.what());
+    status = error.sqlstate() == sqlstate::kDiskFull ? Status::DiskFull(error.what())
+                                                     : Status::IoError(error.what());
   }
   size_t bytes = batch.ByteSize();
   if (!status.ok()) {
     spdlog::critical("checkpoint of epoch {} failed: {}", batch.epoch(), status.ToString());
-    std::lock_guard lock(mutex_);
-    failure_ = status.ToString();
-    for (auto& request : *requests) {
-      request->done.set_exception(std::make_exception_ptr(
-          SqlError(sqlstate::kIoError, "checkpoint failed: " + status.ToString())));
+    storage_failures_total_->fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(mutex_);
+      failure_ = status;
     }
-    requests->clear();
+    FailRequests(requests, status);
     return false;
   }
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
@@ -281,9 +342,90 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   checkpoint_bytes_->store(static_cast<int64_t>(bytes));
   spdlog::debug("committed epoch {} ({} bytes, {} us)", batch.epoch(), bytes, micros);
   for (auto& [id, job] : jobs_) job->OnEpochCommitted(batch.epoch());
+  EnforceStateLimit();
   for (auto& request : *requests) request->done.set_value();
   requests->clear();
   return true;
+}
+
+void Engine::FailRequests(std::vector<std::unique_ptr<Request>>* requests, const Status& failure) {
+  for (auto& request : *requests) {
+    request->done.set_exception(std::make_exception_ptr(
+        SqlError(failure.sqlstate(), "checkpoint failed: " + failure.ToString())));
+  }
+  requests->clear();
+}
+
+bool Engine::RecoverFromStorageFailure() {
+  // The jobs stop where they are: their uncommitted state and the epoch in flight are
+  // dropped with them (RocksDB holds the last committed epoch whole), and they stay listed
+  // with the failure as their error.
+  {
+    std::lock_guard lock(jobs_mutex_);
+    for (auto& [id, job] : jobs_) job->Stop();
+  }
+  dirty_ = false;
+  truncated_logs_.clear();  // Truncations of the failed epoch did not happen.
+  throttle_.store(false);
+  if (!rebuild_jobs_) return false;
+  constexpr auto kFirstBackoff = std::chrono::milliseconds(100);
+  constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
+  auto backoff = kFirstBackoff;
+  for (int attempt = 1;; ++attempt) {
+    std::vector<std::unique_ptr<Request>> requests;
+    std::optional<Status> failure;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, backoff, [this] { return stopping_; });
+      if (stopping_) return false;
+      for (auto& request : pending_) requests.push_back(std::move(request));
+      pending_.clear();
+      failure = failure_;
+    }
+    FailRequests(&requests, *failure);  // Came in as the commit failed.
+    backoff = std::min(backoff * 2, kMaxBackoff);
+    // A synced write: it resumes RocksDB if the failure left it read-only, and succeeds only
+    // once the disk takes writes and syncs again.
+    Status probe = store_->CheckWritable();
+    if (!probe.ok()) {
+      // The first tries at warn, then seldom: a long outage must not flood the log.
+      if (attempt > 3 && attempt % 20 != 0) {
+        spdlog::debug("storage still failing (attempt {}): {}", attempt, probe.ToString());
+      } else {
+        spdlog::warn("storage still failing (attempt {}), next try in {} ms: {}", attempt,
+                     backoff.count(), probe.ToString());
+      }
+      continue;
+    }
+    JobSet jobs;
+    try {
+      jobs = rebuild_jobs_();
+    } catch (const SqlError& error) {
+      spdlog::error("cannot restart the jobs after a storage failure: {}", error.what());
+      continue;
+    }
+    JobSet stopped;
+    {
+      std::lock_guard lock(jobs_mutex_);
+      stopped.swap(jobs_);
+      jobs_ = std::move(jobs);
+    }
+    stopped.clear();  // Stopped already; their tasks ran out.
+    {
+      std::lock_guard lock(mutex_);
+      failure_.reset();
+      job_errors_.clear();  // Every job starts afresh.
+      over_state_limit_.clear();
+    }
+    for (auto& [id, job] : jobs_) {
+      job->Start(scheduler_.get(), this);
+      if (job->failed()) OnJobFailed(id, job->error());
+    }
+    storage_recoveries_total_->fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("storage works again: {} jobs restarted from the checkpoint of epoch {}",
+                 jobs_.size(), store_->committed_epoch());
+    return true;
+  }
 }
 
 void Engine::Run() {
@@ -291,6 +433,7 @@ void Engine::Run() {
   // commit that takes longer only makes the next barrier follow it at once.
   auto last_barrier = Clock::now();
   std::vector<std::unique_ptr<Request>> requests;
+  EnforceStateLimit();  // A view recovered over a lowered limit stops at once.
   while (true) {
     bool stopping;
     auto next_checkpoint = Clock::time_point::max();
@@ -322,9 +465,13 @@ void Engine::Run() {
       last_barrier = Clock::now();
       if (!requests.empty() || dirty_) {
         dirty_ = false;                 // Rows read from now on belong to the next epoch.
-        if (!CommitEpoch(&requests)) {  // Storage failed: stop processing; see failure_.
-          StopJobs();
-          return;
+        if (!CommitEpoch(&requests)) {  // Storage failed: see failure_.
+          if (!RecoverFromStorageFailure()) {
+            StopJobs();
+            return;
+          }
+          last_barrier = Clock::now();
+          continue;
         }
         throttle_.store(false);  // The buffers were sealed at the barrier.
       }

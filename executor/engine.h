@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/sql_error.h"
 #include "executor/job.h"
 #include "executor/metrics.h"
 #include "executor/runtime/job_context.h"
@@ -61,6 +62,14 @@ class Engine : private EpochCollector {
     log_heads_ = std::move(log_heads);
   }
 
+  /// Builds every job anew, recovered at the last committed epoch but not started: how the
+  /// engine comes back after a failed checkpoint without a restart of the process. Called
+  /// on the coordinator thread. Set before Start; without it a storage failure stops the
+  /// engine for good.
+  void set_rebuild_jobs(std::function<JobSet()> rebuild_jobs) {
+    rebuild_jobs_ = std::move(rebuild_jobs);
+  }
+
   /// Starts the jobs (recovered from the catalog) and the coordinator.
   void Start(JobSet jobs);
   /// Commits a final checkpoint, then stops the jobs and the threads. Idempotent.
@@ -86,8 +95,20 @@ class Engine : private EpochCollector {
   /// The snapshot of the last committed epoch.
   std::shared_ptr<const storage::Snapshot> snapshot() const;
 
-  /// Why a view's job stopped, if it did.
-  std::optional<std::string> JobError(uint32_t job_id) const;
+  /// Why a view's job stopped, if it did: a runtime error (XX000, or its own SQLSTATE), or
+  /// its state passing view_state_limit (54000).
+  std::optional<SqlError> JobError(uint32_t job_id) const;
+
+  /// The most committed state a job (a view's or a sink's dataflow) may hold, as RocksDB
+  /// estimates the size of its state tables after each checkpoint; past it the job stops
+  /// with a 54000 error, at its last committed epoch. 0: no limit.
+  void set_view_state_limit(uint64_t bytes) { view_state_limit_.store(bytes); }
+  uint64_t view_state_limit() const { return view_state_limit_.load(); }
+  /// The jobs stopped for passing view_state_limit.
+  std::set<uint32_t> JobsOverStateLimit() const;
+
+  /// Why the last checkpoint failed, while the engine waits for storage to work again.
+  std::optional<Status> storage_failure() const;
 
   /// The pool's worker threads: the default parallelism of new views.
   size_t workers() const { return scheduler_->workers(); }
@@ -120,6 +141,14 @@ class Engine : private EpochCollector {
   std::vector<BarrierReport> CollectBarrier(uint64_t epoch, const SourceTargets& targets);
   void Submit(std::unique_ptr<Request> request);
   void StopJobs();
+  /// After a failed commit: stops every job (they stay listed, with the failure as their
+  /// error), then retries with backoff until a synced write succeeds, and restarts the jobs
+  /// from the last committed epoch. Returns false if the engine is stopping meanwhile.
+  bool RecoverFromStorageFailure();
+  /// Stops every job whose committed state passed view_state_limit.
+  void EnforceStateLimit();
+  /// Fails the requests waiting for a commit with the storage failure.
+  void FailRequests(std::vector<std::unique_ptr<Request>>* requests, const Status& failure);
 
   // EpochCollector, called by the tasks.
   void OnBarrierPassed(BarrierReport report) override;
@@ -136,6 +165,7 @@ class Engine : private EpochCollector {
   bool dirty_ = false;  // Coordinator only: rows moved since the last commit.
   std::map<uint32_t, uint64_t> truncated_logs_;  // Coordinator only: log → kept from.
   std::function<SourceTargets()> log_heads_;
+  std::function<JobSet()> rebuild_jobs_;
 
   std::mutex collect_mutex_;
   std::condition_variable collected_;
@@ -148,11 +178,13 @@ class Engine : private EpochCollector {
   std::condition_variable wake_;
   std::vector<std::unique_ptr<Request>> pending_;      // GUARDED_BY(mutex_)
   bool stopping_ = false;                              // GUARDED_BY(mutex_)
-  std::optional<std::string> failure_;                 // GUARDED_BY(mutex_)
+  std::optional<Status> failure_;                      // GUARDED_BY(mutex_)
   std::chrono::milliseconds checkpoint_interval_;      // GUARDED_BY(mutex_)
   std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
-  std::map<uint32_t, std::string> job_errors_;         // GUARDED_BY(mutex_)
-  std::deque<CheckpointRecord> history_;               // GUARDED_BY(mutex_)
+  std::map<uint32_t, SqlError> job_errors_;            // GUARDED_BY(mutex_)
+  std::set<uint32_t> over_state_limit_;                // GUARDED_BY(mutex_)
+  std::atomic<uint64_t> view_state_limit_{0};
+  std::deque<CheckpointRecord> history_;  // GUARDED_BY(mutex_)
   std::thread thread_;
 
   std::atomic<uint64_t>* checkpoints_total_;
@@ -162,6 +194,8 @@ class Engine : private EpochCollector {
   std::atomic<uint64_t>* early_checkpoints_;
   std::atomic<int64_t>* buffered_bytes_;
   std::atomic<uint64_t>* throttled_total_;
+  std::atomic<uint64_t>* storage_failures_total_;
+  std::atomic<uint64_t>* storage_recoveries_total_;
 };
 
 }  // namespace stave::executor

@@ -128,6 +128,8 @@ class Job {
   bool TakeProgress() { return context_.TakeProgress(); }
 
   bool failed() const { return context_.failed(); }
+  /// Stops the job on an error from outside its tasks (a limit the engine enforces).
+  void Fail(const std::string& error) { context_.Fail(error); }
   /// Why the job failed (a runtime error such as an overflow), empty while it runs.
   std::string error() const { return context_.error(); }
 

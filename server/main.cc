@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   std::string state_memory = "256MB";
   std::string state_cache = "512MB";
   std::string query_memory = "1GB";
+  std::string view_state_limit = "0";
   app.add_option("--data-dir", options.data_directory, "Where the RocksDB state lives")
       ->capture_default_str();
   app.add_option("--listen", listen, "Address to listen on")->capture_default_str();
@@ -92,6 +93,10 @@ int main(int argc, char** argv) {
   app.add_option("--query-memory-limit", query_memory,
                  "Memory an ad-hoc SELECT may hold (sorts, joins, groups, its result); more "
                  "fails it with 53200; 0 = no limit; SET query_memory_limit overrides it")
+      ->capture_default_str();
+  app.add_option("--view-state-limit", view_state_limit,
+                 "Committed state each view may hold; past it the view stops with 54000 (other "
+                 "views go on); 0 = no limit; ALTER SYSTEM SET view_state_limit changes it")
       ->capture_default_str();
   stave::server::pgwire::PgServerOptions pg_options;
   std::string max_message_size = "64MB";
@@ -148,6 +153,7 @@ int main(int argc, char** argv) {
   }
   options.checkpoint_interval = *interval;
   options.checkpoint_interval_explicit = app.count("--checkpoint-interval") > 0;
+  options.view_state_limit_explicit = app.count("--view-state-limit") > 0;
   auto byte_size = [](const std::string& flag, const std::string& text, size_t* out) {
     std::optional<size_t> bytes = stave::server::ParseByteSize(text);
     if (!bytes) {
@@ -159,7 +165,8 @@ int main(int argc, char** argv) {
   };
   if (!byte_size("--state-memory", state_memory, &options.state_memory_bytes) ||
       !byte_size("--state-cache", state_cache, &options.state_cache_bytes) ||
-      !byte_size("--query-memory-limit", query_memory, &options.query_memory_bytes)) {
+      !byte_size("--query-memory-limit", query_memory, &options.query_memory_bytes) ||
+      !byte_size("--view-state-limit", view_state_limit, &options.view_state_limit_bytes)) {
     return 2;
   }
   if (admin_token.empty()) {

@@ -27,8 +27,10 @@ struct SettingDefinition {
   std::string_view description;
 };
 
-constexpr std::array<SettingDefinition, 24> kSettings = {{
+constexpr std::array<SettingDefinition, 25> kSettings = {{
     {"checkpoint_interval", "1s", false, "Time between checkpoints (server-wide); 0 = on demand."},
+    {"view_state_limit", "0", false,
+     "Committed state each view may hold (server-wide, e.g. 64MB); 0 = no limit."},
     {"streaming_parallelism", "default", false,
      "Parallel instances per stage of the materialized views created next; default = one per "
      "worker thread."},
@@ -291,6 +293,17 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
     // A server-wide setting: every session and view shares one checkpoint schedule.
     database_->SetCheckpointInterval(*interval, system);
     stored = value;
+  } else if (name == "view_state_limit") {
+    std::optional<size_t> bytes = ParseByteSize(value);
+    if (!bytes) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"view_state_limit\": \"{}\"", value),
+                     position)
+          .WithHint("Use a size such as 64MB or 2GB; 0 means no limit.");
+    }
+    // Server-wide, as checkpoint_interval: a view's limit is the same for every session.
+    database_->SetViewStateLimit(*bytes, system);
+    stored = executor::FormatByteSize(*bytes);
   } else if (name == "streaming_parallelism") {
     stored = Lower(value);
     if (stored != "default" && stored != "0") {
@@ -355,10 +368,10 @@ void Session::Assign(const std::string& name, const std::string& value, int posi
 
 executor::QueryResult Session::Set(const parser::SetVariableStatement& set) {
   std::string name = Lower(set.name);
-  if (set.system && name != "checkpoint_interval") {
+  if (set.system && name != "checkpoint_interval" && name != "view_state_limit") {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    fmt::format("ALTER SYSTEM SET \"{}\" is not supported", name), set.position)
-        .WithHint("ALTER SYSTEM sets server-wide settings: checkpoint_interval.");
+        .WithHint("ALTER SYSTEM sets server-wide settings: checkpoint_interval, view_state_limit.");
   }
   if (set.is_default) {
     const SettingDefinition* setting = FindDefinition(name);
@@ -392,6 +405,9 @@ executor::QueryResult Session::Show(const parser::ShowVariableStatement& show) {
   }
   if (name == "checkpoint_interval") {
     settings_[name] = fmt::format("{}ms", database_->engine()->checkpoint_interval().count());
+  }
+  if (name == "view_state_limit") {
+    settings_[name] = executor::FormatByteSize(database_->engine()->view_state_limit());
   }
   auto it = settings_.find(name);
   if (it == settings_.end()) {

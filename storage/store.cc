@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/utilities/checkpoint.h>
@@ -23,12 +24,14 @@ constexpr std::string_view kNextObjectIdName = "next_object_id";
 constexpr uint64_t kMaxWalBytes = uint64_t{32} << 20;
 constexpr size_t kHintPrefixBytes = 7;  // Section, table id, virtual node.
 
-Status FromRocks(const rocksdb::Status& status, std::string_view what) {
+// `full_disk`: which disk ran out of space, should it be ENOSPC (RocksDB's NoSpace).
+Status FromRocks(const rocksdb::Status& status, std::string_view what,
+                 std::string_view full_disk = "the data directory's disk is full") {
   if (status.ok()) return Status::Ok();
   std::string message = std::string(what) + ": " + status.ToString();
   if (status.IsCorruption()) return Status::Corruption(message);
   if (status.IsNoSpace()) {
-    return Status::IoError(message + " (no space left on the device of the data directory)");
+    return Status::DiskFull(message + " (no space left: " + std::string(full_disk) + ")");
   }
   return Status::IoError(message);
 }
@@ -298,8 +301,35 @@ Status Store::Commit(EpochBatch* batch) {
   return Status::Ok();
 }
 
+namespace {
+
+// Writes and syncs a small file of its own in the data directory (then deletes it).
+Status CheckDiskTakesWrites(rocksdb::DB* db) {
+  rocksdb::FileSystem* file_system = db->GetFileSystem();
+  std::string path = db->GetName() + "/STORAGE_CHECK";
+  rocksdb::IOOptions io;
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  rocksdb::IOStatus status =
+      file_system->NewWritableFile(path, rocksdb::FileOptions(), &file, nullptr);
+  if (status.ok()) status = file->Append(std::string(4096, '\0'), io, nullptr);
+  if (status.ok()) status = file->Sync(io, nullptr);
+  if (file) {
+    rocksdb::IOStatus closed = file->Close(io, nullptr);
+    if (status.ok()) status = closed;
+  }
+  file_system->DeleteFile(path, io, nullptr).PermitUncheckedError();
+  return FromRocks(status, "checking that the data directory takes writes");
+}
+
+}  // namespace
+
 Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
   if (write_failed_.load(std::memory_order_acquire)) {
+    // Resuming RocksDB while the disk still fails makes it flush, and a failed write of its
+    // MANIFEST is fatal (only a reopen recovers): so first a small file of our own, written
+    // and synced through the same file system, must succeed.
+    Status disk = CheckDiskTakesWrites(db_.get());
+    if (!disk.ok()) return disk;
     // Resume fails, and nothing is written, while the fault lasts. Busy: RocksDB is already
     // recovering by itself (from a full disk it retries every few seconds), and the write
     // below succeeds once it has.
@@ -313,6 +343,12 @@ Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
   Status status = FromRocks(db_->Write(options, batch), what);
   write_failed_.store(!status.ok(), std::memory_order_release);
   return status;
+}
+
+Status Store::CheckWritable() {
+  rocksdb::WriteBatch batch;
+  batch.Put(MetaKey("storage_check"), "");
+  return WriteSynced(&batch, "checking that the data directory takes writes");
 }
 
 Status Store::WriteDurably(WriteBatch* batch) {
@@ -377,7 +413,8 @@ Result<uint64_t> Store::Backup(const std::string& target) {
     // copy or not, each whole.
     std::lock_guard lock(commit_mutex_);
     epoch = committed_epoch();
-    status = FromRocks(checkpoint->CreateCheckpoint(staging), "writing the backup");
+    status = FromRocks(checkpoint->CreateCheckpoint(staging), "writing the backup",
+                       "the disk of the data directory or of the backup is full");
   }
   if (status.ok()) status = WriteFormatFile(staging);
   if (status.ok() && ::rename(staging.c_str(), target_path.c_str()) != 0) {

@@ -135,6 +135,9 @@ class Store {
   /// REQUIRES: batch.epoch() > committed_epoch(); called by one thread at a time.
   Status Commit(EpochBatch* batch);
 
+  /// A small synced write, to learn whether the data directory takes writes again after a
+  /// failure (it resumes RocksDB first if the failure left it read-only).
+  Status CheckWritable();
   /// Writes `batch` synced, outside any epoch: a table's acknowledged writes are durable
   /// before the client hears of them.
   Status WriteDurably(WriteBatch* batch);

@@ -145,11 +145,8 @@ bool PgConnection::RunStartup() {
     session_ = (*session_factory_)(parameters);
     if (session_ == nullptr) throw std::runtime_error("could not create a session");
     if (config_.cancellation) session_->AttachCancellation(config_.cancellation);
-<<<<<<< HEAD
     session_->AttachBackendPid(config_.process_id);
-=======
     session_->AttachCopyInput(&copy_in_);
->>>>>>> pgproto
     writer_.WriteAuthenticationOk();
     for (const auto& [name, value] : session_->StartupParameters()) {
       writer_.WriteParameterStatus(name, value);

@@ -49,6 +49,8 @@ TEST(DiskFaultTest, AFullDiskFailsWritesWithAClearErrorAndWritingResumesWhenSpac
     Status failed = CommitEntry(store.get(), 2, 2);
     ASSERT_FALSE(failed.ok());
     EXPECT_NE(failed.message().find("no space left"), std::string::npos) << failed.ToString();
+    EXPECT_EQ(failed.code(), Status::Code::kDiskFull);
+    EXPECT_EQ(failed.sqlstate(), "53100");    // disk_full, not the 58030 of other I/O errors.
     EXPECT_EQ(store->committed_epoch(), 1u);  // Not published: the epoch did not commit.
     EXPECT_FALSE(WriteLogRecord(store.get(), 1).ok());
 
@@ -80,6 +82,7 @@ TEST(DiskFaultTest, AFailedSyncNeverLeavesAHalfWrittenEpoch) {
     Status failed = CommitEntry(store.get(), 2, 2);
     ASSERT_FALSE(failed.ok());
     EXPECT_NE(failed.ToString().find("Input/output error"), std::string::npos) << failed.ToString();
+    EXPECT_EQ(failed.sqlstate(), "58030");
     EXPECT_EQ(store->committed_epoch(), 1u);
     failpoint::DisarmAll();
   }

@@ -239,7 +239,6 @@ public class PgJdbcClient {
     // getPrimaryKeys reads information_schema._pg_expandarray(i.indkey) and its fields .n and .x:
     // the key's columns in key order (c, then a), each with its position in the key, as pgJDBC sorts them.
     List<String> key = new ArrayList<>();
-<<<<<<< HEAD
     try (ResultSet rs = meta.getPrimaryKeys(null, "public", "jdbc_pairs")) {
       while (rs.next()) {
         key.add(rs.getString("COLUMN_NAME") + ":" + rs.getInt("KEY_SEQ") + ":" + rs.getString("PK_NAME"));
@@ -261,12 +260,6 @@ public class PgJdbcClient {
     try (ResultSet rs = connection.createStatement().executeQuery(
              "SELECT k.column_name, k.ordinal_position, k.constraint_name FROM information_schema.key_column_usage k "
              + "WHERE k.table_name = 'jdbc_pairs' ORDER BY k.ordinal_position")) {
-=======
-    try (
-        ResultSet rs = connection.createStatement().executeQuery(
-            "SELECT k.column_name, k.ordinal_position, k.constraint_name FROM information_schema.key_column_usage k "
-            + "WHERE k.table_name = 'jdbc_pairs' ORDER BY k.ordinal_position")) {
->>>>>>> pgproto
       while (rs.next()) key.add(rs.getString(1) + ":" + rs.getInt(2) + ":" + rs.getString(3));
     }
     check(key.equals(List.of("c:1:jdbc_pairs_pkey", "a:2:jdbc_pairs_pkey")),

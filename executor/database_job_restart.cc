@@ -1,0 +1,113 @@
+// Restarting jobs in-process: after a failed checkpoint (the engine rebuilds every job once
+// the data directory takes writes again) and after view_state_limit was raised.
+
+#include <spdlog/spdlog.h>
+
+#include "common/sql_error.h"
+#include "executor/batch/query_memory.h"
+#include "executor/database.h"
+#include "parser/parser.h"
+#include "storage/key_codec.h"
+
+namespace stave::executor {
+
+namespace {
+constexpr std::string_view kViewStateLimitSetting = "view_state_limit";
+}  // namespace
+
+std::unique_ptr<Job> Database::RebuildJob(const planner::CatalogObject& object,
+                                          uint64_t start_epoch) {
+  std::vector<parser::StatementPtr> statements = parser::Parse(object.definition);
+  if (statements.size() != 1) throw SqlError("XX001", "not one statement");
+  const parser::Statement& statement = *statements[0];
+  std::unique_ptr<Job> job;
+  std::shared_ptr<SinkWriter> writer;
+  if (statement.kind == parser::StatementKind::kCreateMaterializedView) {
+    job = PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement),
+                   object.id, object.parallelism)
+              .second;
+  } else if (statement.kind == parser::StatementKind::kCreateSink) {
+    PlannedSink planned = PlanSink(static_cast<const parser::CreateSinkStatement&>(statement),
+                                   object.id, object.parallelism, SinkPlanning::kRecover);
+    job = std::move(planned.job);
+    writer = planned.runtime.writer;
+    std::lock_guard lock(sinks_mutex_);
+    auto it = sinks_.find(object.id);
+    // The old writer stops first: what it prepared is resolved by the new one's start.
+    if (it != sinks_.end()) {
+      it->second.writer->Stop();
+      it->second = std::move(planned.runtime);
+    } else {
+      sinks_.emplace(object.id, std::move(planned.runtime));
+    }
+  } else {
+    throw SqlError("XX001", "not a view or a sink");
+  }
+  job->Recover(*store_, start_epoch);
+  if (writer) writer->Start(store_->committed_epoch());
+  return job;
+}
+
+JobSet Database::RebuildJobs() {
+  // Under the DDL lock: the catalog is what the store holds (a DDL in flight when the
+  // checkpoint failed was refused, and none can commit while the engine is stopped).
+  std::lock_guard ddl_lock(ddl_mutex_);
+  JobSet jobs;
+  for (const planner::CatalogObjectPtr& object : catalog_.List()) {
+    if (object->type != planner::ObjectType::kMaterializedView &&
+        object->type != planner::ObjectType::kSink) {
+      continue;
+    }
+    try {
+      jobs.emplace(object->id, RebuildJob(*object, store_->committed_epoch()));
+    } catch (const SqlError& error) {
+      throw SqlError(error.sqlstate(), fmt::format("cannot restart {} \"{}\": {}",
+                                                   planner::ObjectTypeName(object->type),
+                                                   object->name, error.what()));
+    }
+  }
+  UpdateChangeLogs(&jobs, {}, nullptr);
+  return jobs;
+}
+
+void Database::SetViewStateLimit(size_t bytes, bool persist) {
+  std::lock_guard ddl_lock(ddl_mutex_);
+  engine_->set_view_state_limit(bytes);
+  std::set<uint32_t> stopped = engine_->JobsOverStateLimit();
+  if (!persist && stopped.empty()) return;
+  std::string stored;
+  storage::AppendBigEndian64(bytes, &stored);
+  engine_->ApplyChange([&](JobSet* jobs, storage::EpochBatch* batch) {
+    if (persist) batch->PutSetting(kViewStateLimitSetting, stored);
+    for (uint32_t id : stopped) {
+      planner::CatalogObjectPtr object = catalog_.FindById(id);
+      auto it = jobs->find(id);
+      if (!object || it == jobs->end()) continue;
+      try {
+        // Replaced in this epoch: the engine starts it with this epoch's barrier, from the
+        // checkpoint of the epoch the old one stopped after.
+        std::unique_ptr<Job> job = RebuildJob(*object, batch->epoch());
+        it->second->Stop();
+        it->second = std::move(job);
+        bool read = !catalog_.Dependents(id).empty();
+        if (object->type == planner::ObjectType::kMaterializedView)
+          it->second->set_log_changes(read);
+        spdlog::info("{} \"{}\" restarts from its last checkpoint under view_state_limit {}",
+                     planner::ObjectTypeName(object->type), object->name, FormatByteSize(bytes));
+      } catch (const SqlError& error) {
+        spdlog::error("cannot restart \"{}\": {}", object->name, error.what());
+      }
+    }
+  });
+}
+
+size_t Database::StoredViewStateLimit(size_t flag_value) const {
+  if (options_.view_state_limit_explicit) return flag_value;
+  std::optional<std::string> stored = store_->GetSetting(kViewStateLimitSetting).ValueOrThrow();
+  if (!stored || stored->size() != 8) return flag_value;
+  size_t bytes = storage::ReadBigEndian64(*stored);
+  spdlog::info("view_state_limit {}, as set by ALTER SYSTEM", FormatByteSize(bytes));
+  return bytes;
+}
+
+}  // namespace stave::executor

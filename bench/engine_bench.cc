@@ -357,8 +357,7 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
       last_progress = Clock::now();
     } else if (Seconds(Clock::now() - last_progress) > 60) {
       auto view = database->catalog().Find("m");
-      std::optional<SqlError> error =
-          view ? database->engine()->JobError(view->id) : std::nullopt;
+      std::optional<SqlError> error = view ? database->engine()->JobError(view->id) : std::nullopt;
       throw std::runtime_error(fmt::format("view {} stalled at {} of {} rows{}{}", workload.name,
                                            rows, workload.rows, error ? ": " : "",
                                            error ? error->what() : ""));

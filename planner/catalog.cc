@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_integer.h"
+
 namespace stave::planner {
 
 std::string_view ObjectTypeName(ObjectType type) {
@@ -51,7 +53,7 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
   }
   try {
     CatalogObject object;
-    object.id = json["id"].get<uint32_t>();
+    object.id = JsonInteger<uint32_t>(json["id"]);
     std::string type = json["type"].get<std::string>();
     if (type == "stream") {
       object.type = ObjectType::kStream;
@@ -66,7 +68,7 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
     }
     object.name = json["name"].get<std::string>();
     object.definition = json["definition"].get<std::string>();
-    if (json.contains("parallelism")) object.parallelism = json["parallelism"].get<uint32_t>();
+    if (json.contains("parallelism")) object.parallelism = JsonInteger<uint32_t>(json["parallelism"]);
     return object;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/failpoint.h"
+#include "common/json_integer.h"
 #include "common/redact.h"
 #include "common/sql_error.h"
 #include "executor/change_record.h"
@@ -43,8 +44,8 @@ std::optional<SinkRecord> SinkRecord::Decode(std::string_view bytes) {
   if (!json.is_object()) return std::nullopt;
   try {
     SinkRecord record;
-    record.generation = json.at("generation").get<uint64_t>();
-    record.prepared_epoch = json.at("prepared_epoch").get<uint64_t>();
+    record.generation = JsonInteger<uint64_t>(json.at("generation"));
+    record.prepared_epoch = JsonInteger<uint64_t>(json.at("prepared_epoch"));
     record.prepared_id = json.at("prepared_id").get<std::string>();
     record.paused = json.at("paused").get<bool>();
     return record;

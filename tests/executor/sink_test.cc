@@ -108,6 +108,11 @@ TEST(SinkRecordTest, RoundTrips) {
   EXPECT_EQ(*decoded, record);
   EXPECT_FALSE(SinkRecord::Decode("{}"));
   EXPECT_FALSE(SinkRecord::Decode("not json"));
+  // A damaged record whose numbers are no longer integers that fit is refused, not cast.
+  EXPECT_FALSE(SinkRecord::Decode(
+      R"({"generation": 3, "prepared_epoch": 1.7e22, "prepared_id": "x", "paused": false})"));
+  EXPECT_FALSE(SinkRecord::Decode(
+      R"({"generation": -1, "prepared_epoch": 1, "prepared_id": "x", "paused": false})"));
 }
 
 /// A target that records what the writer asks of it. Thread-safe: the writer's thread

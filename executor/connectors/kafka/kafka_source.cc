@@ -6,6 +6,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "common/json_integer.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
 #include "executor/connectors/kafka/kafka_sink.h"
@@ -511,9 +512,9 @@ Status KafkaSource::Seek(std::string_view position) {
   }
   try {
     for (const auto& pair : parsed.at("offsets"))
-      offsets_[pair.at(0).get<int32_t>()] = pair.at(1).get<int64_t>();
-    bad_records_ = parsed.value("bad_records", uint64_t{0});
-    lost_records_ = parsed.value("lost_records", uint64_t{0});
+      offsets_[JsonInteger<int32_t>(pair.at(0))] = JsonInteger<int64_t>(pair.at(1));
+    bad_records_ = JsonIntegerOr(parsed, "bad_records", uint64_t{0});
+    lost_records_ = JsonIntegerOr(parsed, "lost_records", uint64_t{0});
   } catch (const nlohmann::json::exception& error) {
     return Status::Corruption(std::string("malformed Kafka position: ") + error.what());
   }
@@ -527,13 +528,13 @@ std::optional<KafkaPositionSummary> SummarizeKafkaPosition(std::string_view posi
   try {
     std::vector<std::string> parts;
     for (const auto& pair : parsed.at("offsets")) {
-      int64_t offset = pair.at(1).get<int64_t>();
-      parts.push_back(fmt::format("{}:{}", pair.at(0).get<int32_t>(),
+      int64_t offset = JsonInteger<int64_t>(pair.at(1));
+      parts.push_back(fmt::format("{}:{}", JsonInteger<int32_t>(pair.at(0)),
                                   offset >= 0 ? std::to_string(offset) : std::string("start")));
     }
     summary.offsets = fmt::format("{}", fmt::join(parts, ","));
-    summary.bad_records = parsed.value("bad_records", uint64_t{0});
-    summary.lost_records = parsed.value("lost_records", uint64_t{0});
+    summary.bad_records = JsonIntegerOr(parsed, "bad_records", uint64_t{0});
+    summary.lost_records = JsonIntegerOr(parsed, "lost_records", uint64_t{0});
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -1122,7 +1122,7 @@ QueryResult Database::Select(const parser::SelectStatement& select, const Sessio
   // A fresh snapshot, taken after binding so every object the query found is in it: views
   // as of the last committed epoch (RocksDB holds nothing else of theirs), tables with
   // every acknowledged write.
-  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot().ValueOrThrow();
   return ExecuteBatchQuery(query, *snapshot, session.cancellation,
                            session.query_memory_bytes.value_or(options_.query_memory_bytes));
 }

@@ -227,6 +227,8 @@ class Database {
   std::unique_ptr<Job> RebuildJob(const planner::CatalogObject& object, uint64_t start_epoch);
   /// Every job rebuilt: how the engine restarts after a storage failure.
   JobSet RebuildJobs();
+  /// Throws unless the catalog in memory holds exactly the objects the store holds.
+  void CheckCatalogMatchesStore() const;
   /// The view_state_limit to start with: the flag's if given, else ALTER SYSTEM's, else
   /// the flag's default.
   size_t StoredViewStateLimit(size_t flag_value) const;

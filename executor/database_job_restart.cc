@@ -3,6 +3,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
+#include <optional>
+
 #include "common/sql_error.h"
 #include "executor/batch/query_memory.h"
 #include "executor/database.h"
@@ -49,9 +52,12 @@ std::unique_ptr<Job> Database::RebuildJob(const planner::CatalogObject& object,
 }
 
 JobSet Database::RebuildJobs() {
-  // Under the DDL lock: the catalog is what the store holds (a DDL in flight when the
-  // checkpoint failed was refused, and none can commit while the engine is stopped).
+  // Under the DDL lock: none can commit while the engine is stopped, and one in flight when
+  // the checkpoint failed was refused -- but a refused one whose write failed only at its
+  // sync may still have reached the disk, and after a reopen the store holds it. The jobs
+  // are rebuilt only while the catalog in memory is the one the store holds.
   std::lock_guard ddl_lock(ddl_mutex_);
+  CheckCatalogMatchesStore();
   JobSet jobs;
   for (const planner::CatalogObjectPtr& object : catalog_.List()) {
     if (object->type != planner::ObjectType::kMaterializedView &&
@@ -68,6 +74,22 @@ JobSet Database::RebuildJobs() {
   }
   UpdateChangeLogs(&jobs, {}, nullptr);
   return jobs;
+}
+
+void Database::CheckCatalogMatchesStore() const {
+  std::map<uint32_t, std::pair<std::string, std::string>> stored;  // Id → name, definition.
+  for (const auto& [id, entry] : store_->LoadCatalogEntries().ValueOrThrow()) {
+    std::optional<planner::CatalogObject> object = planner::DeserializeCatalogEntry(entry);
+    if (object) stored[id] = {object->name, object->definition};
+  }
+  std::map<uint32_t, std::pair<std::string, std::string>> loaded;
+  for (const planner::CatalogObjectPtr& object : catalog_.List())
+    loaded[object->id] = {object->name, object->definition};
+  if (stored == loaded) return;
+  throw SqlError("XX000",
+                 "the catalog on disk differs from the one in memory: a DDL statement reported "
+                 "as failed during the storage failure reached the disk after all")
+      .WithHint("Restart the server: it loads the catalog the data directory holds.");
 }
 
 void Database::SetViewStateLimit(size_t bytes, bool persist) {

@@ -284,7 +284,7 @@ std::vector<std::pair<std::string, std::vector<Value>>> DmlExecutor::CurrentRows
   storage::RowTypes visible;
   for (const auto& column : object.columns) visible.push_back(column.type);
   std::map<std::string, std::vector<Value>> rows;
-  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot().ValueOrThrow();
   std::optional<SqlError> error;
   snapshot
       ->ScanStateTable(StateTableId(object.id, Table::kRowsSlot),

@@ -24,7 +24,6 @@ Engine::Engine(storage::Store* store, Metrics* metrics,
       scheduler_(std::make_unique<Scheduler>(
           workers > 0 ? workers : std::max(1u, std::thread::hardware_concurrency()))),
       checkpoint_interval_(checkpoint_interval) {
-  snapshot_ = store_->NewSnapshot();
   checkpoints_total_ = metrics_->Counter("stave_checkpoints_total", {}, "Committed checkpoints.");
   committed_epoch_gauge_ =
       metrics_->Gauge("stave_committed_epoch", {}, "The last committed epoch.");
@@ -224,11 +223,6 @@ std::vector<BarrierReport> Engine::CollectBarrier(uint64_t epoch, const SourceTa
   return reports;
 }
 
-std::shared_ptr<const storage::Snapshot> Engine::snapshot() const {
-  std::lock_guard lock(mutex_);
-  return snapshot_;
-}
-
 std::optional<SqlError> Engine::JobError(uint32_t job_id) const {
   std::lock_guard lock(mutex_);
   auto it = job_errors_.find(job_id);
@@ -332,7 +326,6 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
   {
     std::lock_guard lock(mutex_);
-    snapshot_ = store_->NewSnapshot();
     history_.push_back({batch.epoch(), started, std::chrono::microseconds(micros), bytes});
     if (history_.size() > kCheckpointHistory) history_.pop_front();
   }

@@ -40,9 +40,8 @@ using JobSet = std::map<uint32_t, std::unique_ptr<Job>>;
 /// `checkpoint_interval` (and on demand); once the barrier has passed through every task of
 /// every job, their state deltas, source positions and the epoch number are committed as
 /// one synced RocksDB write batch, while the tasks go on with the next epoch. Catalog
-/// changes ride in the same batch as the epoch they belong to. After each commit a snapshot
-/// of the committed epoch is published for ad-hoc SELECTs.
-/// Thread-safe: sessions call ApplyChange/Checkpoint/snapshot concurrently.
+/// changes ride in the same batch as the epoch they belong to.
+/// Thread-safe: sessions call ApplyChange/Checkpoint concurrently.
 class Engine : private EpochCollector {
  public:
   /// `checkpoint_interval` of zero: checkpoints only on demand (and at shutdown).
@@ -92,8 +91,6 @@ class Engine : private EpochCollector {
   /// Tells the engine that a source has new data (a table write committed).
   void Wake();
 
-  /// The snapshot of the last committed epoch.
-  std::shared_ptr<const storage::Snapshot> snapshot() const;
 
   /// Why a view's job stopped, if it did: a runtime error (XX000, or its own SQLSTATE), or
   /// its state passing view_state_limit (54000).
@@ -180,7 +177,6 @@ class Engine : private EpochCollector {
   bool stopping_ = false;                              // GUARDED_BY(mutex_)
   std::optional<Status> failure_;                      // GUARDED_BY(mutex_)
   std::chrono::milliseconds checkpoint_interval_;      // GUARDED_BY(mutex_)
-  std::shared_ptr<const storage::Snapshot> snapshot_;  // GUARDED_BY(mutex_)
   std::map<uint32_t, SqlError> job_errors_;            // GUARDED_BY(mutex_)
   std::set<uint32_t> over_state_limit_;                // GUARDED_BY(mutex_)
   std::atomic<uint64_t> view_state_limit_{0};

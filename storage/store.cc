@@ -1,9 +1,13 @@
 #include "storage/store.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
@@ -82,6 +86,13 @@ std::string RoleKey(std::string_view name) {
   std::string key(1, key_section::kRole);
   key.append(name);
   return key;
+}
+
+// What a reader gets while the database is closed after a storage failure.
+Status DatabaseClosed() {
+  return Status::IoError(
+      "the data directory is closed after a storage failure; it reopens once the disk takes "
+      "writes again");
 }
 
 // The smallest key greater than every key starting with `prefix`.
@@ -226,15 +237,21 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
   options.memtable_insert_with_hint_prefix_extractor.reset(
       rocksdb::NewFixedPrefixTransform(kHintPrefixBytes));
   options.allow_concurrent_memtable_write = false;
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status status = rocksdb::DB::Open(options, directory, &raw);
-  if (!status.ok()) {
-    return FromRocks(status, "cannot open the data directory \"" + directory + "\"");
-  }
-  std::unique_ptr<Store> store(new Store(std::move(env), std::unique_ptr<rocksdb::DB>(raw)));
-  Status meta = store->LoadMeta();
-  if (!meta.ok()) return meta;
+  std::unique_ptr<Store> store(new Store(directory, std::move(env), std::move(options)));
+  if (Status opened = store->OpenDatabase(); !opened.ok()) return opened;
   return store;
+}
+
+Status Store::OpenDatabase() {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status = rocksdb::DB::Open(options_, directory_, &raw);
+  if (!status.ok()) {
+    return FromRocks(status, "cannot open the data directory \"" + directory_ + "\"");
+  }
+  std::shared_ptr<rocksdb::DB> db(raw);
+  if (Status meta = LoadMeta(db.get()); !meta.ok()) return meta;
+  db_ = std::move(db);
+  return Status::Ok();
 }
 
 Store::~Store() {
@@ -246,9 +263,14 @@ Store::~Store() {
   }
 }
 
-Status Store::LoadMeta() {
+std::shared_ptr<rocksdb::DB> Store::Pin() const {
+  std::lock_guard lock(db_mutex_);
+  return db_;
+}
+
+Status Store::LoadMeta(rocksdb::DB* db) {
   std::string value;
-  rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), MetaKey(kCommittedEpochName), &value);
+  rocksdb::Status status = db->Get(rocksdb::ReadOptions(), MetaKey(kCommittedEpochName), &value);
   if (status.ok() && value.size() == 8) {
     uint64_t epoch;
     std::memcpy(&epoch, value.data(), 8);
@@ -256,7 +278,7 @@ Status Store::LoadMeta() {
   } else if (!status.ok() && !status.IsNotFound()) {
     return FromRocks(status, "reading the committed epoch");
   }
-  status = db_->Get(rocksdb::ReadOptions(), MetaKey(kNextObjectIdName), &value);
+  status = db->Get(rocksdb::ReadOptions(), MetaKey(kNextObjectIdName), &value);
   if (status.ok() && value.size() == 8) {
     std::memcpy(&next_object_id_, value.data(), 8);
   } else if (!status.ok() && !status.IsNotFound()) {
@@ -304,9 +326,8 @@ Status Store::Commit(EpochBatch* batch) {
 namespace {
 
 // Writes and syncs a small file of its own in the data directory (then deletes it).
-Status CheckDiskTakesWrites(rocksdb::DB* db) {
-  rocksdb::FileSystem* file_system = db->GetFileSystem();
-  std::string path = db->GetName() + "/STORAGE_CHECK";
+Status CheckDiskTakesWrites(rocksdb::FileSystem* file_system, const std::string& directory) {
+  std::string path = directory + "/STORAGE_CHECK";
   rocksdb::IOOptions io;
   std::unique_ptr<rocksdb::FSWritableFile> file;
   rocksdb::IOStatus status =
@@ -328,21 +349,55 @@ Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
     // Resuming RocksDB while the disk still fails makes it flush, and a failed write of its
     // MANIFEST is fatal (only a reopen recovers): so first a small file of our own, written
     // and synced through the same file system, must succeed.
-    Status disk = CheckDiskTakesWrites(db_.get());
+    Status disk = CheckDiskTakesWrites(env_->GetFileSystem().get(), directory_);
     if (!disk.ok()) return disk;
     // Resume fails, and nothing is written, while the fault lasts. Busy: RocksDB is already
     // recovering by itself (from a full disk it retries every few seconds), and the write
-    // below succeeds once it has.
-    rocksdb::Status resumed = db_->Resume();
+    // below succeeds once it has. Any other failure is one RocksDB does not recover from
+    // while open (a failed sync of its write-ahead log, say): reopening it does.
+    std::shared_ptr<rocksdb::DB> db = Pin();
+    rocksdb::Status resumed = db ? db->Resume() : rocksdb::Status::IOError("closed");
+    db.reset();
     if (!resumed.ok() && !resumed.IsBusy()) {
-      return FromRocks(resumed, std::string(what) + " after a storage failure");
+      spdlog::warn("RocksDB does not resume after the storage failure ({}): reopening it",
+                   resumed.ToString());
+      if (Status reopened = Reopen(what); !reopened.ok()) return reopened;
+      spdlog::warn("reopened the data directory at committed epoch {}", committed_epoch());
     }
   }
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
   rocksdb::WriteOptions options;
   options.sync = true;
-  Status status = FromRocks(db_->Write(options, batch), what);
+  Status status = FromRocks(db->Write(options, batch), what);
   write_failed_.store(!status.ok(), std::memory_order_release);
   return status;
+}
+
+Status Store::Reopen(std::string_view what) {
+  // Readers hold the database only while they read (a snapshot, for one query), so it is
+  // free soon; one that holds it longer makes this reopen fail, and the next write try again.
+  constexpr auto kWaitForReaders = std::chrono::seconds(10);
+  auto deadline = std::chrono::steady_clock::now() + kWaitForReaders;
+  std::unique_lock lock(db_mutex_);
+  while (db_ && db_.use_count() > 1) {
+    lock.unlock();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::IoError(std::string(what) +
+                             ": cannot reopen the data directory after a storage failure while "
+                             "queries still read it; retrying");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    lock.lock();
+  }
+  if (db_) {
+    // Closing drops what RocksDB held in memory; the write-ahead log on disk holds every
+    // acknowledged write, and the reopen replays it as a start would.
+    db_->Close().PermitUncheckedError();
+    db_.reset();
+  }
+  // Fails while the disk does; the database then stays closed until a later write reopens it.
+  return OpenDatabase();
 }
 
 Status Store::CheckWritable() {
@@ -363,7 +418,9 @@ Result<uint64_t> Store::NextTableLogSequence(uint32_t table_id) const {
   rocksdb::ReadOptions options;
   rocksdb::Slice lower(begin);
   options.iterate_lower_bound = &lower;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
   it->SeekForPrev(end);
   if (it->Valid() && it->key().starts_with(begin)) {
     if (it->key().size() != begin.size() + 8) return Status::Corruption("malformed table log key");
@@ -383,7 +440,9 @@ Status Store::ReadTableLog(uint32_t table_id, uint64_t from,
   rocksdb::ReadOptions options;
   rocksdb::Slice upper(end);
   options.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
   for (it->Seek(start); it->Valid(); it->Next()) {
     if (it->key().size() != begin.size() + 8) return Status::Corruption("malformed table log key");
     uint64_t sequence = ReadBigEndian64(std::string_view(it->key().data() + begin.size(), 8));
@@ -402,8 +461,10 @@ Result<uint64_t> Store::Backup(const std::string& target) {
   std::error_code ignored;
   fs::remove_all(staging, ignored);  // Left by a backup that crashed midway.
   fs::remove_all(staging + ".tmp", ignored);
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
   rocksdb::Checkpoint* raw = nullptr;
-  Status status = FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw), "starting a backup");
+  Status status = FromRocks(rocksdb::Checkpoint::Create(db.get(), &raw), "starting a backup");
   if (!status.ok()) return status;
   std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
   uint64_t epoch;
@@ -430,14 +491,18 @@ Result<uint64_t> Store::Backup(const std::string& target) {
   return epoch;
 }
 
-std::shared_ptr<const Snapshot> Store::NewSnapshot() const {
-  return std::shared_ptr<const Snapshot>(
-      new Snapshot(db_.get(), db_->GetSnapshot(), committed_epoch()));
+Result<std::shared_ptr<const Snapshot>> Store::NewSnapshot() const {
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  const rocksdb::Snapshot* snapshot = db->GetSnapshot();
+  return std::shared_ptr<const Snapshot>(new Snapshot(std::move(db), snapshot, committed_epoch()));
 }
 
 Result<std::optional<std::string>> Store::GetState(std::string_view full_key) const {
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
   std::string value;
-  rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), full_key, &value);
+  rocksdb::Status status = db->Get(rocksdb::ReadOptions(), full_key, &value);
   if (status.IsNotFound()) return std::optional<std::string>();
   if (!status.ok()) return FromRocks(status, "reading state");
   return std::optional<std::string>(std::move(value));
@@ -467,7 +532,9 @@ Status ScanSection(
 
 Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries() const {
   std::vector<std::pair<uint32_t, std::string>> entries;
-  Status status = ScanSection(db_.get(), key_section::kCatalog, "reading the catalog",
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  Status status = ScanSection(db.get(), key_section::kCatalog, "reading the catalog",
                               [&](std::string_view key, std::string_view value) {
                                 if (key.size() != 4)
                                   return Status::Corruption("malformed catalog key");
@@ -482,7 +549,9 @@ Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries(
 
 Result<std::vector<std::pair<std::string, std::string>>> Store::LoadRoles() const {
   std::vector<std::pair<std::string, std::string>> roles;
-  Status status = ScanSection(db_.get(), key_section::kRole, "reading the roles",
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  Status status = ScanSection(db.get(), key_section::kRole, "reading the roles",
                               [&](std::string_view key, std::string_view value) {
                                 roles.emplace_back(std::string(key), std::string(value));
                                 return Status::Ok();
@@ -509,7 +578,9 @@ Status Store::ScanDeadLetters(
   rocksdb::ReadOptions options;
   rocksdb::Slice upper(end);
   options.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
   constexpr size_t kKeyBytes = 1 + 4 + 4 + 8;
   for (it->Seek(begin); it->Valid(); it->Next()) {
     std::string_view key(it->key().data(), it->key().size());
@@ -525,7 +596,8 @@ Status Store::ScanDeadLetters(
 
 uint64_t Store::ApproximateSize() const {
   uint64_t size = 0;
-  db_->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &size);
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (db) db->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &size);
   return size;
 }
 
@@ -537,8 +609,10 @@ uint64_t Store::ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end
   options.include_memtables = true;
   options.include_files = true;
   uint64_t size = 0;
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return 0;
   rocksdb::Status status =
-      db_->GetApproximateSizes(options, db_->DefaultColumnFamily(), &range, 1, &size);
+      db->GetApproximateSizes(options, db->DefaultColumnFamily(), &range, 1, &size);
   return status.ok() ? size : 0;
 }
 

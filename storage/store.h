@@ -87,7 +87,8 @@ class EpochBatch : public WriteBatch {
 
 /// A consistent read-only view of everything committed up to one epoch: ad-hoc SELECTs read
 /// all views through one Snapshot, so they see them at the same point in time. Keeps the
-/// RocksDB snapshot alive while it exists. REQUIRES: the Store outlives it.
+/// RocksDB snapshot, and the database it belongs to, alive while it exists (a reopen after a
+/// storage failure waits for it). REQUIRES: the Store outlives it.
 class Snapshot {
  public:
   ~Snapshot();
@@ -109,9 +110,9 @@ class Snapshot {
 
  private:
   friend class Store;
-  Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snapshot, uint64_t epoch)
-      : db_(db), snapshot_(snapshot), epoch_(epoch) {}
-  rocksdb::DB* db_;
+  Snapshot(std::shared_ptr<rocksdb::DB> db, const rocksdb::Snapshot* snapshot, uint64_t epoch)
+      : db_(std::move(db)), snapshot_(snapshot), epoch_(epoch) {}
+  std::shared_ptr<rocksdb::DB> db_;
   const rocksdb::Snapshot* snapshot_;
   uint64_t epoch_;
 };
@@ -136,7 +137,8 @@ class Store {
   Status Commit(EpochBatch* batch);
 
   /// A small synced write, to learn whether the data directory takes writes again after a
-  /// failure (it resumes RocksDB first if the failure left it read-only).
+  /// failure (it resumes RocksDB first if the failure left it read-only, and reopens it if
+  /// RocksDB will not resume).
   Status CheckWritable();
   /// Writes `batch` synced, outside any epoch: a table's acknowledged writes are durable
   /// before the client hears of them.
@@ -157,8 +159,9 @@ class Store {
   /// restores it. REQUIRES: `target` does not exist and its parent directory does.
   Result<uint64_t> Backup(const std::string& target);
 
-  /// A snapshot of the latest committed epoch.
-  std::shared_ptr<const Snapshot> NewSnapshot() const;
+  /// A snapshot of the latest committed epoch. Fails only while the database is closed
+  /// after a storage failure it could not be reopened from yet.
+  Result<std::shared_ptr<const Snapshot>> NewSnapshot() const;
 
   /// Reads one committed state row by its full key (see StateTable).
   Result<std::optional<std::string>> GetState(std::string_view full_key) const;
@@ -187,15 +190,26 @@ class Store {
   uint64_t ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const;
 
  private:
-  Store(std::unique_ptr<rocksdb::Env> env, std::unique_ptr<rocksdb::DB> db)
-      : env_(std::move(env)), db_(std::move(db)) {}
-  Status LoadMeta();
+  Store(std::string directory, std::unique_ptr<rocksdb::Env> env, rocksdb::Options options)
+      : directory_(std::move(directory)), env_(std::move(env)), options_(std::move(options)) {}
+  Status OpenDatabase();
+  Status LoadMeta(rocksdb::DB* db);
+  // The open database, held for the caller's use: a reopen waits until no one holds the
+  // old one. Null while the database is closed (a reopen failed; the next write retries it).
+  std::shared_ptr<rocksdb::DB> Pin() const;
+  // Closes and reopens the database once nothing holds it (RocksDB's own recovery of a
+  // write-ahead log, as at a start), when a storage failure left RocksDB unable to resume.
+  Status Reopen(std::string_view what);
   // Writes `batch` synced. After a failed write RocksDB refuses every write until resumed:
-  // the next write resumes it first, so writing works again once the disk does.
+  // the next write resumes it first (or reopens it), so writing works again once the disk
+  // does.
   Status WriteSynced(rocksdb::WriteBatch* batch, std::string_view what);
 
+  const std::string directory_;
   std::unique_ptr<rocksdb::Env> env_;  // RocksDB's files, through NewFailpointFileSystem.
-  std::unique_ptr<rocksdb::DB> db_;
+  const rocksdb::Options options_;     // As opened at start; a reopen uses them again.
+  mutable std::mutex db_mutex_;        // Guards db_ (the pointer; RocksDB is thread-safe).
+  std::shared_ptr<rocksdb::DB> db_;
   std::atomic<bool> write_failed_{false};
   // Held by Commit and Backup: a backup holds exactly the epoch it reports.
   std::mutex commit_mutex_;

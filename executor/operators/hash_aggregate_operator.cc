@@ -99,7 +99,7 @@ std::optional<int64_t> HashAggregateOperator::CloseTime(std::string_view key) co
 }
 
 void HashAggregateOperator::LoadOpenWindows() {
-  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot().ValueOrThrow();
   Status status =
       snapshot->ScanStateTable(state_.table_id(), [this](std::string_view key, std::string_view) {
         // Scanned keys start with their virtual node (big-endian).

@@ -405,7 +405,8 @@ std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
 }
 
 void HashJoinOperator::LoadExpiryIndex(size_t side) {
-  std::shared_ptr<const storage::Snapshot> snapshot = states_[side].store()->NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot =
+      states_[side].store()->NewSnapshot().ValueOrThrow();
   Status status = snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view key,
                                                                          std::string_view value) {
     // Scanned keys start with their virtual node (big-endian).

@@ -53,7 +53,7 @@ void TemporalFilterOperator::Start() {
   // The time of the last committed epoch (every instance wrote the same).
   std::optional<std::string> now = state_.Get(kNowKey).ValueOrThrow();
   if (now && now->size() == 8) now_ = static_cast<int64_t>(storage::ReadBigEndian64(*now));
-  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot().ValueOrThrow();
   Status status = snapshot->ScanStateTable(state_.table_id(), [&](std::string_view key,
                                                                   std::string_view value) {
     // Scanned keys start with their virtual node (big-endian).

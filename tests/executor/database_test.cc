@@ -104,7 +104,7 @@ TEST_F(DatabaseTest, ParityViewIsExactAndSurvivesRestart) {
 // The keys a view's operators keep (every state table of the view but its rows' own).
 size_t OperatorStateKeys(const storage::Store& store, uint32_t view_id) {
   size_t keys = 0;
-  std::shared_ptr<const storage::Snapshot> snapshot = store.NewSnapshot();
+  std::shared_ptr<const storage::Snapshot> snapshot = store.NewSnapshot().ValueOrThrow();
   for (uint32_t slot = kViewRowsSlot + 2; slot < 256; ++slot) {
     EXPECT_TRUE(snapshot
                     ->ScanStateTable(StateTableId(view_id, slot),

@@ -166,6 +166,7 @@ TEST(HashAggregateOperatorTest, EmitOnWindowCloseEmitsFinalRowsOnceAndForgetsThe
   ASSERT_TRUE(store->Commit(&batch2).ok());
   size_t keys = 0;
   ASSERT_TRUE(store->NewSnapshot()
+                  .ValueOrThrow()
                   ->ScanStateTable(1, [&](std::string_view, std::string_view) { return ++keys; })
                   .ok());
   EXPECT_EQ(keys, 0u);  // Every window closed: no state left.

@@ -174,7 +174,7 @@ TEST(StoreTest, SnapshotIsStableAcrossLaterCommitsAndDropsDeleteRanges) {
   EpochBatch first(1);
   table.FlushTo(&first);
   ASSERT_TRUE(store->Commit(&first).ok());
-  auto snapshot = store->NewSnapshot();
+  auto snapshot = store->NewSnapshot().ValueOrThrow();
 
   EpochBatch second(2);
   second.DeleteStateTables(9, 10);
@@ -191,6 +191,7 @@ TEST(StoreTest, SnapshotIsStableAcrossLaterCommitsAndDropsDeleteRanges) {
   EXPECT_EQ(rows, 100u);
   rows = 0;
   ASSERT_TRUE(store->NewSnapshot()
+                  .ValueOrThrow()
                   ->ScanStateTable(9,
                                    [&](std::string_view, std::string_view) {
                                      ++rows;

@@ -20,7 +20,7 @@ Chunk TableSource::Backfill() {
     // snapshot holds exactly the records below next_sequence(), and the rows they made.
     std::lock_guard lock(table_->mutex());
     next_sequence_ = table_->next_sequence();
-    snapshot = store_->NewSnapshot();
+    snapshot = store_->NewSnapshot().ValueOrThrow();
   }
   const planner::CatalogObject& object = table_->object();
   storage::RowTypes visible(table_->changelog_types().begin(),

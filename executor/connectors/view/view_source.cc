@@ -26,7 +26,7 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
     return PollStatus::kIdle;
   }
   if (!backfilled_) {
-    std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot();
+    std::shared_ptr<const storage::Snapshot> snapshot = store_->NewSnapshot().ValueOrThrow();
     storage::RowTypes visible(changelog_types_.begin(), changelog_types_.end() - 1);
     bool corrupt = false;
     uint32_t rows_table = StateTableId(view_->id, kViewRowsSlot);

@@ -32,13 +32,31 @@ std::string_view StateTable::ScratchKey(std::string_view key, uint16_t virtual_n
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
   auto it = buffer_.find(key);
-  if (it != buffer_.end()) return it->second;
+  if (it != buffer_.end()) return it->second.value;
   ReleaseCommitted();
   if (!sealed_.empty()) {
     it = sealed_.find(key);
-    if (it != sealed_.end()) return it->second;
+    if (it != sealed_.end()) return it->second.value;
   }
   return store_->GetState(ScratchKey(key));
+}
+
+void StateTable::PutInGroup(std::string_view group, std::string_view suffix, std::string value) {
+  std::string key(group);
+  key.append(suffix);
+  Write(key, std::move(value), VirtualNodeOf(group));
+}
+
+void StateTable::DeleteInGroup(std::string_view group, std::string_view suffix) {
+  std::string key(group);
+  key.append(suffix);
+  Write(key, std::nullopt, VirtualNodeOf(group));
+}
+
+Status StateTable::ScanCommittedGroup(
+    std::string_view group,
+    const std::function<bool(std::string_view suffix, std::string_view value)>& visit) const {
+  return store_->ScanState(ScratchKey(group), visit);
 }
 
 void StateTable::ReleaseCommitted() const {
@@ -47,22 +65,25 @@ void StateTable::ReleaseCommitted() const {
   if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) Buffer().swap(sealed_);
 }
 
-void StateTable::Put(std::string_view key, std::string value) { Write(key, std::move(value)); }
+void StateTable::Put(std::string_view key, std::string value) {
+  Write(key, std::move(value), VirtualNodeOf(key));
+}
 
-void StateTable::Delete(std::string_view key) { Write(key, std::nullopt); }
+void StateTable::Delete(std::string_view key) { Write(key, std::nullopt, VirtualNodeOf(key)); }
 
-void StateTable::Write(std::string_view key, std::optional<std::string> value) {
+void StateTable::Write(std::string_view key, std::optional<std::string> value,
+                       uint16_t virtual_node) {
   // Counts what the buffer holds, not what was written to it: a key rewritten a thousand
   // times in an epoch is one entry of the checkpoint.
   size_t bytes = value ? value->size() : 0;
   auto it = buffer_.find(key);
   if (it == buffer_.end()) {
     buffered_bytes_ += kKeyPrefixBytes + key.size() + bytes;
-    buffer_.emplace(std::string(key), std::move(value));
+    buffer_.emplace(std::string(key), Change{std::move(value), virtual_node});
   } else {
     buffered_bytes_ += bytes;
-    buffered_bytes_ -= it->second ? it->second->size() : 0;
-    it->second = std::move(value);
+    buffered_bytes_ -= it->second.value ? it->second.value->size() : 0;
+    it->second.value = std::move(value);
   }
 }
 
@@ -72,14 +93,14 @@ void StateTable::FlushTo(EpochBatch* batch) {
   // of a search from the top.
   std::vector<std::pair<uint16_t, const Buffer::value_type*>> entries;
   entries.reserve(buffer_.size());
-  for (const auto& entry : buffer_) entries.emplace_back(VirtualNodeOf(entry.first), &entry);
+  for (const auto& entry : buffer_) entries.emplace_back(entry.second.virtual_node, &entry);
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : a.second->first < b.second->first;
   });
   for (const auto& [virtual_node, entry] : entries) {
     std::string_view full = ScratchKey(entry->first, virtual_node);
-    if (entry->second) {
-      batch->PutState(full, *entry->second);
+    if (entry->second.value) {
+      batch->PutState(full, *entry->second.value);
     } else {
       batch->DeleteState(full);
     }

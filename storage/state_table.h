@@ -39,6 +39,23 @@ class StateTable {
   void Put(std::string_view key, std::string value);
   void Delete(std::string_view key);
 
+  /// Grouped keys: `group`, then `suffix`, in the virtual node of `group` alone, so the keys
+  /// of a group lie together in RocksDB and one prefix scan reads them (a join key's rows,
+  /// one entry each). `group` must be prefix-free among the groups of the table (as
+  /// memcomparable keys of fixed columns are).
+  void PutInGroup(std::string_view group, std::string_view suffix, std::string value);
+  void DeleteInGroup(std::string_view group, std::string_view suffix);
+  /// Calls `visit(suffix, value)` for the committed keys of `group`, in key order, until it
+  /// returns false. REQUIRES: the group has no write in this epoch's buffer nor in a sealed
+  /// one not committed yet -- the caller keeps a group it changed in memory until then
+  /// (Committed tells when).
+  Status ScanCommittedGroup(
+      std::string_view group,
+      const std::function<bool(std::string_view suffix, std::string_view value)>& visit) const;
+  /// Whether the store has committed `epoch`: writes flushed into it no longer need reading
+  /// from the sealed buffer.
+  bool Committed(uint64_t epoch) const { return store_->committed_epoch() >= epoch; }
+
   /// Writes this epoch's changes into `batch` and seals them: reads still see them until the
   /// store has committed `batch.epoch()`.
   void FlushTo(EpochBatch* batch);
@@ -58,10 +75,14 @@ class StateTable {
     using is_transparent = void;
     size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
   };
-  using Buffer =
-      std::unordered_map<std::string, std::optional<std::string>, KeyHash, std::equal_to<>>;
+  // A change: the new value, or nullopt for a delete, and the key's virtual node.
+  struct Change {
+    std::optional<std::string> value;
+    uint16_t virtual_node;
+  };
+  using Buffer = std::unordered_map<std::string, Change, KeyHash, std::equal_to<>>;
 
-  void Write(std::string_view key, std::optional<std::string> value);
+  void Write(std::string_view key, std::optional<std::string> value, uint16_t virtual_node);
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;
   std::string_view ScratchKey(std::string_view key, uint16_t virtual_node) const;

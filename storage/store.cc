@@ -508,6 +508,24 @@ Result<std::optional<std::string>> Store::GetState(std::string_view full_key) co
   return std::optional<std::string>(std::move(value));
 }
 
+Status Store::ScanState(
+    std::string_view full_prefix,
+    const std::function<bool(std::string_view, std::string_view)>& visit) const {
+  std::string end = PrefixEnd(std::string(full_prefix));
+  rocksdb::ReadOptions options;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
+  for (it->Seek(rocksdb::Slice(full_prefix.data(), full_prefix.size())); it->Valid(); it->Next()) {
+    std::string_view key(it->key().data(), it->key().size());
+    key.remove_prefix(full_prefix.size());
+    if (!visit(key, std::string_view(it->value().data(), it->value().size()))) break;
+  }
+  return FromRocks(it->status(), "scanning state");
+}
+
 namespace {
 
 // Visits every key of a one-byte key section (the key without its section byte) in order.

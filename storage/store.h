@@ -165,6 +165,10 @@ class Store {
 
   /// Reads one committed state row by its full key (see StateTable).
   Result<std::optional<std::string>> GetState(std::string_view full_key) const;
+  /// Calls `visit(key, value)` for every committed state row whose full key starts with
+  /// `full_prefix`, in key order, `key` without the prefix, until it returns false.
+  Status ScanState(std::string_view full_prefix,
+                   const std::function<bool(std::string_view, std::string_view)>& visit) const;
 
   /// All catalog entries, ordered by object id.
   Result<std::vector<std::pair<uint32_t, std::string>>> LoadCatalogEntries() const;

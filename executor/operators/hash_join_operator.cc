@@ -72,6 +72,23 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
   output_ = Chunk::WithTypes(output_types_);
 }
 
+std::string HashJoinOperator::EncodeCounts(const Entry& entry) {
+  std::string bytes;
+  storage::AppendBigEndian64(static_cast<uint64_t>(entry.count), &bytes);
+  storage::AppendBigEndian64(static_cast<uint64_t>(entry.matches), &bytes);
+  return bytes;
+}
+
+HashJoinOperator::Entry HashJoinOperator::DecodeCounts(std::string_view row,
+                                                       std::string_view bytes) {
+  if (bytes.size() != 16) throw SqlError("XX001", "corrupt join state");
+  Entry entry;
+  entry.row = std::string(row);
+  entry.count = static_cast<int64_t>(storage::ReadBigEndian64(bytes));
+  entry.matches = static_cast<int64_t>(storage::ReadBigEndian64(bytes.substr(8)));
+  return entry;
+}
+
 std::string HashJoinOperator::EncodeEntries(const std::vector<Entry>& entries) {
   std::string bytes;
   for (const Entry& entry : entries) {
@@ -103,7 +120,7 @@ std::vector<HashJoinOperator::Entry> HashJoinOperator::DecodeEntries(std::string
 
 namespace {
 
-/// An entry's share of its key's encoded bytes (EncodeEntries).
+/// What a row costs in the state table: its key's row part and its counts.
 size_t EncodedSize(const std::string& row) { return 4 + row.size() + 16; }
 
 /// Keys with at most this many rows are searched by a scan, not indexed.
@@ -119,22 +136,38 @@ size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
   if (it != cache_[side].end()) return it->second;
-  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
-  return Cache(side, key, stored ? std::string_view(*stored) : std::string_view());
+  return *Read(side, key, /*keep_empty=*/true);
 }
 
 HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
   if (it != cache_[side].end()) return &it->second;
-  std::optional<std::string> stored = states_[side].Get(key).ValueOrThrow();
-  if (!stored) return nullptr;
-  return &Cache(side, key, *stored);
+  return Read(side, key, /*keep_empty=*/false);
 }
 
-HashJoinOperator::KeyRows& HashJoinOperator::Cache(size_t side, const std::string& key,
-                                                   std::string_view stored) {
+HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string& key,
+                                                  bool keep_empty) {
+  // Not cached, so not written since its epochs committed: the store holds it whole.
+  std::vector<Entry> entries;
+  bool legacy = false;
+  Status status =
+      states_[side].ScanCommittedGroup(key, [&](std::string_view row, std::string_view value) {
+        if (!row.empty()) {
+          entries.push_back(DecodeCounts(row, value));
+          return true;
+        }
+        // The key's one entry of all its rows, as written before a row had its own.
+        for (Entry& entry : DecodeEntries(value)) {
+          entry.dirty = true;
+          entries.push_back(std::move(entry));
+        }
+        legacy = true;
+        return true;
+      });
+  if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+  if (entries.empty() && !keep_empty) return nullptr;
   KeyRows& rows = cache_[side][key];
-  rows.entries = DecodeEntries(stored);
+  rows.entries = std::move(entries);
   rows.rows.reserve(rows.entries.size());
   for (const Entry& entry : rows.entries) {
     std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
@@ -143,7 +176,12 @@ HashJoinOperator::KeyRows& HashJoinOperator::Cache(size_t side, const std::strin
     rows.bytes += EncodedSize(entry.row);
   }
   cached_bytes_ += KeyMemory(side, rows);
-  return rows;
+  if (legacy) {
+    rows.legacy = true;
+    MarkDirty(side, key, rows);
+    dirty_bytes_ += rows.bytes;
+  }
+  return &rows;
 }
 
 size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) const {
@@ -165,7 +203,6 @@ void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
                               std::vector<Value> row, int64_t matches) {
   size_t before = KeyMemory(side, rows);
   rows.bytes += EncodedSize(encoded);
-  if (rows.dirty) dirty_bytes_ += EncodedSize(encoded);
   if (!rows.positions.empty()) rows.positions.emplace(encoded, rows.entries.size());
   rows.entries.push_back(Entry{std::move(encoded), 0, matches});
   rows.rows.push_back(std::move(row));
@@ -175,8 +212,9 @@ void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
 void HashJoinOperator::RemoveRow(size_t side, KeyRows& rows, size_t position) {
   size_t before = KeyMemory(side, rows);
   rows.bytes -= EncodedSize(rows.entries[position].row);
-  if (rows.dirty) dirty_bytes_ -= EncodedSize(rows.entries[position].row);
+  dirty_bytes_ += EncodedSize(rows.entries[position].row);  // Its delete.
   if (!rows.positions.empty()) rows.positions.erase(rows.entries[position].row);
+  rows.removed.push_back(std::move(rows.entries[position].row));
   // The last row takes its place: rows are a multiset, their order means nothing.
   size_t last = rows.entries.size() - 1;
   if (position != last) {
@@ -194,7 +232,30 @@ void HashJoinOperator::MarkDirty(size_t side, const std::string& key, KeyRows& r
   rows.dirty = true;
   // Map nodes stay put until the barrier trims the cache, after writing every dirty key.
   dirty_[side].emplace_back(&cache_[side].find(key)->first, &rows);
-  dirty_bytes_ += rows.bytes;
+}
+
+void HashJoinOperator::MarkDirty(size_t side, const std::string& key, KeyRows& rows, Entry& entry) {
+  MarkDirty(side, key, rows);
+  if (entry.dirty) return;
+  entry.dirty = true;
+  dirty_bytes_ += EncodedSize(entry.row);
+}
+
+void HashJoinOperator::WriteKey(size_t side, const std::string& key, KeyRows& rows) {
+  storage::StateTable& state = states_[side];
+  if (rows.legacy) {
+    state.DeleteInGroup(key, "");  // The one entry of all its rows; each row is written.
+    rows.legacy = false;
+  }
+  // Deletes first: a row removed and added again within the epoch is written after.
+  for (const std::string& row : rows.removed) state.DeleteInGroup(key, row);
+  rows.removed.clear();
+  for (Entry& entry : rows.entries) {
+    if (!entry.dirty) continue;
+    state.PutInGroup(key, entry.row, EncodeCounts(entry));
+    entry.dirty = false;
+  }
+  rows.dirty = false;
 }
 
 void HashJoinOperator::EmitRow(const std::vector<Value>& left, const std::vector<Value>& right,
@@ -300,7 +361,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     if (filters_other) {
       int64_t before = entry.matches;
       entry.matches += sign;
-      MarkDirty(other, key, *others);
+      MarkDirty(other, key, *others, entry);
       EmitFilteredLeft(other_row, before, entry.matches, entry.count);
       continue;
     }
@@ -308,7 +369,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
       // The other row's padded form exists exactly while it has no match.
       int64_t before = entry.matches;
       entry.matches += sign;
-      MarkDirty(other, key, *others);
+      MarkDirty(other, key, *others, entry);
       if (before == 0 && entry.matches > 0) emit(null_rows_[side], other_row, -entry.count);
       if (before > 0 && entry.matches == 0) emit(null_rows_[side], other_row, entry.count);
     }
@@ -331,6 +392,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   Entry& entry = mine.entries[position];
   entry.count += sign;
   entry.matches = matches;
+  MarkDirty(side, key, mine, entry);
   if (entry.count == 0) RemoveRow(side, mine, position);
   if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
   // An arriving (leaving) left row is shown (retracted) if its matches say it is shown.
@@ -341,14 +403,10 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
 
 void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
   for (size_t side = 0; side < 2; ++side) {
-    // Each changed key is encoded once per epoch, however often it changed.
+    // Each changed row is written once per epoch, however often it changed.
     for (auto& [key, rows] : dirty_[side]) {
-      if (rows->entries.empty()) {
-        states_[side].Delete(*key);
-      } else {
-        states_[side].Put(*key, EncodeEntries(rows->entries));
-      }
-      rows->dirty = false;
+      WriteKey(side, *key, *rows);
+      rows->written_epoch = batch->epoch();
     }
     dirty_[side].clear();
     states_[side].FlushTo(batch);
@@ -356,10 +414,15 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
   dirty_bytes_ = 0;
   if (cached_bytes_ > cache_bytes_) {
     // Trim, not clear: every key kept spares a read and a decode when it is touched again.
-    // After the barrier all keys are clean, so any may go.
+    // After the barrier all keys are clean; those written in epochs not committed yet stay,
+    // as the store does not hold their rows yet (Read).
     for (size_t side = 0; side < 2; ++side) {
       for (auto it = cache_[side].begin();
            it != cache_[side].end() && cached_bytes_ > cache_bytes_ / 4 * 3;) {
+        if (!states_[side].Committed(it->second.written_epoch)) {
+          ++it;
+          continue;
+        }
         cached_bytes_ -= KeyMemory(side, it->second);
         it = cache_[side].erase(it);
       }
@@ -405,21 +468,36 @@ std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
 }
 
 void HashJoinOperator::LoadExpiryIndex(size_t side) {
+  const auto& keys = side == 0 ? node_->left_keys : node_->right_keys;
   std::shared_ptr<const storage::Snapshot> snapshot =
       states_[side].store()->NewSnapshot().ValueOrThrow();
   Status status = snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view key,
                                                                          std::string_view value) {
     // Scanned keys start with their virtual node (big-endian).
+    if (key.size() < 2) throw SqlError("XX001", "corrupt join state");
     auto virtual_node =
         static_cast<uint16_t>((static_cast<uint8_t>(key[0]) << 8) | static_cast<uint8_t>(key[1]));
     key.remove_prefix(2);
     if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
-    for (const Entry& entry : DecodeEntries(value)) {
-      std::optional<std::vector<Value>> row = storage::DecodeRow(entry.row, types_[side]);
-      if (!row) throw SqlError("XX001", "corrupt join state");
-      if (std::optional<int64_t> expiry = RowExpiry(side, *row)) {
-        expiry_index_[side][*expiry].emplace(key);
+    // The join key, then the row (nothing: a key's one entry of all its rows, from before).
+    std::string_view row = key;
+    Value ignored;
+    for (const auto& term : keys) {
+      if (!storage::DecodeKeyValue(&row, term->type, &ignored))
+        throw SqlError("XX001", "corrupt join state");
+    }
+    std::string_view join_key = key.substr(0, key.size() - row.size());
+    auto index = [&](std::string_view encoded) {
+      std::optional<std::vector<Value>> decoded = storage::DecodeRow(encoded, types_[side]);
+      if (!decoded) throw SqlError("XX001", "corrupt join state");
+      if (std::optional<int64_t> expiry = RowExpiry(side, *decoded)) {
+        expiry_index_[side][*expiry].emplace(join_key);
       }
+    };
+    if (!row.empty()) {
+      index(row);
+    } else {
+      for (const Entry& entry : DecodeEntries(value)) index(entry.row);
     }
     return true;
   });

@@ -18,10 +18,11 @@
 namespace stave::executor {
 
 /// A symmetric hash join of two changelogs (inner, left, right or full outer, semi or
-/// anti), for streaming. Each side's rows live in a state table of their own, one entry per join
-/// key: the rows with that key, each with its multiplicity and, for a side an outer join preserves,
-/// its match count (how many rows of the other side it meets). A change on one side is applied to
-/// its own entry and probes the other side's entry of the same key:
+/// anti), for streaming. Each side's rows live in a state table of their own, one entry per
+/// row, keyed by the join key and then the encoded row (a group of the state table: one prefix
+/// scan reads a key's rows), holding the row's multiplicity and, for a side an outer join
+/// preserves, its match count (how many rows of the other side it meets). A change on one side
+/// is applied to its own rows of the key and probes the other side's rows of the same key:
 ///
 /// - an insert emits one joined row per matching row (times its multiplicity); a delete
 ///   emits the same rows as retractions;
@@ -41,11 +42,17 @@ namespace stave::executor {
 /// the epoch's batch, so recovery restarts from exactly the checkpointed state.
 ///
 /// The keys an epoch touches are worked on decoded, in memory (KeyRows): a change costs a
-/// hash lookup of its row, not a decode and an encode of the key's whole entry, and each
-/// changed key is encoded once, at the barrier. Past the barrier, keys stay cached (decoded)
-/// up to a memory budget, so a hot key is not decoded again every epoch. The cache holds
-/// exactly what the state table would answer, and a new instance starts with it empty, so
-/// recovery reads the checkpointed state as before.
+/// hash lookup of its row, and at the barrier only the rows that changed are written, so a
+/// hot key holding thousands of rows costs what changed in it, not its size, every epoch.
+/// Past the barrier, keys stay cached (decoded) up to a memory budget, so a hot key is not
+/// read again every epoch; a key is evicted only once the epochs that wrote it have
+/// committed, so a key read from the store is always read whole. The cache holds exactly
+/// what the state table would answer, and a new instance starts with it empty, so recovery
+/// reads the checkpointed state as before.
+///
+/// State written before this layout held a key's rows in one entry (the join key alone, the
+/// rows in EncodeEntries' form). Such an entry is still read, and rewritten in the new
+/// layout at the next barrier.
 ///
 /// State cleaning by watermark: where the plan gives a side expiry terms (`node->expiry`,
 /// from time bounds between the two sides: an interval join, a join of windows on their
@@ -87,7 +94,14 @@ class HashJoinOperator : public StreamOperator {
     std::string row;
     int64_t count = 0;
     int64_t matches = 0;
+    bool dirty = false;  // Changed since the last barrier.
   };
+  /// A row's stored value: its count and matches.
+  static std::string EncodeCounts(const Entry& entry);
+  /// Throws XX001 on corrupt bytes.
+  static Entry DecodeCounts(std::string_view row, std::string_view bytes);
+  /// A key's rows in one entry, as state written before the one-entry-per-row layout holds
+  /// them (read, never written, but by tests).
   static std::string EncodeEntries(const std::vector<Entry>& entries);
   /// Throws XX001 on corrupt bytes.
   static std::vector<Entry> DecodeEntries(std::string_view bytes);
@@ -108,15 +122,20 @@ class HashJoinOperator : public StreamOperator {
     /// Encoded row → its position, built once the key has many rows (a scan is cheaper
     /// for a few), then kept up to date.
     std::unordered_map<std::string, size_t> positions;
-    size_t bytes = 0;    // Of the encoded entry, roughly what the key costs in memory.
-    bool dirty = false;  // Changed since the last barrier.
+    /// Rows removed since the last barrier, which the state table may hold.
+    std::vector<std::string> removed;
+    size_t bytes = 0;            // Of the encoded rows, roughly what the key costs in memory.
+    bool dirty = false;          // Changed since the last barrier.
+    bool legacy = false;         // Read from a one-entry key, to be rewritten a row each.
+    uint64_t written_epoch = 0;  // The last epoch whose batch it was written into.
   };
   /// The key's rows: from the cache, else read from the state table and cached.
   KeyRows& Load(size_t side, const std::string& key);
   /// As Load, but null (and nothing cached) for a key the side does not hold.
   KeyRows* Probe(size_t side, const std::string& key);
-  /// Caches the key's `stored` entry, decoded.
-  KeyRows& Cache(size_t side, const std::string& key, std::string_view stored);
+  /// Reads the key's rows from the state table into the cache; null if it holds none and
+  /// `keep_empty` is false.
+  KeyRows* Read(size_t side, const std::string& key, bool keep_empty);
   /// The position of `encoded` among the key's rows, or entries.size().
   size_t FindRow(KeyRows& rows, const std::string& encoded) const;
   /// Appends a row with no copies yet.
@@ -125,6 +144,10 @@ class HashJoinOperator : public StreamOperator {
   void RemoveRow(size_t side, KeyRows& rows, size_t position);
   /// Records that the key changes in this epoch: it is written at the barrier.
   void MarkDirty(size_t side, const std::string& key, KeyRows& rows);
+  /// Records that a row of the key changes in this epoch.
+  void MarkDirty(size_t side, const std::string& key, KeyRows& rows, Entry& entry);
+  /// Writes the changed rows of a dirty key into the state table.
+  void WriteKey(size_t side, const std::string& key, KeyRows& rows);
   /// What a cached key takes in memory, roughly.
   size_t KeyMemory(size_t side, const KeyRows& rows) const;
 

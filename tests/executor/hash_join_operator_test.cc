@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "storage/key_codec.h"
 #include "tests/test_directory.h"
 
 namespace stave::executor {
@@ -293,10 +294,89 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
       join->OnBarrier(in_flight.get());
       pending = Committed{{sides[0], sides[1]}, out_.counts};
     }
-    first_epoch += 24;
-    // Three keys a side stay cached past the barrier, or none with no room for them.
+    // Three keys a side stay cached past the barrier, or, with no room for them, only until
+    // the epochs that wrote them have committed.
+    ASSERT_TRUE(store_->Commit(in_flight.get()).ok());
+    storage::EpochBatch quiet(first_epoch + 24);
+    join->OnBarrier(&quiet);
+    ASSERT_TRUE(store_->Commit(&quiet).ok());
+    first_epoch += 25;
     EXPECT_EQ(join->cached_keys(0) + join->cached_keys(1), cache_bytes > 1 ? 6u : 0u);
+    // And what they held is what the store reads back.
+    out_.counts.clear();
+    auto recovered = make();
+    for (const auto& [row, count] : sides[0]) {
+      for (int64_t i = 0; i < count; ++i)
+        recovered->OnInputChunk(0, Rows({{RowOp::kDelete, row.first, row.second}}));
+    }
+    for (const auto& [row, count] : sides[1]) {
+      for (int64_t i = 0; i < count; ++i)
+        recovered->OnInputChunk(1, Rows({{RowOp::kDelete, row.first, row.second}}));
+    }
+    // Deleting every row retracts the whole result.
+    std::map<std::string, int64_t> retracted;
+    for (const auto& [key, count] : FullJoinOracle(sides[0], sides[1])) retracted[key] = -count;
+    EXPECT_EQ(out_.counts, retracted);
   }
+}
+
+// A hot key's barrier writes the rows that changed, not every row of the key.
+TEST_F(HashJoinOperatorTest, ABarrierWritesOnlyTheChangedRowsOfAKey) {
+  auto join = Make(planner::JoinType::kInner);
+  Chunk many = Chunk::WithTypes({TypeId::kInt64, TypeId::kVarchar});
+  for (int i = 0; i < 1000; ++i)
+    many.AppendRow({Value::Int(7), Value::String("v" + std::to_string(i))}, RowOp::kInsert);
+  join->OnInputChunk(0, std::move(many));
+  storage::EpochBatch first(1);
+  join->OnBarrier(&first);
+  EXPECT_GE(first.Count(), 1000u);
+  ASSERT_TRUE(store_->Commit(&first).ok());
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 7, "new"}, {RowOp::kDelete, 7, "v3"}}));
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 7, "x"}}));
+  EXPECT_EQ(out_.counts.size(), 1000u);
+  storage::EpochBatch second(2);
+  join->OnBarrier(&second);
+  EXPECT_EQ(second.Count(), 3u);  // The new row, the deleted one, the right side's row.
+  ASSERT_TRUE(store_->Commit(&second).ok());
+  // A new operator reads the key back whole.
+  out_.counts.clear();
+  auto recovered = Make(planner::JoinType::kInner);
+  recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 7, "y"}}));
+  EXPECT_EQ(out_.counts.size(), 1000u);
+  EXPECT_EQ(out_.counts[Key(7, "new", 7, "y")], 1);
+  EXPECT_EQ(out_.counts.count(Key(7, "v3", 7, "y")), 0u);
+}
+
+// State written when a key's rows were one entry is read, and rewritten a row each.
+TEST_F(HashJoinOperatorTest, AKeyWrittenAsOneEntryIsReadAndRewrittenARowEach) {
+  std::string key;
+  storage::EncodeKeyValue(Value::Int(5), TypeId::kInt64, &key);
+  std::vector<HashJoinOperator::Entry> entries;
+  for (const char* v : {"a", "b"}) {
+    std::string row;
+    storage::EncodeRow({Value::Int(5), Value::String(v)}, {TypeId::kInt64, TypeId::kVarchar}, &row);
+    entries.push_back({row, v[0] == 'a' ? 2 : 1, 0});
+  }
+  {
+    storage::StateTable left(store_.get(), 1);
+    left.Put(key, HashJoinOperator::EncodeEntries(entries));
+    storage::EpochBatch batch(1);
+    left.FlushTo(&batch);
+    ASSERT_TRUE(store_->Commit(&batch).ok());
+  }
+  auto join = Make(planner::JoinType::kInner);
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 5, "x"}}));
+  EXPECT_EQ(out_.counts[Key(5, "a", 5, "x")], 2);
+  EXPECT_EQ(out_.counts[Key(5, "b", 5, "x")], 1);
+  storage::EpochBatch batch(2);
+  join->OnBarrier(&batch);
+  ASSERT_TRUE(store_->Commit(&batch).ok());
+  EXPECT_FALSE(storage::StateTable(store_.get(), 1).Get(key).ValueOrThrow());  // The old entry.
+  out_.counts.clear();
+  auto recovered = Make(planner::JoinType::kInner);
+  recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 5, "y"}}));
+  EXPECT_EQ(out_.counts[Key(5, "a", 5, "y")], 2);
+  EXPECT_EQ(out_.counts[Key(5, "b", 5, "y")], 1);
 }
 
 TEST(HashJoinEntriesTest, RoundTrip) {

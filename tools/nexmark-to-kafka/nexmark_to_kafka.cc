@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,31 @@
 #include "executor/connectors/nexmark/nexmark_source.h"
 
 namespace {
+
+// The records `topic` holds (the sum over its partitions of high minus low watermark), or
+// nullopt if the cluster does not say.
+std::optional<int64_t> RecordsHeld(rd_kafka_t* client, const std::string& topic) {
+  rd_kafka_topic_t* handle = rd_kafka_topic_new(client, topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* metadata = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(client, 0, handle, &metadata, 10'000);
+  rd_kafka_topic_destroy(handle);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return std::nullopt;
+  std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> owner(
+      metadata, rd_kafka_metadata_destroy);
+  if (metadata->topic_cnt != 1) return std::nullopt;
+  int64_t held = 0;
+  for (int p = 0; p < metadata->topics[0].partition_cnt; ++p) {
+    int64_t low = 0;
+    int64_t high = 0;
+    if (rd_kafka_query_watermark_offsets(client, topic.c_str(),
+                                         metadata->topics[0].partitions[p].id, &low, &high,
+                                         10'000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return std::nullopt;
+    }
+    held += high - low;
+  }
+  return held;
+}
 
 namespace nexmark = stave::executor::nexmark;
 using nexmark::EventType;
@@ -140,6 +166,11 @@ int Run(const Options& options) {
   set("linger.ms", "20");
   set("batch.num.messages", "10000");
   set("queue.buffering.max.messages", "1000000");
+  // Keyless records go to one partition at a time by default (sticky, switching when a batch
+  // goes out), which fills a few partitions many times over their share: a test cluster that
+  // keeps a few MB per partition then drops their oldest records before anyone reads them.
+  // A random partition per record spreads them evenly.
+  set("sticky.partitioning.linger.ms", "0");
   Delivery delivery;
   rd_kafka_conf_set_opaque(conf, &delivery);
   rd_kafka_conf_set_dr_msg_cb(conf, OnDelivery);
@@ -164,6 +195,7 @@ int Run(const Options& options) {
   nexmark::Bid bid;
   JsonRecord record;
   uint64_t produced = 0;
+  int64_t produced_per_topic[3] = {0, 0, 0};
   for (uint64_t event = 0; event < options.events; ++event) {
     EventType type = nexmark::TypeOfEvent(event);
     size_t index = static_cast<size_t>(type);
@@ -197,6 +229,7 @@ int Run(const Options& options) {
       rd_kafka_poll(producer, 10);  // The local queue is full: wait for acknowledgements.
     }
     ++produced;
+    ++produced_per_topic[index];
     if (produced % 10000 == 0) rd_kafka_poll(producer, 0);
   }
   rd_kafka_resp_err_t err = rd_kafka_flush(producer, 120'000);
@@ -208,6 +241,20 @@ int Run(const Options& options) {
                  static_cast<unsigned long long>(produced),
                  delivery.failed > 0 ? delivery.first_error.c_str() : rd_kafka_err2str(err));
     return 1;
+  }
+  // A test cluster keeps a bounded size per partition: records dropped by its retention
+  // would be missing from every run, silently. Counted here, they fail the fill.
+  for (size_t index = 0; index < 3; ++index) {
+    if (!want[index]) continue;
+    std::optional<int64_t> held = RecordsHeld(producer, topics[index]);
+    if (held && *held != produced_per_topic[index]) {
+      std::fprintf(stderr,
+                   "nexmark-to-kafka: topic %s holds %lld of the %lld records written: the "
+                   "cluster's retention dropped the oldest; give it more partitions\n",
+                   topics[index].c_str(), static_cast<long long>(*held),
+                   static_cast<long long>(produced_per_topic[index]));
+      return 1;
+    }
   }
   std::printf("events=%llu records=%llu\n", static_cast<unsigned long long>(options.events),
               static_cast<unsigned long long>(produced));

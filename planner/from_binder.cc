@@ -66,6 +66,9 @@ struct PendingJoin {
   size_t left_width = 0;     // Columns of the left input.
   size_t right_width = 0;    // Columns of the right input.
   bool takes_where = false;  // WHERE equalities may become its keys (inner, not nullable).
+  // Per side (0 left, 1 right): WHERE conditions over that side alone may filter its input
+  // instead of the join's output (the side is not NULL-padded by this join or one above).
+  bool side_takes_where[2] = {false, false};
   int position = 0;
   std::vector<std::string> qualified_names;  // For EXPLAIN of state cleaning.  // Of the join's
                                              // output columns, for EXPLAIN.
@@ -158,6 +161,53 @@ bool TakeEquality(const BoundExprPtr& conjunct, size_t offset, PendingJoin* join
 
 BoundFrom BindItem(const parser::TableRef& ref, size_t offset, bool takes_where,
                    FromContext* context);
+
+/// Whether a condition gives the same answer evaluated below a join as above it: built of
+/// the row's columns, constants and functions alone (no subquery, no outer column), and no
+/// now(), which a view's WHERE turns into a temporal filter.
+bool EvaluatesAnywhere(const BoundExpr& expr) {
+  switch (expr.kind) {
+    case BoundExpr::Kind::kConstant:
+    case BoundExpr::Kind::kColumn:
+      return true;
+    case BoundExpr::Kind::kFunction:
+      if (expr.function == ScalarFunction::kNow) return false;
+      for (const auto& arg : expr.args) {
+        if (!EvaluatesAnywhere(*arg)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Moves a WHERE condition over one side of a join alone below the join, as a filter of
+/// that side's input, as deep as it goes: rows it drops are neither kept in the join's state
+/// nor joined. The same rows result, as the side is not NULL-padded (an inner join, or the
+/// preserved side of an outer one): a row the condition drops would have made only joined
+/// rows the WHERE drops.
+bool TakeSideFilter(const BoundExprPtr& conjunct, FromContext* context) {
+  if (!EvaluatesAnywhere(*conjunct)) return false;
+  std::set<size_t> columns;
+  CollectColumns(*conjunct, &columns);
+  for (PendingJoin& join : context->joins) {  // Innermost first.
+    size_t begins[3] = {join.offset, join.offset + join.left_width,
+                        join.offset + join.left_width + join.right_width};
+    for (size_t side = 0; side < 2; ++side) {
+      if (!join.side_takes_where[side] || !Within(columns, begins[side], begins[side + 1])) {
+        continue;
+      }
+      PlanNodePtr& input = side == 0 ? join.node->input : join.node->right;
+      auto filter = std::make_shared<FilterNode>();
+      filter->predicate = Shift(conjunct, -static_cast<int64_t>(begins[side]));
+      filter->input = input;
+      filter->output = input->output;
+      input = filter;
+      return true;
+    }
+  }
+  return false;
+}
 
 /// Moves a WHERE comparison between the two sides of an inner join into the join's
 /// condition, where it can bound the join's state (see join_state_cleaning.h): the result
@@ -581,6 +631,8 @@ BoundFrom BindJoin(const parser::TableRef& ref, size_t offset, bool takes_where,
   pending.left_width = left_width;
   pending.right_width = right.plan->output.size();
   pending.takes_where = takes_where && inner;
+  pending.side_takes_where[0] = takes_where && (inner || type == JoinType::kLeft);
+  pending.side_takes_where[1] = takes_where && (inner || type == JoinType::kRight);
   pending.position = ref.position;
   for (size_t i = 0; i < scope.columns.size(); ++i) {
     const std::string& qualifier = scope.sources[i].qualifier;
@@ -838,6 +890,7 @@ BoundFrom BindFrom(const parser::TableRef& from, const parser::Expr* where, cons
       if (!taken && purpose == QueryPurpose::kMaterializedView) {
         taken = TakeTimeBound(conjunct, &context);
       }
+      if (!taken) taken = TakeSideFilter(conjunct, &context);
       if (!taken) remaining.push_back(conjunct);
     }
     bound.where = AndOf(remaining);

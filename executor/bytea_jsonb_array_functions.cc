@@ -118,6 +118,47 @@ bool ArrayContains(const std::string& container, const std::string& contained,
   return true;
 }
 
+// PostgreSQL's string_to_array: `text` split at each `delimiter`; a NULL delimiter splits it
+// into its characters, an empty one keeps it whole; an empty text gives an empty array. Fields
+// equal to `null_string` (when there is one) become NULL.
+std::string StringToArray(const std::string& text, const std::string* delimiter,
+                          const std::string* null_string) {
+  std::vector<Value> elements;
+  auto add = [&](std::string field) {
+    if (null_string != nullptr && field == *null_string) {
+      elements.push_back(Value::Null());
+    } else {
+      elements.push_back(Value::String(std::move(field)));
+    }
+  };
+  if (!text.empty()) {
+    if (delimiter == nullptr) {
+      // One element per UTF-8 character: a lead byte and its continuation bytes.
+      size_t start = 0;
+      for (size_t i = 1; i <= text.size(); ++i) {
+        if (i == text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+          add(text.substr(start, i - start));
+          start = i;
+        }
+      }
+    } else if (delimiter->empty()) {
+      add(text);
+    } else {
+      size_t start = 0;
+      while (true) {
+        size_t found = text.find(*delimiter, start);
+        if (found == std::string::npos) {
+          add(text.substr(start));
+          break;
+        }
+        add(text.substr(start, found - start));
+        start = found + delimiter->size();
+      }
+    }
+  }
+  return array::Encode(elements, TypeId::kVarchar);
+}
+
 }  // namespace
 
 bool EvaluateByteaJsonbArrayFunction(const planner::BoundExpr& expr, std::vector<Column>* args_in,
@@ -300,6 +341,23 @@ bool EvaluateByteaJsonbArrayFunction(const planner::BoundExpr& expr, std::vector
           text += element.is_null() ? string(2, i) : element.ToText(element_type);
         }
         result.AppendString(std::move(text));
+      }
+      *out = std::move(result);
+      return true;
+    }
+    case ScalarFunction::kStringToArray: {
+      // NULL only for a NULL text.
+      Column result(type);
+      result.Reserve(rows);
+      for (size_t i = 0; i < rows; ++i) {
+        if (args[0].nulls[i]) {
+          result.AppendNull();
+          continue;
+        }
+        const std::string* delimiter = args[1].nulls[i] ? nullptr : &string(1, i);
+        const std::string* null_string =
+            args.size() == 3 && !args[2].nulls[i] ? &string(2, i) : nullptr;
+        result.AppendString(StringToArray(string(0, i), delimiter, null_string));
       }
       *out = std::move(result);
       return true;

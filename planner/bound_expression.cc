@@ -189,6 +189,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "array_cat";
     case ScalarFunction::kArrayToString:
       return "array_to_string";
+    case ScalarFunction::kStringToArray:
+      return "string_to_array";
     case ScalarFunction::kAnyCompare:
       return "any";
     case ScalarFunction::kAllCompare:

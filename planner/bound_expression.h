@@ -122,6 +122,7 @@ enum class ScalarFunction {
   kArrayCat,       ///< array_cat(a, b) and array || array.
   kArrayContains,  ///< array @> array (`<@` with the arguments swapped).
   kArrayToString,  ///< array_to_string(array, delimiter[, null_string]).
+  kStringToArray,  ///< string_to_array(text, delimiter[, null_string]) → text[].
   /// x op ANY (array), x op ALL (array): args = x, array, and a constant integer holding
   /// the comparison's ScalarFunction (kEqual ... kGreaterEqual).
   kAnyCompare,

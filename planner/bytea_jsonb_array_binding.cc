@@ -273,9 +273,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaOrArrayConcat(BoundExprPt
 std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
     const std::string& name, const parser::FunctionCallExpr& expr) {
   static const char* const kNames[] = {
-      "length",        "octet_length",       "encode",          "decode",      "md5",
-      "jsonb_typeof",  "jsonb_array_length", "array_length",    "cardinality", "array_append",
-      "array_prepend", "array_cat",          "array_to_string",
+      "length",        "octet_length",       "encode",          "decode",          "md5",
+      "jsonb_typeof",  "jsonb_array_length", "array_length",    "cardinality",     "array_append",
+      "array_prepend", "array_cat",          "array_to_string", "string_to_array",
   };
   bool known = false;
   for (const char* each : kNames) known = known || name == each;
@@ -349,6 +349,15 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
       args[i] = CoerceArgument(args[i], TypeId::kVarchar, name, args, position);
     }
     return BoundExpr::MakeFunction(ScalarFunction::kArrayToString, TypeId::kVarchar, args);
+  }
+  if (name == "string_to_array") {
+    // Not strict: a NULL delimiter splits into characters, a NULL null_string replaces nothing.
+    if (args.size() != 2 && args.size() != 3) ThrowNoFunction(name, args, position);
+    for (size_t i = 0; i < args.size(); ++i) {
+      args[i] = CoerceArgument(args[i], TypeId::kVarchar, name, args, position);
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kStringToArray,
+                                   DataType::ArrayOf(TypeId::kVarchar), args);
   }
   // array_cat
   expect(2);

@@ -108,6 +108,15 @@ BoundExprPtr ExpressionBinder::BindSubscript(const parser::SubscriptExpr& expr) 
     throw SqlError(sqlstate::kDatatypeMismatch, "array subscript must have type integer",
                    expr.index->position);
   }
+  // kArraySubscript counts from 1; an int2vector's or oidvector's subscripts start at 0.
+  if (array->type.lower_bound != 1) {
+    if (index->type.id != TypeId::kInt64) {
+      index = BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kInt64, {index});
+    }
+    index = BoundExpr::MakeFunction(
+        ScalarFunction::kAdd, TypeId::kInt64,
+        {index, BoundExpr::MakeConstant(Value::Int(1 - array->type.lower_bound), TypeId::kInt64)});
+  }
   return BoundExpr::MakeFunction(ScalarFunction::kArraySubscript, array->type.ElementType(),
                                  {array, index});
 }

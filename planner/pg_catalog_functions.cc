@@ -395,8 +395,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
     args();
     return Bool(true);
   }
-  // Stave's arrays are one-dimensional and 1-based: the upper bound is the length, the lower
-  // bound 1; both NULL for an empty array or another dimension.
+  // Stave's arrays are one-dimensional; their subscripts start at the type's lower bound (1,
+  // or 0 for int2vector and oidvector). Both bounds are NULL for an empty array or another
+  // dimension.
   if (name == "array_upper" || name == "array_lower") {
     expect(2, 2);
     std::vector<BoundExprPtr> bound = args();
@@ -406,14 +407,20 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
           fmt::format("function {}({}, integer) does not exist", name, bound[0]->type.Name()),
           position);
     }
+    int lower_bound = bound[0]->type.lower_bound;
     BoundExprPtr dimension = Coerce(bound[1], TypeId::kInt32, position);
     BoundExprPtr length = BoundExpr::MakeFunction(ScalarFunction::kArrayLength, TypeId::kInt32,
                                                   {bound[0], dimension});
-    if (name == "array_upper") return length;
+    if (name == "array_upper") {
+      if (lower_bound == 1) return length;
+      return BoundExpr::MakeFunction(
+          ScalarFunction::kAdd, TypeId::kInt32,
+          {length, BoundExpr::MakeConstant(Value::Int(lower_bound - 1), TypeId::kInt32)});
+    }
     return BoundExpr::MakeFunction(
         ScalarFunction::kCase, TypeId::kInt32,
         {BoundExpr::MakeFunction(ScalarFunction::kIsNotNull, TypeId::kBoolean, {length}),
-         BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt32),
+         BoundExpr::MakeConstant(Value::Int(lower_bound), TypeId::kInt32),
          BoundExpr::MakeConstant(Value::Null(), TypeId::kInt32)});
   }
   if (name == "current_schemas") {

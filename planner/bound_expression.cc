@@ -304,9 +304,9 @@ std::string AggregateCall::ToString() const {
     text = fmt::format("{}({}{}", AggregateKindName(kind), distinct ? "DISTINCT " : "",
                        arg->ToString());
     if (kind == AggregateKind::kStringAgg) text += fmt::format(", '{}'", separator);
-    if (descending || nulls_first) {
+    if (descending || nulls_first || order_key) {
       text += fmt::format(
-          " ORDER BY {}{}{}", arg->ToString(), descending ? " DESC" : "",
+          " ORDER BY {}{}{}", (order_key ? order_key : arg)->ToString(), descending ? " DESC" : "",
           nulls_first != descending ? (nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
     }
     text += ")";

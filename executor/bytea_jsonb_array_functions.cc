@@ -1,6 +1,7 @@
 #include "executor/bytea_jsonb_array_functions.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "common/array_value.h"
@@ -360,6 +361,29 @@ bool EvaluateByteaJsonbArrayFunction(const planner::BoundExpr& expr, std::vector
         result.AppendString(StringToArray(string(0, i), delimiter, null_string));
       }
       *out = std::move(result);
+      return true;
+    }
+    case ScalarFunction::kOidArrayNames: {
+      // args[1] and args[2] are constants: the OIDs that have names, and the names.
+      std::map<int64_t, std::string> names;
+      if (rows > 0 && !args[1].nulls[0] && !args[2].nulls[0]) {
+        std::vector<Value> numbers = array::Decode(string(1, 0), TypeId::kInt64);
+        std::vector<Value> texts = array::Decode(string(2, 0), TypeId::kVarchar);
+        for (size_t n = 0; n < numbers.size() && n < texts.size(); ++n) {
+          names.emplace(numbers[n].int_value(), texts[n].string_value());
+        }
+      }
+      DataType element_type = args[0].type.ElementType();
+      *out = Strict(type, {args[0]}, rows, [&](size_t i) {
+        std::vector<Value> elements = array::Decode(string(0, i), element_type);
+        for (Value& element : elements) {
+          if (element.is_null()) continue;
+          auto found = names.find(element.int_value());
+          element = Value::String(found != names.end() ? found->second
+                                                       : std::to_string(element.int_value()));
+        }
+        return Value::String(array::Encode(elements, TypeId::kVarchar));
+      });
       return true;
     }
     case ScalarFunction::kAnyCompare:

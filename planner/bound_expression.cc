@@ -191,6 +191,8 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "array_to_string";
     case ScalarFunction::kStringToArray:
       return "string_to_array";
+    case ScalarFunction::kOidArrayNames:
+      return "oid_array_names";
     case ScalarFunction::kAnyCompare:
       return "any";
     case ScalarFunction::kAllCompare:

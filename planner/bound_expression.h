@@ -123,6 +123,9 @@ enum class ScalarFunction {
   kArrayContains,  ///< array @> array (`<@` with the arguments swapped).
   kArrayToString,  ///< array_to_string(array, delimiter[, null_string]).
   kStringToArray,  ///< string_to_array(text, delimiter[, null_string]) → text[].
+  /// An array of OIDs as a text[] of names (oid[]::regtype[]): args = the array, then constant
+  /// bigint[] OIDs and text[] names side by side; an OID not among them prints as its number.
+  kOidArrayNames,
   /// x op ANY (array), x op ALL (array): args = x, array, and a constant integer holding
   /// the comparison's ScalarFunction (kEqual ... kGreaterEqual).
   kAnyCompare,

@@ -52,6 +52,9 @@ struct DataType {
   int16_t scale = 0;
   /// The element type of an array (one dimension of a scalar type); kUnknown otherwise.
   TypeId element = TypeId::kUnknown;
+  /// The first subscript of an array: 1, or 0 for PostgreSQL's int2vector and oidvector (the
+  /// catalogs' pg_index.indkey, pg_proc.proargtypes), which hold their elements as arrays do.
+  int8_t lower_bound = 1;
 
   DataType() = default;
   constexpr DataType(TypeId type_id) : id(type_id) {}  // NOLINT: implicit on purpose.
@@ -67,8 +70,20 @@ struct DataType {
     type.element = element_type;
     return type;
   }
+  /// PostgreSQL's int2vector (`element` kInt16) or oidvector (kInt64, as Stave holds OIDs):
+  /// an array whose subscripts start at 0.
+  static constexpr DataType VectorOf(TypeId element_type) {
+    DataType type = ArrayOf(element_type);
+    type.lower_bound = 0;
+    return type;
+  }
 
-  bool operator==(const DataType& other) const = default;
+  /// Types are equal regardless of `lower_bound`: an int2vector is an int2[] wherever one
+  /// is expected, as in PostgreSQL (a binary-coercible cast), and compares with one.
+  bool operator==(const DataType& other) const {
+    return id == other.id && precision == other.precision && scale == other.scale &&
+           element == other.element;
+  }
 
   PhysicalType physical() const;
   bool IsInteger() const;

@@ -130,11 +130,47 @@ Value DecodeValueKey(std::string_view key, DataType type, std::string_view what)
   return value;
 }
 
+// The entry of array_agg(x ORDER BY y) for a row: a byte placing a NULL y first or last (0x00
+// or 0x02; 0x01 for a value), y's key encoding, then x's (ValueKey). The map's order, read
+// backwards for DESC, is then the call's.
+std::string OrderedValueKey(const planner::AggregateCall& call, const Value& order,
+                            const Value& value, DataType type) {
+  std::string key;
+  if (order.is_null()) {
+    key.push_back(call.nulls_first != call.descending ? '\x00' : '\x02');
+  } else {
+    key.push_back('\x01');
+    storage::EncodeKeyValue(order, call.order_key->type, &key);
+  }
+  key += ValueKey(call, value, type);
+  return key;
+}
+
+// The value of an OrderedValueKey entry.
+Value DecodeOrderedValueKey(const planner::AggregateCall& call, std::string_view key) {
+  if (key.empty()) throw SqlError(sqlstate::kInternalError, "corrupt array_agg state");
+  bool has_order = key[0] == '\x01';
+  key.remove_prefix(1);
+  if (has_order) {
+    Value order;
+    if (!storage::DecodeKeyValue(&key, call.order_key->type, &order)) {
+      throw SqlError(sqlstate::kInternalError, "corrupt array_agg state");
+    }
+  }
+  return DecodeValueKey(key, call.arg->type, "array_agg");
+}
+
 // array_agg's array or string_agg's text of the values kept, in the call's order.
 Value CollectedValues(const planner::AggregateCall& call, const AggregateState& state) {
   std::vector<Value> values;
   size_t nulls = 0;
   auto add = [&](std::string_view key, int64_t count) {
+    if (call.order_key) {
+      // NULL values keep their place in the order of the ordering value.
+      Value value = DecodeOrderedValueKey(call, key);
+      for (int64_t i = 0; i < count; ++i) values.push_back(value);
+      return;
+    }
     Value value = DecodeValueKey(key, call.arg->type, "array_agg");
     if (value.is_null()) {
       nulls += call.distinct ? 1 : static_cast<size_t>(count);
@@ -168,6 +204,7 @@ AggregateInput EvaluateAggregateInput(const planner::AggregateCall& call, const 
   AggregateInput input;
   if (call.arg) input.arg = Evaluate(*call.arg, chunk);
   if (call.filter) input.filter = Evaluate(*call.filter, chunk);
+  if (call.order_key) input.order = Evaluate(*call.order_key, chunk);
   return input;
 }
 
@@ -182,7 +219,9 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
   if (CollectsValues(call)) {
     // array_agg keeps NULLs (their key sorts last, as NULLS LAST); string_agg skips them.
     if (call.kind == AggregateKind::kStringAgg && arg->IsNull(row)) return;
-    std::string key = ValueKey(call, arg->GetValue(row), arg->type);
+    std::string key = input.order ? OrderedValueKey(call, input.order->GetValue(row),
+                                                    arg->GetValue(row), arg->type)
+                                  : ValueKey(call, arg->GetValue(row), arg->type);
     auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
     it->second += sign;
     if (it->second == 0) state->distinct_values.erase(it);

@@ -50,6 +50,7 @@ struct GroupState {
 struct AggregateInput {
   std::optional<Column> arg;
   std::optional<Column> filter;
+  std::optional<Column> order;  ///< array_agg(x ORDER BY y)'s y; none without order_key.
 };
 
 /// Evaluates `call`'s argument and FILTER over `chunk`.

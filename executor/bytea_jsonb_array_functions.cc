@@ -1,6 +1,7 @@
 #include "executor/bytea_jsonb_array_functions.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "common/array_value.h"
@@ -116,6 +117,47 @@ bool ArrayContains(const std::string& container, const std::string& contained,
     if (!found) return false;
   }
   return true;
+}
+
+// PostgreSQL's string_to_array: `text` split at each `delimiter`; a NULL delimiter splits it
+// into its characters, an empty one keeps it whole; an empty text gives an empty array. Fields
+// equal to `null_string` (when there is one) become NULL.
+std::string StringToArray(const std::string& text, const std::string* delimiter,
+                          const std::string* null_string) {
+  std::vector<Value> elements;
+  auto add = [&](std::string field) {
+    if (null_string != nullptr && field == *null_string) {
+      elements.push_back(Value::Null());
+    } else {
+      elements.push_back(Value::String(std::move(field)));
+    }
+  };
+  if (!text.empty()) {
+    if (delimiter == nullptr) {
+      // One element per UTF-8 character: a lead byte and its continuation bytes.
+      size_t start = 0;
+      for (size_t i = 1; i <= text.size(); ++i) {
+        if (i == text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+          add(text.substr(start, i - start));
+          start = i;
+        }
+      }
+    } else if (delimiter->empty()) {
+      add(text);
+    } else {
+      size_t start = 0;
+      while (true) {
+        size_t found = text.find(*delimiter, start);
+        if (found == std::string::npos) {
+          add(text.substr(start));
+          break;
+        }
+        add(text.substr(start, found - start));
+        start = found + delimiter->size();
+      }
+    }
+  }
+  return array::Encode(elements, TypeId::kVarchar);
 }
 
 }  // namespace
@@ -302,6 +344,46 @@ bool EvaluateByteaJsonbArrayFunction(const planner::BoundExpr& expr, std::vector
         result.AppendString(std::move(text));
       }
       *out = std::move(result);
+      return true;
+    }
+    case ScalarFunction::kStringToArray: {
+      // NULL only for a NULL text.
+      Column result(type);
+      result.Reserve(rows);
+      for (size_t i = 0; i < rows; ++i) {
+        if (args[0].nulls[i]) {
+          result.AppendNull();
+          continue;
+        }
+        const std::string* delimiter = args[1].nulls[i] ? nullptr : &string(1, i);
+        const std::string* null_string =
+            args.size() == 3 && !args[2].nulls[i] ? &string(2, i) : nullptr;
+        result.AppendString(StringToArray(string(0, i), delimiter, null_string));
+      }
+      *out = std::move(result);
+      return true;
+    }
+    case ScalarFunction::kOidArrayNames: {
+      // args[1] and args[2] are constants: the OIDs that have names, and the names.
+      std::map<int64_t, std::string> names;
+      if (rows > 0 && !args[1].nulls[0] && !args[2].nulls[0]) {
+        std::vector<Value> numbers = array::Decode(string(1, 0), TypeId::kInt64);
+        std::vector<Value> texts = array::Decode(string(2, 0), TypeId::kVarchar);
+        for (size_t n = 0; n < numbers.size() && n < texts.size(); ++n) {
+          names.emplace(numbers[n].int_value(), texts[n].string_value());
+        }
+      }
+      DataType element_type = args[0].type.ElementType();
+      *out = Strict(type, {args[0]}, rows, [&](size_t i) {
+        std::vector<Value> elements = array::Decode(string(0, i), element_type);
+        for (Value& element : elements) {
+          if (element.is_null()) continue;
+          auto found = names.find(element.int_value());
+          element = Value::String(found != names.end() ? found->second
+                                                       : std::to_string(element.int_value()));
+        }
+        return Value::String(array::Encode(elements, TypeId::kVarchar));
+      });
       return true;
     }
     case ScalarFunction::kAnyCompare:

@@ -879,14 +879,16 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     ExprPtr operand = BuildExpr(ctx->expression());
     std::string field = BuildIdentifier(ctx->field);
     // information_schema._pg_expandarray(a) is SQL in PostgreSQL: the rows (a[s], s) over
-    // the subscripts s of a (numbered from 1). Its fields are therefore the set-returning
-    // calls unnest(a) and generate_subscripts(a, 1), which run side by side.
+    // the subscripts s of a, numbered from 1 (also for an int2vector, whose subscripts start
+    // at 0). Its fields are therefore the set-returning calls unnest(a) and
+    // information_schema._pg_expandarray_subscripts(a, 1) (generate_subscripts(a, 1) counted
+    // from 1), which run side by side.
     if (auto* call = dynamic_cast<FunctionCallExpr*>(operand.get());
         call != nullptr && IsExpandArray(*call) && (field == "x" || field == "n")) {
       if (field == "x") {
         call->name = {"unnest"};
       } else {
-        call->name = {"generate_subscripts"};
+        call->name = {"information_schema", "_pg_expandarray_subscripts"};
         auto dimension = MakeNode<LiteralExpr>(call->position);
         dimension->literal_kind = LiteralKind::kInteger;
         dimension->value = "1";

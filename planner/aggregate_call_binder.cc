@@ -8,9 +8,9 @@
 namespace stave::planner {
 namespace {
 
-// array_agg(x [ORDER BY x]) and string_agg(x, delimiter [ORDER BY x]): they keep every value
-// with its count (AggregateState::distinct_values), ordered by the value's key encoding, so
-// they may order by the value itself only.
+// array_agg(x [ORDER BY y]) and string_agg(x, delimiter [ORDER BY y]): they keep every value
+// with its count (AggregateState::distinct_values), ordered by the value's key encoding, or
+// by the ordering value's key encoding followed by the value's (AggregateCall::order_key).
 AggregateCall BindOrderedAggregateCall(const parser::FunctionCallExpr& call,
                                        const BindScope* scope) {
   std::string name = call.name.back();
@@ -70,11 +70,22 @@ AggregateCall BindOrderedAggregateCall(const parser::FunctionCallExpr& call,
   }
   if (!call.order_by.empty()) {
     const parser::OrderItem& order = call.order_by[0];
-    if (input_binder.Bind(*order.expr)->ToString() != arg->ToString()) {
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     fmt::format("{} may be ordered only by the aggregated value", name),
-                     order.expr->position)
-          .WithHint("Order by the first argument, as in array_agg(x ORDER BY x DESC).");
+    if (ContainsAggregate(*order.expr)) {
+      throw SqlError(sqlstate::kGroupingError, "aggregate function calls cannot be nested",
+                     order.expr->position);
+    }
+    BoundExprPtr key = input_binder.Bind(*order.expr);
+    if (key->ToString() != arg->ToString()) {
+      if (call.distinct) {
+        throw SqlError("42P10",
+                       "in an aggregate with DISTINCT, ORDER BY expressions must appear in "
+                       "argument list",
+                       order.expr->position);
+      }
+      if (key->type.id == TypeId::kUnknown) {
+        key = ExpressionBinder::Coerce(key, TypeId::kVarchar, order.expr->position);
+      }
+      aggregate.order_key = key;
     }
     aggregate.descending = order.descending;
     aggregate.nulls_first = order.nulls_first.value_or(order.descending);

@@ -189,6 +189,10 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "array_cat";
     case ScalarFunction::kArrayToString:
       return "array_to_string";
+    case ScalarFunction::kStringToArray:
+      return "string_to_array";
+    case ScalarFunction::kOidArrayNames:
+      return "oid_array_names";
     case ScalarFunction::kAnyCompare:
       return "any";
     case ScalarFunction::kAllCompare:
@@ -302,9 +306,9 @@ std::string AggregateCall::ToString() const {
     text = fmt::format("{}({}{}", AggregateKindName(kind), distinct ? "DISTINCT " : "",
                        arg->ToString());
     if (kind == AggregateKind::kStringAgg) text += fmt::format(", '{}'", separator);
-    if (descending || nulls_first) {
+    if (descending || nulls_first || order_key) {
       text += fmt::format(
-          " ORDER BY {}{}{}", arg->ToString(), descending ? " DESC" : "",
+          " ORDER BY {}{}{}", (order_key ? order_key : arg)->ToString(), descending ? " DESC" : "",
           nulls_first != descending ? (nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
     }
     text += ")";

@@ -122,6 +122,10 @@ enum class ScalarFunction {
   kArrayCat,       ///< array_cat(a, b) and array || array.
   kArrayContains,  ///< array @> array (`<@` with the arguments swapped).
   kArrayToString,  ///< array_to_string(array, delimiter[, null_string]).
+  kStringToArray,  ///< string_to_array(text, delimiter[, null_string]) → text[].
+  /// An array of OIDs as a text[] of names (oid[]::regtype[]): args = the array, then constant
+  /// bigint[] OIDs and text[] names side by side; an OID not among them prints as its number.
+  kOidArrayNames,
   /// x op ANY (array), x op ALL (array): args = x, array, and a constant integer holding
   /// the comparison's ScalarFunction (kEqual ... kGreaterEqual).
   kAnyCompare,
@@ -201,9 +205,12 @@ struct AggregateCall {
   /// extreme finds the next one.
   bool keeps_values = false;
   /// array_agg, string_agg: the order of the values (by the value itself: `array_agg(x
-  /// ORDER BY x DESC NULLS LAST)`; without ORDER BY, ascending).
+  /// ORDER BY x DESC NULLS LAST)`, or by `order_key`; without ORDER BY, ascending).
   bool descending = false;
   bool nulls_first = false;
+  /// array_agg(x ORDER BY y), string_agg(x, d ORDER BY y): `y`, bound over the node's input,
+  /// when it is not the aggregated value itself; null otherwise.
+  BoundExprPtr order_key;
   std::string separator;  ///< string_agg's delimiter (a constant).
   /// `FILTER (WHERE condition)`, bound over the node's input: only rows for which it is true
   /// reach the aggregate (NULL and false skip the row). Null without FILTER.

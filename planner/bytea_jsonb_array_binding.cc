@@ -108,6 +108,15 @@ BoundExprPtr ExpressionBinder::BindSubscript(const parser::SubscriptExpr& expr) 
     throw SqlError(sqlstate::kDatatypeMismatch, "array subscript must have type integer",
                    expr.index->position);
   }
+  // kArraySubscript counts from 1; an int2vector's or oidvector's subscripts start at 0.
+  if (array->type.lower_bound != 1) {
+    if (index->type.id != TypeId::kInt64) {
+      index = BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kInt64, {index});
+    }
+    index = BoundExpr::MakeFunction(
+        ScalarFunction::kAdd, TypeId::kInt64,
+        {index, BoundExpr::MakeConstant(Value::Int(1 - array->type.lower_bound), TypeId::kInt64)});
+  }
   return BoundExpr::MakeFunction(ScalarFunction::kArraySubscript, array->type.ElementType(),
                                  {array, index});
 }
@@ -273,9 +282,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaOrArrayConcat(BoundExprPt
 std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
     const std::string& name, const parser::FunctionCallExpr& expr) {
   static const char* const kNames[] = {
-      "length",        "octet_length",       "encode",          "decode",      "md5",
-      "jsonb_typeof",  "jsonb_array_length", "array_length",    "cardinality", "array_append",
-      "array_prepend", "array_cat",          "array_to_string",
+      "length",        "octet_length",       "encode",          "decode",          "md5",
+      "jsonb_typeof",  "jsonb_array_length", "array_length",    "cardinality",     "array_append",
+      "array_prepend", "array_cat",          "array_to_string", "string_to_array",
   };
   bool known = false;
   for (const char* each : kNames) known = known || name == each;
@@ -349,6 +358,15 @@ std::optional<BoundExprPtr> ExpressionBinder::BindByteaJsonbArrayFunction(
       args[i] = CoerceArgument(args[i], TypeId::kVarchar, name, args, position);
     }
     return BoundExpr::MakeFunction(ScalarFunction::kArrayToString, TypeId::kVarchar, args);
+  }
+  if (name == "string_to_array") {
+    // Not strict: a NULL delimiter splits into characters, a NULL null_string replaces nothing.
+    if (args.size() != 2 && args.size() != 3) ThrowNoFunction(name, args, position);
+    for (size_t i = 0; i < args.size(); ++i) {
+      args[i] = CoerceArgument(args[i], TypeId::kVarchar, name, args, position);
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kStringToArray,
+                                   DataType::ArrayOf(TypeId::kVarchar), args);
   }
   // array_cat
   expect(2);

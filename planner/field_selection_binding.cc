@@ -1,9 +1,10 @@
 // `(value).field`. Stave has no composite types; the one record clients select fields of is
 // information_schema._pg_expandarray's (x, n) (pgJDBC's DatabaseMetaData.getPrimaryKeys and
-// getIndexInfo). Its fields of a direct call are the parser's unnest and generate_subscripts
-// calls; a record that went through a subquery arrives in its text form "(x,n)"
-// (SelectListUnnests::BindExpandArray), and the parser makes `(record).field` the call
-// information_schema._pg_expandarray_field(record, 'field'), bound here.
+// getIndexInfo). Its fields of a direct call are the parser's unnest and
+// information_schema._pg_expandarray_subscripts calls; a record that went through a subquery
+// arrives in its text form "(x,n)" (SelectListUnnests::BindExpandArray), and the parser makes
+// `(record).field` the call information_schema._pg_expandarray_field(record, 'field'), bound
+// here.
 
 #include <fmt/format.h>
 

@@ -243,6 +243,20 @@ std::vector<std::pair<int64_t, std::string>> RelationNames(const Catalog& catalo
   return names;
 }
 
+// The names the reg type `type` prints OIDs as (none for regproc: Stave has no functions).
+std::vector<std::pair<int64_t, std::string>> RegNames(std::string_view type, int position) {
+  if (type == "regclass") return RelationNames(BindingCatalog(position));
+  if (type == "regtype") return TypeNames();
+  std::vector<std::pair<int64_t, std::string>> schemas;
+  if (type == "regnamespace") {
+    for (std::string_view schema :
+         {kPgCatalogSchema, kPublicSchema, kInformationSchema, kSystemSchema}) {
+      schemas.emplace_back(oid::Namespace(schema), std::string(schema));
+    }
+  }
+  return schemas;
+}
+
 /// The OID of relation `name` ('accounts', 'public.accounts', 'pg_catalog.pg_class').
 int64_t RelationOid(const Catalog& catalog, const std::string& name, int position) {
   std::string schema;
@@ -395,8 +409,9 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
     args();
     return Bool(true);
   }
-  // Stave's arrays are one-dimensional and 1-based: the upper bound is the length, the lower
-  // bound 1; both NULL for an empty array or another dimension.
+  // Stave's arrays are one-dimensional; their subscripts start at the type's lower bound (1,
+  // or 0 for int2vector and oidvector). Both bounds are NULL for an empty array or another
+  // dimension.
   if (name == "array_upper" || name == "array_lower") {
     expect(2, 2);
     std::vector<BoundExprPtr> bound = args();
@@ -406,14 +421,20 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
           fmt::format("function {}({}, integer) does not exist", name, bound[0]->type.Name()),
           position);
     }
+    int lower_bound = bound[0]->type.lower_bound;
     BoundExprPtr dimension = Coerce(bound[1], TypeId::kInt32, position);
     BoundExprPtr length = BoundExpr::MakeFunction(ScalarFunction::kArrayLength, TypeId::kInt32,
                                                   {bound[0], dimension});
-    if (name == "array_upper") return length;
+    if (name == "array_upper") {
+      if (lower_bound == 1) return length;
+      return BoundExpr::MakeFunction(
+          ScalarFunction::kAdd, TypeId::kInt32,
+          {length, BoundExpr::MakeConstant(Value::Int(lower_bound - 1), TypeId::kInt32)});
+    }
     return BoundExpr::MakeFunction(
         ScalarFunction::kCase, TypeId::kInt32,
         {BoundExpr::MakeFunction(ScalarFunction::kIsNotNull, TypeId::kBoolean, {length}),
-         BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt32),
+         BoundExpr::MakeConstant(Value::Int(lower_bound), TypeId::kInt32),
          BoundExpr::MakeConstant(Value::Null(), TypeId::kInt32)});
   }
   if (name == "current_schemas") {
@@ -530,8 +551,8 @@ std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
   std::string_view type = expr.type.name;
   if (type.starts_with("pg_catalog.")) type.remove_prefix(std::string_view("pg_catalog.").size());
   // An array of OIDs as an array of reg values (pgcli: proargtypes::regtype[]): each OID as
-  // its number, as the reg types print an OID that names nothing. (Stave's pg_proc, whose
-  // columns clients cast so, is empty.)
+  // its name, or as its number when it names nothing (and for regproc: Stave has no
+  // functions), as the reg types print.
   if (expr.type.array_dimensions == 1 &&
       (type == "regclass" || type == "regtype" || type == "regnamespace" || type == "regproc")) {
     BoundExprPtr operand = Bind(*expr.operand);
@@ -540,7 +561,32 @@ std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
                      fmt::format("cannot cast type {} to {}[]", operand->type.Name(), type),
                      expr.position);
     }
-    return Call(ScalarFunction::kCast, DataType::ArrayOf(TypeId::kVarchar), {operand});
+    std::vector<Value> numbers;
+    std::vector<Value> names;
+    for (const auto& [number, name] : RegNames(type, expr.position)) {
+      numbers.push_back(Value::Int(number));
+      names.push_back(Value::String(name));
+    }
+    DataType numbers_type = DataType::ArrayOf(TypeId::kInt64);
+    DataType names_type = DataType::ArrayOf(TypeId::kVarchar);
+    return Call(ScalarFunction::kOidArrayNames, names_type,
+                {operand,
+                 BoundExpr::MakeConstant(Value::String(array::Encode(numbers, TypeId::kInt64)),
+                                         numbers_type),
+                 BoundExpr::MakeConstant(Value::String(array::Encode(names, TypeId::kVarchar)),
+                                         names_type)});
+  }
+  // oid[]: Stave's OIDs are bigints.
+  if (expr.type.array_dimensions == 1 && type == "oid") {
+    DataType oids = DataType::ArrayOf(TypeId::kInt64);
+    BoundExprPtr operand = Bind(*expr.operand);
+    if (operand->type.id == TypeId::kUnknown) return Coerce(operand, oids, expr.position);
+    if (!operand->type.IsArray() || !operand->type.ElementType().IsInteger()) {
+      throw SqlError("42846", fmt::format("cannot cast type {} to oid[]", operand->type.Name()),
+                     expr.position);
+    }
+    if (operand->type == oids) return operand;
+    return Call(ScalarFunction::kCast, oids, {operand});
   }
   if (expr.type.array_dimensions != 0 ||
       (type != "oid" && type != "regclass" && type != "regtype" && type != "regnamespace" &&
@@ -593,18 +639,7 @@ std::optional<BoundExprPtr> ExpressionBinder::BindObjectIdentifierCast(
   // An OID to its name, as the reg types print: unknown OIDs print as the number.
   BoundExprPtr number = OidArgument(operand, type, position);
   BoundExprPtr as_text = BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {number});
-  if (type == "regclass")
-    return CaseByOid(number, RelationNames(BindingCatalog(position)), as_text);
-  if (type == "regtype") return CaseByOid(number, TypeNames(), as_text);
-  if (type == "regnamespace") {
-    std::vector<std::pair<int64_t, std::string>> schemas;
-    for (std::string_view schema :
-         {kPgCatalogSchema, kPublicSchema, kInformationSchema, kSystemSchema}) {
-      schemas.emplace_back(oid::Namespace(schema), std::string(schema));
-    }
-    return CaseByOid(number, schemas, as_text);
-  }
-  return as_text;
+  return CaseByOid(number, RegNames(type, position), as_text);
 }
 
 }  // namespace stave::planner

@@ -68,6 +68,7 @@ void ForEachExpression(const PlanNode& node, const std::function<void(const Boun
       for (const AggregateCall& call : aggregate.aggregates) {
         if (call.arg) visit(*call.arg);
         if (call.filter) visit(*call.filter);
+        if (call.order_key) visit(*call.order_key);
       }
       break;
     }
@@ -256,7 +257,8 @@ std::optional<GroupedScalar> DecorrelateScalar(const BoundSubquery& subquery) {
   }
   const AggregateCall& call = aggregate.aggregates[value->column];
   if (call.kind == AggregateKind::kCount || call.kind == AggregateKind::kCountStar ||
-      (call.arg && ReadsOuter(*call.arg, 1)) || (call.filter && ReadsOuter(*call.filter, 1))) {
+      (call.arg && ReadsOuter(*call.arg, 1)) || (call.filter && ReadsOuter(*call.filter, 1)) ||
+      (call.order_key && ReadsOuter(*call.order_key, 1))) {
     return std::nullopt;
   }
   BoundSubquery rows;

@@ -21,6 +21,9 @@ bool IsSetReturningFunction(const parser::QualifiedName& name) {
   if (!name.empty() && name.back() == "_pg_expandarray") {
     return name.size() == 1 || (name.size() == 2 && name[0] == "information_schema");
   }
+  if (!name.empty() && name.back() == "_pg_expandarray_subscripts") {
+    return name.size() == 2 && name[0] == "information_schema";
+  }
   return !name.empty() && (name.back() == "unnest" || name.back() == "generate_subscripts") &&
          (name.size() == 1 || (name.size() == 2 && name[0] == "pg_catalog"));
 }
@@ -43,7 +46,10 @@ std::shared_ptr<UnnestNode> MakeUnnestNode(PlanNodePtr input, std::vector<BoundE
 
 BoundExprPtr SelectListUnnests::Bind(const parser::FunctionCallExpr& call,
                                      ExpressionBinder* binder) {
-  if (call.name.back() == "generate_subscripts") return BindSubscripts(call, binder);
+  if (call.name.back() == "generate_subscripts" ||
+      call.name.back() == "_pg_expandarray_subscripts") {
+    return BindSubscripts(call, binder);
+  }
   if (call.name.back() == "_pg_expandarray") return BindExpandArray(call, binder);
   if (call.args.size() != 1 || call.star || call.distinct || call.over) {
     throw SqlError(sqlstate::kFeatureNotSupported,
@@ -103,7 +109,15 @@ BoundExprPtr SelectListUnnests::BindSubscripts(const parser::FunctionCallExpr& c
   if (dimension->constant.is_null() || dimension->constant.int_value() != 1) {
     array = BoundExpr::MakeConstant(Value::Null(), array->type);
   }
-  return Column(std::move(array), true, TypeId::kInt32);
+  // The unnest column numbers elements from 1, as _pg_expandarray's n does
+  // (information_schema._pg_expandarray_subscripts, the parser's (record).n); an int2vector's
+  // or oidvector's subscripts start at 0.
+  int lower_bound = array->type.lower_bound;
+  BoundExprPtr number = Column(std::move(array), true, TypeId::kInt32);
+  if (lower_bound == 1 || call.name.back() == "_pg_expandarray_subscripts") return number;
+  return BoundExpr::MakeFunction(
+      ScalarFunction::kAdd, TypeId::kInt32,
+      {number, BoundExpr::MakeConstant(Value::Int(lower_bound - 1), TypeId::kInt32)});
 }
 
 BoundExprPtr SelectListUnnests::BindExpandArray(const parser::FunctionCallExpr& call,

@@ -396,6 +396,9 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
   AggregateInput aggregate_input;
   if (function.aggregate.arg) aggregate_input.arg = Column(function.aggregate.arg->type);
   if (function.aggregate.filter) aggregate_input.filter = Column(TypeId::kBoolean);
+  if (function.aggregate.order_key) {
+    aggregate_input.order = Column(function.aggregate.order_key->type);
+  }
   size_t base = 0;
   for (const Chunk& chunk : input) {
     for (const auto& key : function.partition_keys) {
@@ -413,6 +416,7 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
       for (size_t r = 0; r < chunk.size(); ++r) {
         if (input.arg) aggregate_input.arg->AppendFrom(*input.arg, r);
         if (input.filter) aggregate_input.filter->AppendFrom(*input.filter, r);
+        if (input.order) aggregate_input.order->AppendFrom(*input.order, r);
       }
     }
     base += chunk.size();

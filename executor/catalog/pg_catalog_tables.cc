@@ -18,7 +18,7 @@ using Row = std::vector<Value>;
 using Rows = std::vector<Row>;
 
 // The catalogs' column types as Stave holds them: oid and regproc as bigint, name and "char"
-// as text, oidvector and int2vector as arrays.
+// as text, oidvector and int2vector as arrays whose subscripts start at 0.
 const DataType kOid = TypeId::kInt64;
 const DataType kText = TypeId::kVarchar;
 const DataType kBool = TypeId::kBoolean;
@@ -28,6 +28,8 @@ const DataType kFloat4 = TypeId::kFloat32;
 const DataType kOidArray = DataType::ArrayOf(TypeId::kInt64);
 const DataType kInt2Array = DataType::ArrayOf(TypeId::kInt16);
 const DataType kTextArray = DataType::ArrayOf(TypeId::kVarchar);
+const DataType kOidVector = DataType::VectorOf(TypeId::kInt64);
+const DataType kInt2Vector = DataType::VectorOf(TypeId::kInt16);
 
 Value Text(std::string text) { return Value::String(std::move(text)); }
 Value Char(char c) { return Value::String(std::string(1, c)); }
@@ -387,13 +389,13 @@ planner::SystemTable PgForeignTable(const planner::Catalog* catalog) {
 
 planner::SystemTable PgIndex(const planner::Catalog* catalog) {
   std::vector<planner::Column> columns = {
-      {"indexrelid", kOid},      {"indrelid", kOid},          {"indnatts", kInt2},
-      {"indnkeyatts", kInt2},    {"indisunique", kBool},      {"indnullsnotdistinct", kBool},
-      {"indisprimary", kBool},   {"indisexclusion", kBool},   {"indimmediate", kBool},
-      {"indisclustered", kBool}, {"indisvalid", kBool},       {"indcheckxmin", kBool},
-      {"indisready", kBool},     {"indislive", kBool},        {"indisreplident", kBool},
-      {"indkey", kInt2Array},    {"indcollation", kOidArray}, {"indclass", kOidArray},
-      {"indoption", kInt2Array}, {"indexprs", kText},         {"indpred", kText}};
+      {"indexrelid", kOid},       {"indrelid", kOid},           {"indnatts", kInt2},
+      {"indnkeyatts", kInt2},     {"indisunique", kBool},       {"indnullsnotdistinct", kBool},
+      {"indisprimary", kBool},    {"indisexclusion", kBool},    {"indimmediate", kBool},
+      {"indisclustered", kBool},  {"indisvalid", kBool},        {"indcheckxmin", kBool},
+      {"indisready", kBool},      {"indislive", kBool},         {"indisreplident", kBool},
+      {"indkey", kInt2Vector},    {"indcollation", kOidVector}, {"indclass", kOidVector},
+      {"indoption", kInt2Vector}, {"indexprs", kText},          {"indpred", kText}};
   return Table("pg_index", std::move(columns), [catalog] {
     Rows rows;
     for (const planner::CatalogObjectPtr& object : catalog->List()) {
@@ -756,7 +758,7 @@ std::vector<planner::SystemTable> PgCatalogTables(const planner::Catalog* catalo
                                           {"pronargs", kInt2},
                                           {"pronargdefaults", kInt2},
                                           {"prorettype", kOid},
-                                          {"proargtypes", kOidArray},
+                                          {"proargtypes", kOidVector},
                                           {"proallargtypes", kOidArray},
                                           {"proargmodes", kTextArray},
                                           {"proargnames", kTextArray},
@@ -818,7 +820,7 @@ std::vector<planner::SystemTable> PgCatalogTables(const planner::Catalog* catalo
                                                      {"prpubid", kOid},
                                                      {"prrelid", kOid},
                                                      {"prqual", kText},
-                                                     {"prattrs", kInt2Array}}));
+                                                     {"prattrs", kInt2Vector}}));
   tables.push_back(EmptyTable("pg_publication_namespace",
                               {{"oid", kOid}, {"pnpubid", kOid}, {"pnnspid", kOid}}));
   tables.push_back(EmptyTable("pg_statistic_ext", {{"oid", kOid},
@@ -827,7 +829,7 @@ std::vector<planner::SystemTable> PgCatalogTables(const planner::Catalog* catalo
                                                    {"stxnamespace", kOid},
                                                    {"stxowner", kOid},
                                                    {"stxstattarget", kInt4},
-                                                   {"stxkeys", kInt2Array},
+                                                   {"stxkeys", kInt2Vector},
                                                    {"stxkind", kTextArray}}));
   // PostgreSQL's built-in languages (\df+ names a function's language); no user functions.
   tables.push_back(

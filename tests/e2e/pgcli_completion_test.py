@@ -52,8 +52,10 @@ def main():
         # Stave has no functions of its own in pg_proc.
         functions = list(executor.functions())
         check(functions == [], "functions: %r" % functions)
-        # Not yet: foreignkeys() (array_agg ordered by another column; Stave has no foreign
-        # keys).
+        # foreignkeys() orders each key's columns with array_agg(attname ORDER BY i); Stave has
+        # no foreign keys.
+        foreign_keys = list(executor.foreignkeys())
+        check(foreign_keys == [], "foreign keys: %r" % foreign_keys)
 
         # And a query through it, as typing one in pgcli runs it.
         server.psql("INSERT INTO accounts VALUES (1, 'ann', 10)")

@@ -331,7 +331,8 @@ TEST(ParserSelectTest, FieldSelection) {
       "(r.keys).x, (information_schema._pg_expandarray(k)).other from t");
   ASSERT_NE(select, nullptr);
   ASSERT_EQ(select->items.size(), 4u);
-  EXPECT_EQ(ToString(select->items[0].expr.get()), "generate_subscripts(i.indkey, 1)");
+  EXPECT_EQ(ToString(select->items[0].expr.get()),
+            "information_schema._pg_expandarray_subscripts(i.indkey, 1)");
   EXPECT_EQ(ToString(select->items[1].expr.get()), "unnest(k)");
   EXPECT_EQ(ToString(select->items[2].expr.get()),
             "information_schema._pg_expandarray_field(r.keys, 'x')");

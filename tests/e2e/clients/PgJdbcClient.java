@@ -142,6 +142,32 @@ public class PgJdbcClient {
           check(rs.next() && rs.getLong(1) == 50, "count after an error");
         }
       }
+
+      // setQueryTimeout, as DBeaver and Metabase set it: pgJDBC sends a CancelRequest when the
+      // time is up, and the statement fails with 57014. A cross join that meets nothing runs
+      // for minutes otherwise.
+      try (PreparedStatement slow = connection.prepareStatement(
+               "SELECT count(*) FROM jdbc_items a, jdbc_items b, jdbc_items c, jdbc_items d "
+               + "WHERE a.id + b.id + c.id + d.id = ?")) {
+        slow.setQueryTimeout(1);
+        slow.setLong(1, -1);
+        long started = System.nanoTime();
+        try {
+          slow.executeQuery();
+          check(false, "the slow query must time out");
+        } catch (SQLException error) {
+          double seconds = (System.nanoTime() - started) / 1e9;
+          check("57014".equals(error.getSQLState()), "timeout SQLSTATE " + error.getSQLState());
+          check(seconds < 10, "the timeout took " + seconds + " s");
+        }
+      }
+      try (PreparedStatement count =
+               connection.prepareStatement("SELECT count(*) FROM jdbc_items WHERE id <= ?")) {
+        count.setInt(1, 50);
+        try (ResultSet rs = count.executeQuery()) {
+          check(rs.next() && rs.getLong(1) == 50, "count after a timeout");
+        }
+      }
     }
     try (Connection connection = DriverManager.getConnection(url, login)) {
       checkMetadata(connection);

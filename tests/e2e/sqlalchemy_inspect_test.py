@@ -68,7 +68,25 @@ def main():
                 "JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name "
                 "WHERE c.table_name = 'accounts' AND c.constraint_type = 'PRIMARY KEY'")).fetchall()
             check([r[0] for r in keys] == ["id"], "primary key: %r" % keys)
+        # Parameters, which psycopg2 quotes into the statement's text.
+        with engine.begin() as connection:
+            connection.execute(sqlalchemy.text(
+                "INSERT INTO accounts VALUES (:id, :owner, :balance)"),
+                [{"id": 1, "owner": "o'neil", "balance": 10}, {"id": 2, "owner": "ann", "balance": None}])
+        with engine.connect() as connection:
+            rows = connection.execute(sqlalchemy.text(
+                "SELECT id, balance FROM accounts WHERE owner = :owner OR balance IS NULL ORDER BY id"),
+                {"owner": "o'neil"}).fetchall()
+            check([tuple(r) for r in rows] == [(1, 10), (2, None)], "parameterized query: %r" % rows)
         engine.dispose()
+        # psycopg2 itself, as scripts and Airflow's hooks use it.
+        import psycopg2
+        with psycopg2.connect(host="127.0.0.1", port=server.pg_port, user="stave",
+                              dbname="stave") as conn:
+            with conn.cursor() as cur:
+                cur.execute("SELECT owner FROM accounts WHERE id = %s AND owner LIKE %s", (1, "o%"))
+                check(cur.fetchall() == [("o'neil",)], "psycopg2 parameters")
+        conn.close()
         print("SQLAlchemy inspector test passed")
     finally:
         server.cleanup()

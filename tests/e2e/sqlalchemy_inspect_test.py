@@ -1,6 +1,7 @@
 """SQLAlchemy's inspector (over psycopg2) against staved, as Superset uses it: the real driver
 sends its real catalog queries (pg_namespace, pg_class, pg_attribute, pg_index, ...) and must
-find Stave's schemas, tables, views and streams, their columns and primary keys."""
+find Stave's schemas, tables, views and streams, their columns and primary keys. Then
+parameterized statements through SQLAlchemy and through psycopg2 alone."""
 
 import argparse
 

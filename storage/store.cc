@@ -215,14 +215,13 @@ Result<std::optional<std::string>> Snapshot::GetStateTableRow(uint32_t table_id,
   return std::optional<std::string>(std::move(value));
 }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
-  // The format is checked before RocksDB opens anything: a directory of another format is
-  // never read, let alone written.
-  if (Status prepared = PrepareDataDirectory(directory); !prepared.ok()) return prepared;
+namespace {
+
+// RocksDB's options, the same at every open of the database (at start, and at a reopen after
+// a storage failure). Built afresh each time: RocksDB copies what it keeps of them.
+rocksdb::Options DatabaseOptions(rocksdb::Env* env) {
   rocksdb::Options options;
-  std::unique_ptr<rocksdb::Env> env =
-      rocksdb::NewCompositeEnv(NewFailpointFileSystem(rocksdb::FileSystem::Default()));
-  options.env = env.get();
+  options.env = env;
   options.create_if_missing = true;
   options.IncreaseParallelism(2);
   options.OptimizeLevelStyleCompaction();
@@ -237,14 +236,25 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
   options.memtable_insert_with_hint_prefix_extractor.reset(
       rocksdb::NewFixedPrefixTransform(kHintPrefixBytes));
   options.allow_concurrent_memtable_write = false;
-  std::unique_ptr<Store> store(new Store(directory, std::move(env), std::move(options)));
+  return options;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
+  // The format is checked before RocksDB opens anything: a directory of another format is
+  // never read, let alone written.
+  if (Status prepared = PrepareDataDirectory(directory); !prepared.ok()) return prepared;
+  std::unique_ptr<Store> store(new Store(
+      directory, rocksdb::NewCompositeEnv(NewFailpointFileSystem(rocksdb::FileSystem::Default()))));
   if (Status opened = store->OpenDatabase(); !opened.ok()) return opened;
   return store;
 }
 
 Status Store::OpenDatabase() {
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status status = rocksdb::DB::Open(options_, directory_, &raw);
+  rocksdb::Options options = DatabaseOptions(env_.get());
+  rocksdb::Status status = rocksdb::DB::Open(options, directory_, &raw);
   if (!status.ok()) {
     return FromRocks(status, "cannot open the data directory \"" + directory_ + "\"");
   }

@@ -194,8 +194,8 @@ class Store {
   uint64_t ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const;
 
  private:
-  Store(std::string directory, std::unique_ptr<rocksdb::Env> env, rocksdb::Options options)
-      : directory_(std::move(directory)), env_(std::move(env)), options_(std::move(options)) {}
+  Store(std::string directory, std::unique_ptr<rocksdb::Env> env)
+      : directory_(std::move(directory)), env_(std::move(env)) {}
   Status OpenDatabase();
   Status LoadMeta(rocksdb::DB* db);
   // The open database, held for the caller's use: a reopen waits until no one holds the
@@ -211,7 +211,6 @@ class Store {
 
   const std::string directory_;
   std::unique_ptr<rocksdb::Env> env_;  // RocksDB's files, through NewFailpointFileSystem.
-  const rocksdb::Options options_;     // As opened at start; a reopen uses them again.
   mutable std::mutex db_mutex_;        // Guards db_ (the pointer; RocksDB is thread-safe).
   std::shared_ptr<rocksdb::DB> db_;
   std::atomic<bool> write_failed_{false};

@@ -91,7 +91,6 @@ class Engine : private EpochCollector {
   /// Tells the engine that a source has new data (a table write committed).
   void Wake();
 
-
   /// Why a view's job stopped, if it did: a runtime error (XX000, or its own SQLSTATE), or
   /// its state passing view_state_limit (54000).
   std::optional<SqlError> JobError(uint32_t job_id) const;
@@ -173,12 +172,12 @@ class Engine : private EpochCollector {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<std::unique_ptr<Request>> pending_;      // GUARDED_BY(mutex_)
-  bool stopping_ = false;                              // GUARDED_BY(mutex_)
-  std::optional<Status> failure_;                      // GUARDED_BY(mutex_)
-  std::chrono::milliseconds checkpoint_interval_;      // GUARDED_BY(mutex_)
-  std::map<uint32_t, SqlError> job_errors_;            // GUARDED_BY(mutex_)
-  std::set<uint32_t> over_state_limit_;                // GUARDED_BY(mutex_)
+  std::vector<std::unique_ptr<Request>> pending_;  // GUARDED_BY(mutex_)
+  bool stopping_ = false;                          // GUARDED_BY(mutex_)
+  std::optional<Status> failure_;                  // GUARDED_BY(mutex_)
+  std::chrono::milliseconds checkpoint_interval_;  // GUARDED_BY(mutex_)
+  std::map<uint32_t, SqlError> job_errors_;        // GUARDED_BY(mutex_)
+  std::set<uint32_t> over_state_limit_;            // GUARDED_BY(mutex_)
   std::atomic<uint64_t> view_state_limit_{0};
   std::deque<CheckpointRecord> history_;  // GUARDED_BY(mutex_)
   std::thread thread_;

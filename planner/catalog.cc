@@ -68,7 +68,8 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
     }
     object.name = json["name"].get<std::string>();
     object.definition = json["definition"].get<std::string>();
-    if (json.contains("parallelism")) object.parallelism = JsonInteger<uint32_t>(json["parallelism"]);
+    if (json.contains("parallelism"))
+      object.parallelism = JsonInteger<uint32_t>(json["parallelism"]);
     return object;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -444,21 +444,18 @@ Result<uint64_t> Store::NextTableLogSequence(uint32_t table_id) const {
 Status Store::ReadTableLog(uint32_t table_id, uint64_t from,
                            const std::function<bool(uint64_t, std::string_view)>& visit) const {
   std::string begin = TableLogPrefix(table_id);
-  std::string end = PrefixEnd(begin);
   std::string start = begin;
   AppendBigEndian64(from, &start);
-  rocksdb::ReadOptions options;
-  rocksdb::Slice upper(end);
-  options.iterate_upper_bound = &upper;
-  std::shared_ptr<rocksdb::DB> db = Pin();
-  if (!db) return DatabaseClosed();
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
-  for (it->Seek(start); it->Valid(); it->Next()) {
-    if (it->key().size() != begin.size() + 8) return Status::Corruption("malformed table log key");
-    uint64_t sequence = ReadBigEndian64(std::string_view(it->key().data() + begin.size(), 8));
-    if (!visit(sequence, std::string_view(it->value().data(), it->value().size()))) break;
-  }
-  return FromRocks(it->status(), "reading a table log");
+  Status malformed;
+  Status status = ScanLatest(begin, start, "reading a table log",
+                             [&](std::string_view key, std::string_view value) {
+                               if (key.size() != 8) {
+                                 malformed = Status::Corruption("malformed table log key");
+                                 return false;
+                               }
+                               return visit(ReadBigEndian64(key), value);
+                             });
+  return malformed.ok() ? status : malformed;
 }
 
 Result<uint64_t> Store::Backup(const std::string& target) {
@@ -518,72 +515,56 @@ Result<std::optional<std::string>> Store::GetState(std::string_view full_key) co
   return std::optional<std::string>(std::move(value));
 }
 
-Status Store::ScanState(
-    std::string_view full_prefix,
-    const std::function<bool(std::string_view, std::string_view)>& visit) const {
-  std::string end = PrefixEnd(std::string(full_prefix));
+Status Store::ScanLatest(
+    std::string_view prefix, std::string_view from, std::string_view what,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) const {
+  std::string end = PrefixEnd(std::string(prefix));
   rocksdb::ReadOptions options;
   rocksdb::Slice upper(end);
   options.iterate_upper_bound = &upper;
   std::shared_ptr<rocksdb::DB> db = Pin();
   if (!db) return DatabaseClosed();
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
-  for (it->Seek(rocksdb::Slice(full_prefix.data(), full_prefix.size())); it->Valid(); it->Next()) {
+  for (it->Seek(rocksdb::Slice(from.data(), from.size())); it->Valid(); it->Next()) {
     std::string_view key(it->key().data(), it->key().size());
-    key.remove_prefix(full_prefix.size());
+    key.remove_prefix(prefix.size());
     if (!visit(key, std::string_view(it->value().data(), it->value().size()))) break;
-  }
-  return FromRocks(it->status(), "scanning state");
-}
-
-namespace {
-
-// Visits every key of a one-byte key section (the key without its section byte) in order.
-Status ScanSection(
-    rocksdb::DB* db, char section, std::string_view what,
-    const std::function<Status(std::string_view key, std::string_view value)>& visit) {
-  std::string begin(1, section);
-  std::string end = PrefixEnd(begin);
-  rocksdb::ReadOptions options;
-  rocksdb::Slice upper(end);
-  options.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
-  for (it->Seek(begin); it->Valid(); it->Next()) {
-    Status status = visit(std::string_view(it->key().data() + 1, it->key().size() - 1),
-                          std::string_view(it->value().data(), it->value().size()));
-    if (!status.ok()) return status;
   }
   return FromRocks(it->status(), what);
 }
 
-}  // namespace
+Status Store::ScanState(
+    std::string_view full_prefix,
+    const std::function<bool(std::string_view, std::string_view)>& visit) const {
+  return ScanLatest(full_prefix, full_prefix, "scanning state", visit);
+}
 
 Result<std::vector<std::pair<uint32_t, std::string>>> Store::LoadCatalogEntries() const {
   std::vector<std::pair<uint32_t, std::string>> entries;
-  std::shared_ptr<rocksdb::DB> db = Pin();
-  if (!db) return DatabaseClosed();
-  Status status = ScanSection(db.get(), key_section::kCatalog, "reading the catalog",
-                              [&](std::string_view key, std::string_view value) {
-                                if (key.size() != 4)
-                                  return Status::Corruption("malformed catalog key");
-                                uint32_t id = 0;
-                                for (char byte : key) id = (id << 8) | static_cast<uint8_t>(byte);
-                                entries.emplace_back(id, std::string(value));
-                                return Status::Ok();
-                              });
+  std::string section(1, key_section::kCatalog);
+  Status malformed;
+  Status status = ScanLatest(section, section, "reading the catalog",
+                             [&](std::string_view key, std::string_view value) {
+                               if (key.size() != 4) {
+                                 malformed = Status::Corruption("malformed catalog key");
+                                 return false;
+                               }
+                               entries.emplace_back(ReadBigEndian32(key), std::string(value));
+                               return true;
+                             });
+  if (!malformed.ok()) return malformed;
   if (!status.ok()) return status;
   return entries;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Store::LoadRoles() const {
   std::vector<std::pair<std::string, std::string>> roles;
-  std::shared_ptr<rocksdb::DB> db = Pin();
-  if (!db) return DatabaseClosed();
-  Status status = ScanSection(db.get(), key_section::kRole, "reading the roles",
-                              [&](std::string_view key, std::string_view value) {
-                                roles.emplace_back(std::string(key), std::string(value));
-                                return Status::Ok();
-                              });
+  std::string section(1, key_section::kRole);
+  Status status = ScanLatest(section, section, "reading the roles",
+                             [&](std::string_view key, std::string_view value) {
+                               roles.emplace_back(std::string(key), std::string(value));
+                               return true;
+                             });
   if (!status.ok()) return status;
   return roles;
 }
@@ -601,25 +582,21 @@ Result<std::optional<std::string>> Store::GetSourcePosition(uint32_t owner,
 
 Status Store::ScanDeadLetters(
     const std::function<bool(uint32_t, int32_t, int64_t, std::string_view)>& visit) const {
-  std::string begin(1, key_section::kDeadLetter);
-  std::string end = PrefixEnd(begin);
-  rocksdb::ReadOptions options;
-  rocksdb::Slice upper(end);
-  options.iterate_upper_bound = &upper;
-  std::shared_ptr<rocksdb::DB> db = Pin();
-  if (!db) return DatabaseClosed();
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
-  constexpr size_t kKeyBytes = 1 + 4 + 4 + 8;
-  for (it->Seek(begin); it->Valid(); it->Next()) {
-    std::string_view key(it->key().data(), it->key().size());
-    if (key.size() != kKeyBytes) return Status::Corruption("malformed dead letter key");
-    uint32_t stream = ReadBigEndian32(key.substr(1, 4));
-    auto partition = static_cast<int32_t>(ReadBigEndian32(key.substr(5, 4)));
-    auto offset = static_cast<int64_t>(ReadBigEndian64(key.substr(9, 8)));
-    if (!visit(stream, partition, offset, std::string_view(it->value().data(), it->value().size())))
-      break;
-  }
-  return FromRocks(it->status(), "reading dead letters");
+  std::string section(1, key_section::kDeadLetter);
+  constexpr size_t kKeyBytes = 4 + 4 + 8;  // Stream, partition, offset.
+  Status malformed;
+  Status status = ScanLatest(
+      section, section, "reading dead letters", [&](std::string_view key, std::string_view value) {
+        if (key.size() != kKeyBytes) {
+          malformed = Status::Corruption("malformed dead letter key");
+          return false;
+        }
+        uint32_t stream = ReadBigEndian32(key.substr(0, 4));
+        auto partition = static_cast<int32_t>(ReadBigEndian32(key.substr(4, 4)));
+        auto offset = static_cast<int64_t>(ReadBigEndian64(key.substr(8, 8)));
+        return visit(stream, partition, offset, value);
+      });
+  return malformed.ok() ? status : malformed;
 }
 
 uint64_t Store::ApproximateSize() const {

@@ -198,6 +198,12 @@ class Store {
       : directory_(std::move(directory)), env_(std::move(env)) {}
   Status OpenDatabase();
   Status LoadMeta(rocksdb::DB* db);
+  // Calls `visit(key, value)` for the latest committed keys starting with `prefix`, from the
+  // first at or after `from`, in key order, `key` without the prefix, until it returns false.
+  // `what` names the read in an error.
+  Status ScanLatest(
+      std::string_view prefix, std::string_view from, std::string_view what,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
   // The open database, held for the caller's use: a reopen waits until no one holds the
   // old one. Null while the database is closed (a reopen failed; the next write retries it).
   std::shared_ptr<rocksdb::DB> Pin() const;

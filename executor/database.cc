@@ -377,12 +377,13 @@ void Database::Recover(JobSet* jobs) {
       } else if (statement.kind == parser::StatementKind::kCreateMaterializedView) {
         auto [object, job] =
             PlanView(static_cast<const parser::CreateMaterializedViewStatement&>(statement), id,
-                     entry->parallelism);
+                     entry->parallelism, entry->plan_version);
         catalog_.Add(object);
         jobs->emplace(id, std::move(job));
       } else if (statement.kind == parser::StatementKind::kCreateSink) {
         PlannedSink planned = PlanSink(static_cast<const parser::CreateSinkStatement&>(statement),
-                                       id, entry->parallelism, SinkPlanning::kRecover);
+                                       id, entry->parallelism, SinkPlanning::kRecover,
+                                       entry->plan_version);
         catalog_.Add(planned.object);
         jobs->emplace(id, std::move(planned.job));
         std::lock_guard lock(sinks_mutex_);
@@ -591,9 +592,11 @@ planner::CatalogObjectPtr Database::PlanTable(const parser::CreateTableStatement
 }
 
 std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
-    const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism) {
-  planner::BoundQuery query =
-      planner::BindQuery(*create.query, catalog_, planner::QueryPurpose::kMaterializedView);
+    const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism,
+    uint32_t plan_version) {
+  planner::BoundQuery query = planner::BindQuery(*create.query, catalog_,
+                                                 planner::QueryPurpose::kMaterializedView,
+                                                 plan_version);
   auto object = std::make_shared<planner::CatalogObject>();
   object->id = id;
   object->type = planner::ObjectType::kMaterializedView;
@@ -604,6 +607,7 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);
   object->append_only = query.append_only;
   object->parallelism = parallelism;
+  object->plan_version = plan_version;
   object->row_key_columns = planner::VisibleRowKeyColumns(query);
   std::unique_ptr<Job> job = BuildJob(
       *object, query, store_.get(), &metrics_,
@@ -614,7 +618,8 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
 }
 
 Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& create, uint32_t id,
-                                         uint32_t parallelism, SinkPlanning planning) {
+                                         uint32_t parallelism, SinkPlanning planning,
+                                         uint32_t plan_version) {
   auto object = std::make_shared<planner::CatalogObject>();
   object->id = id;
   object->type = planner::ObjectType::kSink;
@@ -622,6 +627,7 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
   object->definition = create.text;
   object->format = create.format;
   object->parallelism = parallelism;
+  object->plan_version = plan_version;
   int connector_position = TakeWithOptions(create.options, object.get(), create.position);
   int delivery_position = create.position;
   for (const parser::Option& option : create.options) {
@@ -668,8 +674,8 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
     select_all.position = create.from_position;
     select = &select_all;
   }
-  planner::BoundQuery query =
-      planner::BindQuery(*select, catalog_, planner::QueryPurpose::kMaterializedView);
+  planner::BoundQuery query = planner::BindQuery(
+      *select, catalog_, planner::QueryPurpose::kMaterializedView, plan_version);
   for (size_t i = 0; i < query.visible_columns; ++i)
     object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);

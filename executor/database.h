@@ -186,9 +186,11 @@ class Database {
   /// Builds the catalog object of CREATE TABLE.
   planner::CatalogObjectPtr PlanTable(const parser::CreateTableStatement& create, uint32_t id);
   /// Builds the catalog object and the job of CREATE MATERIALIZED VIEW.
-  /// `parallelism`: as SET asked (0: the default), stored with the view.
+  /// `parallelism`: as SET asked (0: the default), stored with the view; `plan_version`: the
+  /// planner revision (a new view's, or the one a recovered view was created with).
   std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> PlanView(
-      const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism);
+      const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism,
+      uint32_t plan_version = planner::kPlanVersion);
   /// A sink as it runs: its writer, and what EXPLAIN SINK, SHOW SINKS and the system table
   /// say about it.
   struct SinkRuntime {
@@ -211,10 +213,10 @@ class Database {
     kRecover,  ///< Builds the job from the last checkpoint's record.
   };
   /// Plans CREATE SINK: binds its query, checks its options and the delivery it asks for,
-  /// and (unless explaining) opens its target and builds its job, `parallelism` as for
-  /// views.
+  /// and (unless explaining) opens its target and builds its job, `parallelism` and
+  /// `plan_version` as for views.
   PlannedSink PlanSink(const parser::CreateSinkStatement& create, uint32_t id, uint32_t parallelism,
-                       SinkPlanning planning);
+                       SinkPlanning planning, uint32_t plan_version = planner::kPlanVersion);
   QueryResult CreateSink(const parser::CreateSinkStatement& create, const SessionContext& session);
   QueryResult Explain(const parser::ExplainStatement& explain, const SessionContext& session);
   QueryResult AlterSink(const parser::AlterSinkStatement& alter);

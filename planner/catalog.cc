@@ -42,6 +42,9 @@ std::string SerializeCatalogEntry(const CatalogObject& object) {
       {"definition", object.definition},
   };
   if (object.parallelism > 0) json["parallelism"] = object.parallelism;
+  if (object.type == ObjectType::kMaterializedView || object.type == ObjectType::kSink) {
+    json["plan_version"] = object.plan_version;
+  }
   return json.dump();
 }
 
@@ -70,6 +73,9 @@ std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry) {
     object.definition = json["definition"].get<std::string>();
     if (json.contains("parallelism"))
       object.parallelism = JsonInteger<uint32_t>(json["parallelism"]);
+    // Entries written before the revision was recorded were planned by revision 1.
+    object.plan_version =
+        json.contains("plan_version") ? JsonInteger<uint32_t>(json["plan_version"]) : 1;
     return object;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -36,6 +36,13 @@ inline constexpr std::string_view kRowIdColumn = "_row_id";
 inline constexpr std::string_view kRowKeyColumn = "_row_key";
 
 /// One catalog object. Immutable once published: a change replaces the object.
+/// The revision of the streaming planner that new views and sinks are planned with. Recovery
+/// plans a view again from its text, and the state it kept follows its plan's shape, so a
+/// view keeps the revision it was created with:
+/// 1. before plan_version was recorded;
+/// 2. the inputs of joins carry only the columns something reads (PruneJoinInputs).
+inline constexpr uint32_t kPlanVersion = 2;
+
 struct CatalogObject {
   uint32_t id = 0;
   ObjectType type = ObjectType::kStream;
@@ -74,6 +81,8 @@ struct CatalogObject {
   /// Parallel instances per stage of the view's dataflow, as SET streaming_parallelism
   /// asked when it was created; 0: the server's default at each start.
   uint32_t parallelism = 0;
+  /// The planner revision the view or sink was created with (kPlanVersion).
+  uint32_t plan_version = kPlanVersion;
 
   /// Whether reading this object yields retractions (updates and deletes).
   bool Retracting() const { return type != ObjectType::kStream && !append_only; }
@@ -89,8 +98,8 @@ using CatalogObjectPtr = std::shared_ptr<const CatalogObject>;
 
 /// The persisted form of a catalog object (what recovery needs to re-create it).
 std::string SerializeCatalogEntry(const CatalogObject& object);
-/// Returns nullopt if the entry is malformed. Only id, type, name, definition and
-/// parallelism are set.
+/// Returns nullopt if the entry is malformed. Only id, type, name, definition, parallelism and
+/// plan_version are set.
 std::optional<CatalogObject> DeserializeCatalogEntry(std::string_view entry);
 
 /// The schema of Stave's own system tables (checkpoints, ...).

@@ -226,6 +226,10 @@ inline const PlanNodePtr* SecondInput(const PlanNode& node) {
   return nullptr;
 }
 
+/// A copy of `node` (of any kind) with `input`, and `second` as its second input (a join's or
+/// a union's; ignored by other kinds).
+PlanNodePtr WithInputs(const PlanNode& node, PlanNodePtr input, PlanNodePtr second);
+
 struct SortKey {
   size_t column = 0;
   bool descending = false;

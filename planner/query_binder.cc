@@ -8,6 +8,7 @@
 
 #include "common/sql_error.h"
 #include "planner/aggregate_call_binder.h"
+#include "planner/column_pruning.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
 #include "planner/subquery_binder.h"
@@ -237,11 +238,19 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
 }  // namespace
 
 BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catalog,
-                     QueryPurpose purpose) {
+                     QueryPurpose purpose, uint32_t plan_version) {
+  if (plan_version > kPlanVersion) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("the query was planned by planner revision {}, newer than this "
+                               "server's ({})",
+                               plan_version, kPlanVersion))
+        .WithHint("Run the Stave version that created it.");
+  }
   BoundQuery query = Bind(select, catalog, purpose, false);
-  if (purpose == QueryPurpose::kMaterializedView) query.root = RewriteTopN(query.root);
   if (purpose == QueryPurpose::kMaterializedView) {
+    query.root = RewriteTopN(query.root);
     RequireNoSubqueries(*query.root, select.position);
+    if (plan_version >= 2) query.root = PruneJoinInputs(query.root);
   }
   return query;
 }

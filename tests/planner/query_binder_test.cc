@@ -27,10 +27,11 @@ class QueryBinderTest : public ::testing::Test {
     catalog_.Add(view);
   }
 
-  BoundQuery Bind(const std::string& sql, QueryPurpose purpose) {
+  BoundQuery Bind(const std::string& sql, QueryPurpose purpose,
+                  uint32_t plan_version = kPlanVersion) {
     statements_ = parser::Parse(sql);
     return BindQuery(static_cast<const parser::SelectStatement&>(*statements_.at(0)), catalog_,
-                     purpose);
+                     purpose, plan_version);
   }
 
   // The SQLSTATE and position of the error binding `sql` raises.
@@ -104,6 +105,47 @@ TEST_F(QueryBinderTest, SelectWithoutFrom) {
   EXPECT_EQ(query.visible_columns, 3u);
   EXPECT_EQ(query.root->output[0].type, DataType(TypeId::kInt32));
   EXPECT_EQ(query.root->output[1].name, "version");
+}
+
+// The join's sides carry only what is read above (x.id, y.price) and its keys; the strings
+// nothing reads stay out of its state. A view planned by revision 1 keeps its whole rows.
+TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {
+  const std::string sql =
+      "SELECT x.id, max(y.price) FROM s x JOIN s y ON x.id = y.id GROUP BY x.id";
+  auto join_of = [](const BoundQuery& query) {
+    const PlanNode* node = query.root.get();
+    while (node->kind != PlanNodeKind::kJoin) node = node->input.get();
+    return static_cast<const JoinNode*>(node);
+  };
+  BoundQuery current = Bind(sql, QueryPurpose::kMaterializedView);
+  const JoinNode* pruned = join_of(current);
+  ASSERT_EQ(pruned->input->kind, PlanNodeKind::kProject);
+  ASSERT_EQ(pruned->input->output.size(), 1u);
+  EXPECT_EQ(pruned->input->output[0].name, "id");
+  ASSERT_EQ(pruned->right->output.size(), 2u);
+  EXPECT_EQ(pruned->right->output[0].name, "id");
+  EXPECT_EQ(pruned->right->output[1].name, "price");
+  ASSERT_EQ(pruned->output.size(), 3u);
+  EXPECT_EQ(pruned->right_keys[0]->column, 0u);
+
+  BoundQuery first = Bind(sql, QueryPurpose::kMaterializedView, 1);
+  const JoinNode* whole = join_of(first);
+  EXPECT_EQ(whole->input->kind, PlanNodeKind::kScan);
+  EXPECT_EQ(whole->output.size(), 6u);
+
+  // The revision is stored with a view; an entry written before it was recorded is revision
+  // 1, and a revision newer than this planner's is refused.
+  CatalogObject view;
+  view.id = 7;
+  view.type = ObjectType::kMaterializedView;
+  view.name = "m";
+  view.definition = "CREATE MATERIALIZED VIEW m AS " + sql;
+  EXPECT_EQ(DeserializeCatalogEntry(SerializeCatalogEntry(view))->plan_version, kPlanVersion);
+  EXPECT_EQ(
+      DeserializeCatalogEntry(R"({"id":7,"type":"materialized_view","name":"m","definition":"x"})")
+          ->plan_version,
+      1u);
+  EXPECT_THROW(Bind(sql, QueryPurpose::kMaterializedView, kPlanVersion + 1), SqlError);
 }
 
 }  // namespace

@@ -373,6 +373,63 @@ int64_t WindowLength(const parser::Expr& expr, DataType time_type, std::string_v
   return *units;
 }
 
+/// Whether `column` of `plan`'s output is a stream's watermark column, as it comes through
+/// projections and filters.
+bool IsWatermarkColumn(const PlanNode& plan, size_t column) {
+  switch (plan.kind) {
+    case PlanNodeKind::kScan: {
+      const CatalogObjectPtr& object = static_cast<const ScanNode&>(plan).object;
+      return object && object->type == ObjectType::kStream && object->watermark_column == column;
+    }
+    case PlanNodeKind::kFilter:
+      return IsWatermarkColumn(*plan.input, column);
+    case PlanNodeKind::kProject: {
+      const BoundExprPtr& expr = static_cast<const ProjectNode&>(plan).expressions[column];
+      return expr->kind == BoundExpr::Kind::kColumn && IsWatermarkColumn(*plan.input, expr->column);
+    }
+    default:
+      return false;
+  }
+}
+
+/// The columns of `plan`'s output that bound event-time windows, as
+/// BoundFrom::window_close_offsets says, found through projections, filters and UNION ALL
+/// (whose watermark is the lower of its inputs': a window closes once both sides passed it).
+std::map<size_t, int64_t> WindowBounds(const PlanNode& plan) {
+  switch (plan.kind) {
+    case PlanNodeKind::kTimeWindow: {
+      const auto& window = static_cast<const TimeWindowNode&>(plan);
+      if (!IsWatermarkColumn(*plan.input, window.time_column)) return {};
+      return {{window.visible_columns, window.size}, {window.visible_columns + 1, 0}};
+    }
+    case PlanNodeKind::kFilter:
+      return WindowBounds(*plan.input);
+    case PlanNodeKind::kProject: {
+      std::map<size_t, int64_t> input = WindowBounds(*plan.input);
+      std::map<size_t, int64_t> bounds;
+      const auto& expressions = static_cast<const ProjectNode&>(plan).expressions;
+      for (size_t i = 0; i < expressions.size(); ++i) {
+        if (expressions[i]->kind != BoundExpr::Kind::kColumn) continue;
+        auto it = input.find(expressions[i]->column);
+        if (it != input.end()) bounds[i] = it->second;
+      }
+      return bounds;
+    }
+    case PlanNodeKind::kUnion: {
+      std::map<size_t, int64_t> left = WindowBounds(*plan.input);
+      std::map<size_t, int64_t> right = WindowBounds(*static_cast<const UnionNode&>(plan).right);
+      std::map<size_t, int64_t> bounds;
+      for (const auto& [column, offset] : left) {
+        auto it = right.find(column);
+        if (it != right.end()) bounds[column] = std::max(offset, it->second);
+      }
+      return bounds;
+    }
+    default:
+      return {};
+  }
+}
+
 /// TUMBLE(relation, time_column, size) or HOP(relation, time_column, slide, size).
 BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
   parser::TableRef relation;
@@ -430,10 +487,7 @@ BoundFrom BindTimeWindow(const parser::TableRef& ref, FromContext* context) {
   if (!bound.input_key.empty() && node->slide != node->size) {
     bound.input_key.push_back(visible.size());
   }
-  const CatalogObject& object = *input.inputs.front();
-  if (object.watermark_column == time_column) {
-    bound.window_close_offsets = {{visible.size(), node->size}, {visible.size() + 1, 0}};
-  }
+  bound.window_close_offsets = WindowBounds(*node);
 
   bound.scope.table_name = input.scope.table_name;
   for (size_t i = 0; i < visible.size() + 2; ++i) bound.star.push_back(i);
@@ -446,6 +500,11 @@ BoundFrom BindSubquery(const parser::TableRef& ref, FromContext* context) {
   BoundQuery query = BindNestedQuery(*ref.subquery, *context->catalog, context->purpose);
   BoundFrom bound;
   bound.plan = query.root;
+  // A subquery passes on the window bounds it selects as they are: a GROUP BY over them
+  // outside still closes its windows.
+  for (const auto& [column, offset] : WindowBounds(*query.root)) {
+    if (column < query.visible_columns) bound.window_close_offsets.emplace(column, offset);
+  }
   bound.retracting = !query.append_only;
   bound.has_join = query.has_join;
   bound.inputs = query.inputs;

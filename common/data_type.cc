@@ -174,11 +174,13 @@ std::string DataType::Name() const {
 
 int32_t DataType::Typmod() const {
   if (!HasTypmod()) return -1;
+  if (id == TypeId::kVarchar) return length + 4;
   return ((static_cast<int32_t>(precision) << 16) | (static_cast<uint16_t>(scale) & 0x7ff)) + 4;
 }
 
 std::string DataType::NameWithTypmod() const {
   if (!HasTypmod()) return Name();
+  if (id == TypeId::kVarchar) return "character varying(" + std::to_string(length) + ")";
   return "numeric(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
 }
 

@@ -52,6 +52,11 @@ struct DataType {
   int16_t scale = 0;
   /// The element type of an array (one dimension of a scalar type); kUnknown otherwise.
   TypeId element = TypeId::kUnknown;
+  /// varchar(n): the most characters a value may hold, 0 for no limit. Like PostgreSQL's type
+  /// modifier it is not part of the type's identity (types compare equal without it):
+  /// explicit casts to varchar(n) cut values to n characters, and tables refuse longer
+  /// values (executor/dml.cc); expressions over the column are plain varchar.
+  int32_t length = 0;
   /// The first subscript of an array: 1, or 0 for PostgreSQL's int2vector and oidvector (the
   /// catalogs' pg_index.indkey, pg_proc.proargtypes), which hold their elements as arrays do.
   int8_t lower_bound = 1;
@@ -78,8 +83,9 @@ struct DataType {
     return type;
   }
 
-  /// Types are equal regardless of `lower_bound`: an int2vector is an int2[] wherever one
-  /// is expected, as in PostgreSQL (a binary-coercible cast), and compares with one.
+  /// Types are equal regardless of `lower_bound` and `length`: an int2vector is an int2[]
+  /// wherever one is expected, as in PostgreSQL (a binary-coercible cast), and compares with
+  /// one; a varchar(n) is a varchar.
   bool operator==(const DataType& other) const {
     return id == other.id && precision == other.precision && scale == other.scale &&
            element == other.element;
@@ -92,8 +98,15 @@ struct DataType {
   bool IsDecimal() const { return id == TypeId::kNumeric; }
   /// Integer, floating point or numeric.
   bool IsNumeric() const { return IsInteger() || IsFloat() || IsDecimal(); }
-  /// numeric(p, s) rather than unconstrained numeric.
-  bool HasTypmod() const { return id == TypeId::kNumeric && precision > 0; }
+  /// numeric(p, s) rather than unconstrained numeric, or varchar(n) rather than varchar.
+  bool HasTypmod() const {
+    return (id == TypeId::kNumeric && precision > 0) || (id == TypeId::kVarchar && length > 0);
+  }
+  static DataType Varchar(int32_t length) {
+    DataType type(TypeId::kVarchar);
+    type.length = length;
+    return type;
+  }
   bool IsString() const { return id == TypeId::kVarchar; }
   /// date, time, timestamp, timestamptz or interval.
   bool IsTemporal() const { return id >= TypeId::kDate && id <= TypeId::kInterval; }
@@ -108,12 +121,13 @@ struct DataType {
   /// The PostgreSQL type length (pg_type.typlen) sent in RowDescription.
   int16_t TypeLength() const;
   /// The PostgreSQL type modifier (atttypmod) sent in RowDescription: -1, or for
-  /// numeric(p, s) ((p << 16) | s) + 4 as PostgreSQL encodes it.
+  /// numeric(p, s) ((p << 16) | s) + 4 and for varchar(n) n + 4, as PostgreSQL encodes them.
   int32_t Typmod() const;
   /// The PostgreSQL name, as error messages print it (e.g. "bigint", "character varying",
   /// "numeric" without its modifier).
   std::string Name() const;
-  /// The name with its modifier, as `format_type` prints it ("numeric(10,2)").
+  /// The name with its modifier, as `format_type` prints it ("numeric(10,2)",
+  /// "character varying(20)").
   std::string NameWithTypmod() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 
 #include "common/sql_error.h"
@@ -60,6 +61,23 @@ void CheckUtf8(std::string_view sql) {
     throw SqlError(kCharacterNotInRepertoire,
                    "invalid byte sequence for encoding \"UTF8\": " + bytes);
   }
+}
+
+size_t Utf8Length(std::string_view text) {
+  size_t length = 0;
+  for (char c : text) length += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  return length;
+}
+
+std::string_view Utf8Prefix(std::string_view text, size_t characters) {
+  size_t seen = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    // A character starts at every byte that is not a continuation byte (10xxxxxx).
+    if ((static_cast<uint8_t>(text[i]) & 0xC0) != 0x80 && seen++ == characters) {
+      return text.substr(0, i);
+    }
+  }
+  return text;
 }
 
 }  // namespace stave

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace stave {
@@ -9,5 +10,11 @@ namespace stave {
 /// U+10FFFF and NUL are invalid, as in PostgreSQL. Used for query strings and for text
 /// values that arrive in binary form.
 void CheckUtf8(std::string_view text);
+
+/// The number of characters (code points) of UTF-8 `text`.
+size_t Utf8Length(std::string_view text);
+
+/// The first `characters` characters of UTF-8 `text` (all of it if it has fewer).
+std::string_view Utf8Prefix(std::string_view text, size_t characters);
 
 }  // namespace stave

@@ -14,6 +14,7 @@
 #include "common/jsonb.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/utf8.h"
 
 namespace stave {
 namespace {
@@ -47,14 +48,19 @@ Value ParseText(const std::string& original, DataType to) {
   std::string_view text = Trim(original);
   switch (to.id) {
     case TypeId::kBoolean: {
+      // PostgreSQL's boolin: any prefix of true, yes, false, no; on, off (at least "of");
+      // 1 and 0; in any case.
       std::string lower;
       for (char c : text)
         lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-      for (std::string_view t : {"t", "true", "yes", "on", "1", "y"}) {
-        if (lower == t) return Value::Boolean(true);
+      auto prefix_of = [&](std::string_view word, size_t shortest) {
+        return lower.size() >= shortest && std::string_view(word).starts_with(lower);
+      };
+      if (prefix_of("true", 1) || prefix_of("yes", 1) || lower == "on" || lower == "1") {
+        return Value::Boolean(true);
       }
-      for (std::string_view f : {"f", "false", "no", "off", "0", "n"}) {
-        if (lower == f) return Value::Boolean(false);
+      if (prefix_of("false", 1) || prefix_of("no", 1) || prefix_of("off", 2) || lower == "0") {
+        return Value::Boolean(false);
       }
       ThrowBadText(original, to);
     }
@@ -212,10 +218,33 @@ bool CanCast(DataType from, DataType to) {
   return false;
 }
 
+Value CutToLength(const Value& value, DataType to) {
+  if (value.is_null() || to.length <= 0) return value;
+  std::string_view text = value.string_value();
+  std::string_view kept = Utf8Prefix(text, static_cast<size_t>(to.length));
+  return kept.size() == text.size() ? value : Value::String(std::string(kept));
+}
+
+Value FitLength(const Value& value, DataType to) {
+  if (value.is_null() || to.length <= 0) return value;
+  std::string_view text = value.string_value();
+  std::string_view kept = Utf8Prefix(text, static_cast<size_t>(to.length));
+  if (kept.size() == text.size()) return value;
+  if (text.find_first_not_of(' ', kept.size()) != std::string_view::npos) {
+    throw SqlError("22001", "value too long for type " + to.NameWithTypmod());
+  }
+  return Value::String(std::string(kept));
+}
+
 Value CastValue(const Value& value, DataType from, DataType to) {
   if (value.is_null() || from == to) return value;
   if (from.IsString() || from.id == TypeId::kUnknown) return ParseText(value.string_value(), to);
-  if (to.IsString()) return Value::String(value.ToText(from));
+  if (to.IsString()) {
+    // A boolean reads "true" or "false" as text (boolean's output is "t" or "f").
+    if (from.id == TypeId::kBoolean)
+      return Value::String(value.int_value() != 0 ? "true" : "false");
+    return Value::String(value.ToText(from));
+  }
   if (from.IsTemporal()) {
     if (std::optional<Value> cast = CastTemporal(value, from, to)) return *cast;
   }

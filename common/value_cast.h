@@ -13,6 +13,15 @@ namespace stave {
 /// range); 42846 if there is no cast between the two types.
 Value CastValue(const Value& value, DataType from, DataType to);
 
+/// What an explicit cast to varchar(n) `to` makes of the text `value`: its first n
+/// characters, as PostgreSQL cuts them. A NULL stays NULL; without a length, the value.
+Value CutToLength(const Value& value, DataType to);
+
+/// What a varchar(n) column `to` stores of `value` on INSERT, UPDATE and COPY: the value
+/// when it has at most n characters; else, when only spaces are past the n-th, its first n
+/// (PostgreSQL's rule); else throws 22001 ("value too long for type character varying(n)").
+Value FitLength(const Value& value, DataType to);
+
 /// Whether CastValue can convert between the types (explicit CAST).
 bool CanCast(DataType from, DataType to);
 

@@ -69,11 +69,18 @@ std::string FormatKey(const planner::CatalogObject& table, const std::vector<Val
   return fmt::format("Key ({})=({}) already exists.", names, values);
 }
 
-// Throws 23502 if `row` has NULL in a NOT NULL column.
-void CheckNotNull(const planner::CatalogObject& table, const std::vector<Value>& row,
-                  int position) {
+// Fits `row` to the table's columns: throws 23502 for NULL in a NOT NULL column, and 22001
+// for text longer than a varchar(n) column holds (trailing spaces past n are cut instead).
+void CheckColumns(const planner::CatalogObject& table, std::vector<Value>* row, int position) {
   for (size_t i = 0; i < table.columns.size(); ++i) {
-    if (row[i].is_null() && table.columns[i].not_null) {
+    if (table.columns[i].type.IsString() && table.columns[i].type.length > 0) {
+      try {
+        (*row)[i] = FitLength((*row)[i], table.columns[i].type);
+      } catch (SqlError& error) {
+        throw error.WithPositionIfUnset(position);
+      }
+    }
+    if ((*row)[i].is_null() && table.columns[i].not_null) {
       throw SqlError("23502",
                      fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null "
                                  "constraint",
@@ -114,7 +121,7 @@ std::shared_ptr<Table> DmlExecutor::ResolveTable(const parser::QualifiedName& na
 void DmlExecutor::AddInsert(Transaction::TableWrites* writes, Transaction* transaction,
                             std::vector<Value> row, int position) {
   const planner::CatalogObject& table = writes->table->object();
-  CheckNotNull(table, row, position);
+  CheckColumns(table, &row, position);
   if (table.HasRowId()) {
     std::lock_guard lock(writes->table->mutex());
     row.push_back(Value::Int(writes->table->AllocateRowId()));
@@ -216,8 +223,14 @@ QueryResult DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
       InsertTargets(insert.columns, insert.column_positions, insert.position, object);
 
   std::vector<std::vector<Value>> rows;
+  // Without a column list, fewer values than columns fill the first columns (the others
+  // take their defaults), as in PostgreSQL.
+  auto fill_first = [&](size_t width) {
+    if (insert.columns.empty() && width < targets.size()) targets.resize(width);
+  };
   if (insert.query) {
     QueryResult result = run_select_(*insert.query);
+    fill_first(result.columns.size());
     if (result.columns.size() != targets.size()) {
       throw SqlError(sqlstate::kSyntaxError,
                      result.columns.size() > targets.size()
@@ -246,6 +259,13 @@ QueryResult DmlExecutor::Insert(const parser::InsertStatement& insert, Transacti
   } else {
     planner::BindScope empty;
     planner::ExpressionBinder binder(&empty);
+    for (const auto& values : insert.values) {
+      if (values.size() != insert.values.front().size()) {
+        throw SqlError(sqlstate::kSyntaxError, "VALUES lists must all be the same length",
+                       values.empty() ? insert.position : values.front()->position);
+      }
+    }
+    if (!insert.values.empty()) fill_first(insert.values.front().size());
     for (const auto& values : insert.values) {
       if (values.size() != targets.size()) {
         throw SqlError(sqlstate::kSyntaxError,
@@ -376,6 +396,7 @@ QueryResult DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
     std::vector<Value> new_row = old_row;
     for (size_t a = 0; a < assignments.size(); ++a)
       new_row[assignments[a].first] = values[a].GetValue(r);
+    CheckColumns(object, &new_row, update.position);
     changed.emplace_back(std::move(old_row), std::move(new_row));
   }
   std::vector<std::vector<Value>> moved;  // New rows whose key changed: inserted last.
@@ -385,7 +406,6 @@ QueryResult DmlExecutor::Update(const parser::UpdateStatement& update, Transacti
     std::string old_key = table->KeyOf(old_row);
     std::string new_key = table->KeyOf(new_row);
     if (old_key == new_key) {
-      CheckNotNull(object, new_row, update.position);
       writes->overlay[new_key] = new_row;
       writes->changes.push_back({RowOp::kUpdateDelete, old_key, std::move(old_row)});
       writes->changes.push_back({RowOp::kUpdateInsert, new_key, std::move(new_row)});

@@ -5,6 +5,7 @@
 
 #include "common/jsonb.h"
 #include "common/sql_error.h"
+#include "common/utf8.h"
 #include "common/value_cast.h"
 #include "executor/bytea_jsonb_array_functions.h"
 #include "executor/scalar_functions.h"
@@ -278,12 +279,6 @@ Column Case(const BoundExpr& expr, const Chunk& chunk) {
   return out;
 }
 
-size_t Utf8Length(const std::string& text) {
-  size_t length = 0;
-  for (char c : text) length += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
-  return length;
-}
-
 std::string AsciiLower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -450,8 +445,12 @@ Column Evaluate(const BoundExpr& expr, const Chunk& chunk) {
       Column out(expr.type);
       out.Reserve(rows);
       DataType from = args[0].type;
-      for (size_t i = 0; i < rows; ++i)
-        out.AppendValue(CastValue(args[0].GetValue(i), from, expr.type));
+      // Only an explicit cast is to a varchar of a length (ExpressionBinder::Coerce drops it).
+      bool cut = expr.type.IsString() && expr.type.length > 0;
+      for (size_t i = 0; i < rows; ++i) {
+        Value value = CastValue(args[0].GetValue(i), from, expr.type);
+        out.AppendValue(cut ? CutToLength(value, expr.type) : value);
+      }
       return out;
     }
     case ScalarFunction::kConcat: {

@@ -52,6 +52,9 @@ explainableStatement
         (APPEND ONLY)? withClause?                                     #createTable
     | CREATE MATERIALIZED VIEW (IF NOT EXISTS)? qualifiedName AS query
         emitOnWindowClose?                                             #createMaterializedView
+    // Refused with a hint: Stave's views are materialized.
+    | CREATE VIEW qualifiedName (LPAREN identifier (COMMA identifier)* RPAREN)? AS query
+                                                                       #createView
     // As in RisingWave, a sink either reads an existing relation (FROM) or runs a query of its
     // own (AS); the options of the AS form come before the query, which would otherwise end it.
     | CREATE SINK (IF NOT EXISTS)? name=qualifiedName
@@ -363,7 +366,8 @@ predicate
     | NOT? BETWEEN lower=valueExpression AND upper=valueExpression       #between
     | NOT? IN LPAREN query RPAREN                                        #inSubquery
     | NOT? IN LPAREN expression (COMMA expression)* RPAREN               #inList
-    | NOT? op=(LIKE | ILIKE) pattern=valueExpression                     #like
+    | NOT? op=(LIKE | ILIKE) pattern=valueExpression
+        (ESCAPE escape=valueExpression)?                                 #like
     | regexOperator pattern=valueExpression collateClause?               #regexMatch
     | IS NOT? NULL_                                                      #nullPredicate
     ;
@@ -547,7 +551,7 @@ reserved
 // column-name keywords.
 nonReserved
     : ABORT | ALTER | APPEND | BACKUP | BEGIN | BY | CASCADE | CHARACTER | CHECKPOINT | CLOSE | COMMIT
-    | COMMITTED | DELETE | DOUBLE | DROP | EMIT | EXISTS | EXPLAIN | FILTER | FIRST | FORMAT | IF | INSERT
+    | COMMITTED | DELETE | DOUBLE | DROP | EMIT | ESCAPE | EXISTS | EXPLAIN | FILTER | FIRST | FORMAT | IF | INSERT
     | ISOLATION | KEY | LAST | LEVEL | LOCAL | LOGIN | MATERIALIZED | NOLOGIN | NULLS | OPERATOR | ORDINALITY | OVER
     | PARTITION | PASSWORD | PAUSE | PRECISION | READ
     | REPEATABLE | RESET | RESTRICT | RESUME | ROLE | ROLLBACK | ROW | ROWS | SERIALIZABLE
@@ -597,6 +601,7 @@ DOUBLE: D O U B L E;
 DROP: D R O P;
 ELSE: E L S E;
 EMIT: E M I T;
+ESCAPE: E S C A P E;
 END: E N D;
 EXCEPT: E X C E P T;
 EXISTS: E X I S T S;

@@ -226,6 +226,7 @@ struct LikeExpr : Expr {
   LikeExpr() : Expr(ExprKind::kLike) {}
   ExprPtr operand;
   ExprPtr pattern;
+  ExprPtr escape;  ///< `ESCAPE 'c'`; null: the backslash escapes.
   bool negated = false;
   bool case_insensitive = false;
 };

@@ -279,6 +279,13 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitCreateView(P::CreateViewContext* ctx) override {
+    throw SqlError(sqlstate::kFeatureNotSupported, "CREATE VIEW is not supported", PositionOf(ctx))
+        .WithHint(
+            "Stave's views are materialized and kept up to date as their inputs change: write "
+            "CREATE MATERIALIZED VIEW name AS query.");
+  }
+
   antlrcpp::Any visitCreateSink(P::CreateSinkContext* ctx) override {
     auto create = std::make_unique<CreateSinkStatement>();
     create->name = BuildQualifiedName(ctx->name);
@@ -635,6 +642,7 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     auto like = MakeNode<LikeExpr>(operand->position);
     like->operand = std::move(operand);
     like->pattern = BuildExpr(ctx->pattern);
+    if (ctx->escape) like->escape = BuildExpr(ctx->escape);
     like->negated = ctx->NOT() != nullptr;
     like->case_insensitive = ctx->op->getType() == P::ILIKE;
     expr_ = std::move(like);

@@ -11,6 +11,7 @@
 #include "common/decimal.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/utf8.h"
 #include "common/value_cast.h"
 #include "common/version.h"
 #include "planner/subquery_binder.h"
@@ -155,11 +156,57 @@ DataType CommonType(const std::vector<BoundExprPtr>& args, std::string_view what
 
 namespace {
 
-// `expr` as text: strings as they are, untyped literals parsed as text, other types cast.
+// `expr` as its type's output text (concat's "any" arguments): strings as they are, untyped
+// literals parsed as text, booleans as t and f (a cast would say true and false), other
+// types cast.
 BoundExprPtr AsText(BoundExprPtr expr, int position) {
   if (expr->type.IsString()) return expr;
   if (IsUntypedLiteral(expr)) return ExpressionBinder::Coerce(expr, TypeId::kVarchar, position);
+  if (expr->type.id == TypeId::kBoolean) {
+    auto text = [](const char* value) {
+      return BoundExpr::MakeConstant(Value::String(value), TypeId::kVarchar);
+    };
+    BoundExprPtr is_false = BoundExpr::MakeFunction(ScalarFunction::kNot, TypeId::kBoolean, {expr});
+    return BoundExpr::MakeFunction(ScalarFunction::kCase, TypeId::kVarchar,
+                                   {expr, text("t"), is_false, text("f"),
+                                    BoundExpr::MakeConstant(Value::Null(), TypeId::kVarchar)});
+  }
   return BoundExpr::MakeFunction(ScalarFunction::kCast, TypeId::kVarchar, {expr});
+}
+
+// `pattern` with `ESCAPE escape` rewritten for the LIKE evaluator, whose escape is the
+// backslash (PostgreSQL's default): the escape character's escapes become backslashes, and
+// other backslashes become literal ones. An empty escape turns escaping off. Both must be
+// constants (0A000 otherwise); an escape of more than one character is 22025, as in
+// PostgreSQL.
+BoundExprPtr WithBackslashEscape(const BoundExprPtr& pattern, const BoundExprPtr& escape,
+                                 const parser::LikeExpr& like) {
+  if (escape->kind != BoundExpr::Kind::kConstant || pattern->kind != BoundExpr::Kind::kConstant) {
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "LIKE ... ESCAPE needs a constant pattern and escape character",
+                   like.escape->position);
+  }
+  if (escape->constant.is_null() || pattern->constant.is_null()) {
+    return BoundExpr::MakeConstant(Value::Null(), TypeId::kVarchar);
+  }
+  std::string_view character = escape->constant.string_value();
+  if (Utf8Length(character) > 1) {
+    throw SqlError("22025", "invalid escape string", like.escape->position)
+        .WithHint("Escape string must be empty or one character.");
+  }
+  std::string_view text = pattern->constant.string_value();
+  std::string rewritten;
+  for (size_t i = 0; i < text.size();) {
+    if (!character.empty() && text.compare(i, character.size(), character) == 0) {
+      rewritten += '\\';
+      i += character.size();
+      if (i < text.size()) rewritten += text[i++];
+      continue;
+    }
+    if (text[i] == '\\') rewritten += '\\';
+    rewritten += text[i++];
+  }
+  return BoundExpr::MakeConstant(Value::String(std::move(rewritten)), TypeId::kVarchar);
 }
 
 [[noreturn]] void ThrowNoOperator(std::string_view op, DataType left, DataType right,
@@ -293,6 +340,24 @@ DataType ResolveType(const parser::TypeName& type) {
                      type.position);
     }
     return DataType::Numeric(static_cast<int16_t>(precision), static_cast<int16_t>(scale));
+  }
+  if (resolved->IsString() && !type.modifiers.empty() && name != "text") {
+    // PostgreSQL's varchar typmod checks (anychar_typmodin), with its messages.
+    constexpr int64_t kMaxLength = 10485760;
+    if (type.modifiers.size() > 1) {
+      throw SqlError(sqlstate::kInvalidParameterValue, "invalid type modifier", type.position);
+    }
+    int64_t length = type.modifiers[0];
+    if (length < 1) {
+      throw SqlError(sqlstate::kInvalidParameterValue, "length for type varchar must be at least 1",
+                     type.position);
+    }
+    if (length > kMaxLength) {
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("length for type varchar cannot exceed {}", kMaxLength),
+                     type.position);
+    }
+    return DataType::Varchar(static_cast<int32_t>(length));
   }
   return *resolved;
 }
@@ -513,6 +578,7 @@ BoundExprPtr ExpressionBinder::Bind(const Expr& expr) {
         ThrowNoOperator(like.case_insensitive ? "~~*" : "~~", operand->type, pattern->type,
                         like.position);
       }
+      if (like.escape) pattern = WithBackslashEscape(pattern, Bind(*like.escape), like);
       BoundExprPtr match = BoundExpr::MakeFunction(
           like.case_insensitive ? ScalarFunction::kILike : ScalarFunction::kLike, TypeId::kBoolean,
           {operand, pattern});
@@ -541,6 +607,8 @@ BoundExprPtr ExpressionBinder::BindPredicate(const Expr& expr, std::string_view 
 }
 
 BoundExprPtr ExpressionBinder::Coerce(BoundExprPtr expr, DataType target, int position) {
+  // Only an explicit cast cuts text to a varchar's length; a table checks it on writes.
+  target.length = 0;
   if (expr->type == target) return expr;
   if (expr->parameter != nullptr && expr->parameter->type.id == TypeId::kUnknown) {
     // As PostgreSQL does, an untyped parameter takes the type its context asks for first.
@@ -1111,7 +1179,8 @@ BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
       throw error.WithPositionIfUnset(expr.operand->position);
     }
   }
-  if (operand->type == target) return operand;
+  // To varchar(n), even from varchar: the cast keeps the first n characters.
+  if (operand->type == target && !(target.IsString() && target.length > 0)) return operand;
   if (!CanCast(operand->type, target)) {
     throw SqlError("42846",
                    fmt::format("cannot cast type {} to {}", operand->type.Name(), target.Name()),
@@ -1121,7 +1190,8 @@ BoundExprPtr ExpressionBinder::BindCast(const parser::CastExpr& expr) {
     try {
       DataType from =
           operand->type.id == TypeId::kUnknown ? DataType(TypeId::kVarchar) : operand->type;
-      return BoundExpr::MakeConstant(CastValue(operand->constant, from, target), target);
+      return BoundExpr::MakeConstant(
+          CutToLength(CastValue(operand->constant, from, target), target), target);
     } catch (SqlError& error) {
       throw error.WithPositionIfUnset(expr.operand->position);
     }

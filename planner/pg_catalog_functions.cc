@@ -480,10 +480,19 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
     BoundExprPtr numeric_name = concat(
         concat(concat(concat(Text("numeric("), as_text(precision)), Text(",")), as_text(scale)),
         Text(")"));
+    // varchar's typmod holds its length + 4.
+    BoundExprPtr varchar_with_typmod = BoundExpr::MakeFunction(
+        ScalarFunction::kAnd, TypeId::kBoolean,
+        {BoundExpr::MakeFunction(ScalarFunction::kEqual, TypeId::kBoolean,
+                                 {type, number(DataType(TypeId::kVarchar).Oid())}),
+         BoundExpr::MakeFunction(ScalarFunction::kGreater, TypeId::kBoolean, {typmod, number(4)})});
+    BoundExprPtr varchar_name =
+        concat(concat(Text("character varying("), as_text(packed)), Text(")"));
     // PostgreSQL prints "???" for an OID that names no type, and NULL for a NULL OID.
-    return NullIfNull(type, BoundExpr::MakeFunction(ScalarFunction::kCase, TypeId::kVarchar,
-                                                    {numeric_with_typmod, numeric_name,
-                                                     CaseByOid(type, TypeNames(), Text("???"))}));
+    return NullIfNull(
+        type, BoundExpr::MakeFunction(ScalarFunction::kCase, TypeId::kVarchar,
+                                      {numeric_with_typmod, numeric_name, varchar_with_typmod,
+                                       varchar_name, CaseByOid(type, TypeNames(), Text("???"))}));
   }
   if (name == "pg_get_indexdef" || name == "pg_get_constraintdef" || name == "pg_get_viewdef") {
     expect(1, 3);

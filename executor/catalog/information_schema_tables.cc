@@ -132,29 +132,18 @@ std::vector<planner::SystemTable> InformationSchemaTables(const planner::Catalog
             DataType type = column.type;
             bool numeric = type.IsNumeric();
             rows.push_back(
-                {Text(kDatabaseName),
-                 Text(relation.schema),
-                 Text(relation.name),
-                 Text(column.name),
-                 Value::Int(static_cast<int64_t>(i) + 1),
-                 Value::Null(),
-                 YesNo(!column.not_null),
+                {Text(kDatabaseName), Text(relation.schema), Text(relation.name), Text(column.name),
+                 Value::Int(static_cast<int64_t>(i) + 1), Value::Null(), YesNo(!column.not_null),
                  Text(StandardTypeName(type)),
-                 Value::Null(),
-                 Value::Null(),
+                 // varchar(n): n characters of at most 4 bytes in UTF-8.
+                 type.length > 0 ? Value::Int(type.length) : Value::Null(),
+                 type.length > 0 ? Value::Int(int64_t{4} * type.length) : Value::Null(),
                  numeric && type.precision > 0 ? Value::Int(type.precision) : Value::Null(),
                  numeric ? Value::Int(type.IsDecimal() ? 10 : 2) : Value::Null(),
                  type.IsDecimal() && type.precision > 0 ? Value::Int(type.scale) : Value::Null(),
-                 Value::Null(),
-                 Value::Null(),
-                 Value::Null(),
-                 Text(kDatabaseName),
-                 Text("pg_catalog"),
-                 Text(UdtName(type)),
-                 YesNo(false),
-                 Text("NEVER"),
-                 Value::Null(),
-                 YesNo(relation.object && relation.kind == 'r')});
+                 Value::Null(), Value::Null(), Value::Null(), Text(kDatabaseName),
+                 Text("pg_catalog"), Text(UdtName(type)), YesNo(false), Text("NEVER"),
+                 Value::Null(), YesNo(relation.object && relation.kind == 'r')});
           }
         }
         return rows;

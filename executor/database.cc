@@ -209,7 +209,8 @@ void Database::RegisterSystemTables() {
   checkpoints.columns = {{"epoch", TypeId::kInt64},
                          {"started_at", TypeId::kVarchar},
                          {"duration_ms", TypeId::kFloat64},
-                         {"bytes", TypeId::kInt64}};
+                         {"bytes", TypeId::kInt64},
+                         {"state", TypeId::kVarchar}};
   checkpoints.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const CheckpointRecord& record : engine_->CheckpointHistory()) {
@@ -218,7 +219,8 @@ void Database::RegisterSystemTables() {
                           "{:%Y-%m-%d %H:%M:%S}",
                           fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)))),
                       Value::Double(static_cast<double>(record.duration.count()) / 1000.0),
-                      Value::Int(static_cast<int64_t>(record.bytes))});
+                      Value::Int(static_cast<int64_t>(record.bytes)),
+                      Value::String(std::string(CheckpointRecord::kState))});
     }
     return rows;
   };
@@ -381,9 +383,9 @@ void Database::Recover(JobSet* jobs) {
         catalog_.Add(object);
         jobs->emplace(id, std::move(job));
       } else if (statement.kind == parser::StatementKind::kCreateSink) {
-        PlannedSink planned = PlanSink(static_cast<const parser::CreateSinkStatement&>(statement),
-                                       id, entry->parallelism, SinkPlanning::kRecover,
-                                       entry->plan_version);
+        PlannedSink planned =
+            PlanSink(static_cast<const parser::CreateSinkStatement&>(statement), id,
+                     entry->parallelism, SinkPlanning::kRecover, entry->plan_version);
         catalog_.Add(planned.object);
         jobs->emplace(id, std::move(planned.job));
         std::lock_guard lock(sinks_mutex_);
@@ -594,9 +596,8 @@ planner::CatalogObjectPtr Database::PlanTable(const parser::CreateTableStatement
 std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
     const parser::CreateMaterializedViewStatement& create, uint32_t id, uint32_t parallelism,
     uint32_t plan_version) {
-  planner::BoundQuery query = planner::BindQuery(*create.query, catalog_,
-                                                 planner::QueryPurpose::kMaterializedView,
-                                                 plan_version);
+  planner::BoundQuery query = planner::BindQuery(
+      *create.query, catalog_, planner::QueryPurpose::kMaterializedView, plan_version);
   auto object = std::make_shared<planner::CatalogObject>();
   object->id = id;
   object->type = planner::ObjectType::kMaterializedView;
@@ -674,8 +675,8 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
     select_all.position = create.from_position;
     select = &select_all;
   }
-  planner::BoundQuery query = planner::BindQuery(
-      *select, catalog_, planner::QueryPurpose::kMaterializedView, plan_version);
+  planner::BoundQuery query =
+      planner::BindQuery(*select, catalog_, planner::QueryPurpose::kMaterializedView, plan_version);
   for (size_t i = 0; i < query.visible_columns; ++i)
     object->columns.push_back(query.root->output[i]);
   for (const auto& input : query.inputs) object->depends_on.push_back(input->id);

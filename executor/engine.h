@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct CheckpointRecord {
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds duration{0};  ///< From the barrier to the synced commit.
   uint64_t bytes = 0;                     ///< Size of the epoch's write batch.
+
+  /// What the admin API and stave_catalog.checkpoints show as its state: the history holds
+  /// committed checkpoints only.
+  static constexpr std::string_view kState = "committed";
 };
 
 /// The running jobs, by view id. Changed only on the coordinator thread.

@@ -279,7 +279,7 @@ http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
          {"started_ms", started_ms},
          {"duration_ms", static_cast<double>(record.duration.count()) / 1000.0},
          {"bytes", record.bytes},
-         {"state", "committed"}});
+         {"state", executor::CheckpointRecord::kState}});
   }
   return JsonResponse(200, json{{"committed_epoch", database->store().committed_epoch()},
                                 {"interval_ms", database->engine()->checkpoint_interval().count()},

@@ -69,6 +69,7 @@ SourceReader::PollStatus WatermarkReader::Poll(size_t max_rows, Chunk* chunk,
   PollStatus status = inner_->Poll(max_rows, chunk, wake_at);
   Clock::time_point now = Clock::now();
   UpdateSplits(now);
+  row_splits_.clear();
   if (status == PollStatus::kData && !chunk->empty()) {
     Column candidates = Evaluate(*expression_, *chunk);
     const Column& event_time = chunk->columns[event_time_column_];
@@ -92,6 +93,10 @@ SourceReader::PollStatus WatermarkReader::Poll(size_t max_rows, Chunk* chunk,
         split.watermark = std::max(split.watermark, candidates.ints[row]);
     }
     if (any_late) *chunk = chunk->Select(keep);
+    if (!row_splits.empty()) {
+      for (size_t row = 0; row < keep.size(); ++row)
+        if (keep[row]) row_splits_.push_back(row_splits[row]);
+    }
   }
   // Also when no row came: a split may have fallen idle. Wake then to look again.
   Clock::time_point next_idle = Advance(now);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "executor/connectors/source_reader.h"
 #include "planner/bound_expression.h"
@@ -45,6 +47,18 @@ class WatermarkReader : public SourceReader {
   std::optional<int64_t> TakeWatermark() override;
   uint64_t late_rows() const override { return late_rows_; }
 
+  // What the wrapped reader knows of itself, unchanged by the watermark: its log, bytes,
+  // backfill, splits and lag. Lag() and backfill() stay thread-safe: inner_ never changes.
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override {
+    return inner_->RetainedLog();
+  }
+  std::optional<uint64_t> payload_bytes() const override { return inner_->payload_bytes(); }
+  std::optional<BackfillStatus> backfill() const override { return inner_->backfill(); }
+  std::vector<int32_t> Splits() const override { return inner_->Splits(); }
+  std::vector<std::pair<int32_t, int64_t>> Lag() const override { return inner_->Lag(); }
+  /// The splits of the rows of the last Poll that were not late, in order.
+  const std::vector<int32_t>& RowSplits() const override { return row_splits_; }
+
   /// What a recorded position holds, for stave_catalog.sources.
   struct DecodedPosition {
     int64_t watermark = INT64_MIN;
@@ -75,6 +89,7 @@ class WatermarkReader : public SourceReader {
   int64_t watermark_ = INT64_MIN;
   int64_t watermark_told_ = INT64_MIN;  // The last watermark TakeWatermark returned.
   uint64_t late_rows_ = 0;
+  std::vector<int32_t> row_splits_;  // The inner reader's, less the late rows'.
 };
 
 }  // namespace stave::executor

@@ -4,11 +4,12 @@ A datagen stream, a view and sinks (a PostgreSQL sink whose URL holds a password
 real PostgreSQL server, and a blackhole sink), then: /healthz and /readyz; the JSON API
 (/api/v1/jobs with each job's dataflow graph and growing counters, /api/v1/checkpoints,
 POST /api/v1/checkpoints returning a committed epoch, /api/v1/sinks, /api/v1/sources); the same
-facts in SQL (stave_catalog.jobs and .operators, SHOW JOBS, SHOW CHECKPOINTS); /metrics parsed
-line by line as Prometheus' text format, with its naming conventions; the bearer token (401
-without it, 200 with it); failpoints over HTTP only with --enable-failpoints; the admin port
-refusing to listen beyond loopback without a token; and the password never showing in the API,
-the metrics, SHOW, EXPLAIN, the system tables or the log.
+facts in SQL (stave_catalog.jobs and .operators, stave_catalog.checkpoints against the API's
+history, SHOW JOBS, SHOW CHECKPOINTS); /metrics parsed line by line as Prometheus' text format,
+with its naming conventions; the bearer token (401 without it, 200 with it); failpoints over HTTP
+only with --enable-failpoints; the admin port refusing to listen beyond loopback without a token;
+and the password never showing in the API, the metrics, SHOW, EXPLAIN, the system tables or the
+log.
 
   admin_api_test.py --staved PATH
 """
@@ -207,6 +208,25 @@ def test_pipeline(binary, postgres):
         check(rows == ["t"], "rows_in of parity: %r" % rows)
         show = server.psql("SHOW JOBS").stdout
         check("parity_out|sink|running" in show, "SHOW JOBS: " + show)
+        # stave_catalog.checkpoints holds the API's history: each epoch in both (checkpoints
+        # go on between the two reads) with the same start (to the second), duration, bytes
+        # and state.
+        table = {}
+        for row in server.rows("SELECT epoch, started_at, duration_ms, bytes, state "
+                               "FROM stave_catalog.checkpoints"):
+            e, started_at, duration, size, state = row.split("|")
+            table[int(e)] = (started_at, float(duration), int(size), state)
+        history = {c["epoch"]: c for c in get_json(server, "/api/v1/checkpoints")["checkpoints"]}
+        both = sorted(set(table) & set(history))
+        check(epoch in both and len(both) >= len(history) - 5,
+              "stave_catalog.checkpoints %r against the API's %r" % (sorted(table), sorted(history)))
+        for e in both:
+            c = history[e]
+            expected = (c["started"][:19].replace("T", " "), c["duration_ms"], c["bytes"], c["state"])
+            started_at, duration, size, state = table[e]
+            check((started_at, size, state) == (expected[0], expected[2], expected[3]) and
+                  abs(duration - expected[1]) < 0.0005,  # Microseconds, in ms.
+                  "epoch %d: stave_catalog.checkpoints %r, API %r" % (e, table[e], c))
         show = server.rows("SHOW CHECKPOINTS")
         check(show and int(show[0].split("|")[0]) >= epoch, "SHOW CHECKPOINTS: %r" % show[:3])
         check(int(show[0].split("|")[0]) > int(show[-1].split("|")[0]), "newest first: %r" % show[:3])

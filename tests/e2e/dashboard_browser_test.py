@@ -1,12 +1,17 @@
 """The admin dashboard in a real browser: headless Chromium loads the page from a running staved
 with a live pipeline, runs its script (which polls the JSON API) and renders; the test checks the
 rendered DOM (each job's dataflow graph with its nodes and edges, the checkpoint chart's bars,
-the rate chart's lines, the sinks table) and saves a screenshot.
+the rate chart's lines, the sinks and sources tables, the lag chart) and saves a screenshot.
+
+A datagen source reports no lag: the lag chart says so. With --tool (stave-kafka-dev, librdkafka's
+mock cluster), a Kafka stream with a WATERMARK is added next, and the lag chart draws its line.
 
 Skips (exit 77) when Chromium is not installed (tools/install-deps.sh --tests installs it).
 
-  dashboard_browser_test.py --staved PATH [--screenshot FILE]
+  dashboard_browser_test.py --staved PATH [--tool PATH] [--screenshot FILE]
 """
+
+import json
 
 import argparse
 import os
@@ -44,6 +49,7 @@ def count(pattern, text):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--staved", required=True)
+    parser.add_argument("--tool", help="stave-kafka-dev, for a Kafka source")
     parser.add_argument("--screenshot", default="dashboard.png")
     args = parser.parse_args()
     chromium = find_chromium()
@@ -53,6 +59,7 @@ def main():
 
     server = Staved(args.staved)
     profile = tempfile.mkdtemp(prefix="stave-chromium-")
+    cluster = None
     server.start()
     try:
         server.psql("""CREATE STREAM clicks (id BIGINT, page VARCHAR) WITH (connector = 'datagen',
@@ -84,6 +91,43 @@ def main():
         check(count(r'<polyline class="rate-line"', dom) == 2, "one rate line per job")
         check(re.search(r"<td>clicks_out</td><td>blackhole</td>", dom), "the sinks table")
         check("committed epoch" in dom, "the committed epoch in the header")
+        sources = re.search(r'<table id="sources">.*?<tbody>(.*?)</tbody>', dom, re.S)
+        check(sources and re.search(r"<tr><td>clicks</td><td>datagen</td><td>per_page</td>",
+                                    sources.group(1)), "the sources table:\n" + dom[-4000:])
+        lag_chart = re.search(r'<svg id="lag-chart"[^>]*>(.*?)</svg>', dom, re.S)
+        check(lag_chart is not None, "no lag chart")
+        check(count(r"<polyline", lag_chart.group(1)) == 0 and
+              "no lag reported" in lag_chart.group(1), "datagen reports no lag: " + lag_chart.group(1))
+
+        if args.tool:
+            # A Kafka stream with event time over two partitions: the chart draws its lag.
+            from kafka_harness import KafkaCluster
+            cluster = KafkaCluster(args.tool, brokers=1, topics=["visits_in:2"])
+            cluster.start()
+            for partition in (0, 1):
+                cluster.produce("visits_in", [json.dumps({"id": i, "ts": 1000 * i})
+                                              for i in range(200)], partition=partition)
+            server.psql("CREATE STREAM visits (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - 1000) "
+                        "WITH (connector = 'kafka', topic = 'visits_in', "
+                        "properties.bootstrap.server = '%s') FORMAT JSON" % cluster.bootstrap)
+            server.psql("CREATE MATERIALIZED VIEW visit_count AS SELECT count(*) AS n FROM visits")
+            server.wait_for("SELECT n FROM visit_count", ["400"], timeout=60)
+            server.wait_for("SELECT lag FROM stave_catalog.sources WHERE reader = 'visit_count'",
+                            ["0:0,1:0"], timeout=60)
+            result = run_chromium(chromium, profile, "--dump-dom", url)
+            dom = result.stdout
+            check('data-rendered="true"' in dom, "the page did not render:\n" + dom[:4000])
+            lag_chart = re.search(r'<svg id="lag-chart"[^>]*>(.*?)</svg>', dom, re.S)
+            check(lag_chart is not None, "no lag chart")
+            lines = re.findall(r'<polyline class="lag-line"[^>]*data-source="([^"]*)"',
+                               lag_chart.group(1))
+            check(lines == ["visit_count: stream visits"], "lag lines: %r" % lines)
+            check("no lag reported" not in lag_chart.group(1), "a lag line and 'no lag reported'")
+            legend = re.search(r'<div id="lag-legend"[^>]*>(.*?)</div>', dom, re.S)
+            check(legend and "visit_count: stream visits: 0 records behind" in legend.group(1),
+                  "the lag legend: %r" % (legend and legend.group(1)))
+            check(re.search(r"<tr><td>visits</td><td>kafka</td><td>visit_count</td>(<td>[^<]*</td>)"
+                            r"<td>0:0,1:0</td>", dom), "the sources table's lag:\n" + dom[-4000:])
 
         screenshot = os.path.abspath(args.screenshot)
         if os.path.exists(screenshot):
@@ -95,6 +139,8 @@ def main():
     finally:
         server.stop()
         server.cleanup()
+        if cluster is not None:
+            cluster.cleanup()
         shutil.rmtree(profile, ignore_errors=True)
 
 

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -108,6 +109,52 @@ def final_values(records):
         seen_n[key] = row["n"]
         last[key] = (row["n"], row["total"])
     return last, ordered
+
+
+def metric_samples(metrics, name):
+    """{labels text: value} of the samples of one metric in a Prometheus text exposition."""
+    samples = {}
+    for line in metrics.splitlines():
+        match = re.match(r"^%s(\{[^}]*\})? (\S+)$" % re.escape(name), line)
+        if match:
+            samples[match.group(1) or ""] = float(match.group(2))
+    return samples
+
+
+def check_watermarked_stream_reports(server, payload_bytes):
+    """A stream with a WATERMARK (clicks, over partitions 0 and 1 of clicks_in, read by view
+    clicks_10s) reports what its Kafka reader knows: the lag per partition in
+    stave_catalog.sources, /api/v1/jobs and /metrics, and its records' payload bytes."""
+    deadline = time.time() + CATCH_UP_SECONDS
+    while True:
+        rows = server.rows("SELECT coalesce(lag, '') FROM stave_catalog.sources "
+                           "WHERE reader = 'clicks_10s'")
+        lag = dict(part.split(":") for part in rows[0].split(",") if part) if rows else {}
+        if lag.get("0") == "0" and lag.get("1") == "0":
+            break  # Caught up with both partitions that have records.
+        check(time.time() < deadline, "stave_catalog.sources lag of clicks_10s: %r" % rows)
+        time.sleep(0.2)
+    status, body = server.http("/api/v1/jobs")
+    check(status == 200, "/api/v1/jobs: %d" % status)
+    job = [j for j in json.loads(body)["jobs"] if j["name"] == "clicks_10s"]
+    check(job, "no job clicks_10s in /api/v1/jobs")
+    node_lag = {entry["partition"]: entry["records"] for entry in job[0]["nodes"][0]["lag"]}
+    check(node_lag.get(0) == 0 and node_lag.get(1) == 0, "lag in /api/v1/jobs: %r" % node_lag)
+    while True:
+        status, metrics = server.http("/metrics")
+        check(status == 200, "/metrics: %d" % status)
+        lag = {labels: value for labels, value in
+               metric_samples(metrics, "stave_source_lag_records").items()
+               if 'job="clicks_10s"' in labels and 'source="stream clicks"' in labels}
+        read = metric_samples(metrics, "stave_stream_read_bytes_total").get('{stream="clicks"}')
+        partitions = sorted(re.search(r'partition="(\d+)"', labels).group(1) for labels in lag)
+        # The records' payloads as received, not an estimate from the decoded rows.
+        if read == payload_bytes and {"0", "1"} <= set(partitions):
+            break
+        check(time.time() < deadline, "clicks in /metrics: lag %r, %r bytes read of %d" %
+              (lag, read, payload_bytes))
+        time.sleep(0.2)
+    check(all(value == 0 for value in lag.values()), "stave_source_lag_records: %r" % lag)
 
 
 def real_broker_exactly_once(args, bootstrap):
@@ -232,10 +279,12 @@ def main():
         # nothing; the stream's watermark is the slowest active partition's, and a partition
         # idle for 'scan.watermark.idle-timeout' stops holding it back (here the empty one).
         cluster.create_topic("clicks_in", 3)
-        cluster.produce("clicks_in", [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30)],
-                        partition=0)
-        cluster.produce("clicks_in", [json.dumps({"id": 100 + i, "ts": 500 * i}) for i in range(20)]
-                        + [json.dumps({"id": 999, "ts": 100})], partition=1)  # The last is late.
+        clicks = [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30)]
+        cluster.produce("clicks_in", clicks, partition=0)
+        late = [json.dumps({"id": 100 + i, "ts": 500 * i}) for i in range(20)] + \
+            [json.dumps({"id": 999, "ts": 100})]  # The last is late.
+        cluster.produce("clicks_in", late, partition=1)
+        clicks += late
         server.psql("CREATE STREAM clicks (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - 1000) "
                     "WITH (connector='kafka', topic='clicks_in', properties.bootstrap.server='%s', "
                     "'scan.watermark.idle-timeout'='3000') FORMAT JSON" % bootstrap)
@@ -247,12 +296,14 @@ def main():
         # pass while the brokers still hand out partition 1's first records would make them
         # late: an idle partition's rows below the stream's watermark are.)
         time.sleep(4)
-        cluster.produce("clicks_in", [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30, 50)],
-                        partition=0)
+        more = [json.dumps({"id": i, "ts": 1000 * i}) for i in range(30, 50)]
+        cluster.produce("clicks_in", more, partition=0)
+        clicks += more
         server.wait_for("SELECT window_start, n FROM clicks_10s ORDER BY window_start",
                         ["0|30", "10000|10", "20000|10", "30000|10"], timeout=CATCH_UP_SECONDS)
         server.wait_for("SELECT watermark FROM stave_catalog.sources WHERE stream = 'clicks'",
                         ["48000"], timeout=CATCH_UP_SECONDS)
+        check_watermarked_stream_reports(server, payload_bytes=sum(len(c) for c in clicks))
         bad = server.psql("CREATE STREAM nope (id BIGINT) WITH (connector='kafka', topic='events', "
                           "properties.bootstrap.server='%s', 'scan.watermark.idle-timeout'='300')"
                           % bootstrap, check=False)

@@ -196,5 +196,50 @@ TEST(WatermarkReaderTest, AnIdleSplitStopsHoldingTheWatermarkBack) {
   EXPECT_EQ(reader.late_rows(), 1u);
 }
 
+// Reports something for every query a reader answers about itself, as a Kafka reader (lag,
+// payload bytes) or a log reader (retained log, backfill) does.
+class ReportingReader : public SplitReader {
+ public:
+  using SplitReader::SplitReader;
+  std::optional<std::pair<uint32_t, uint64_t>> RetainedLog() const override {
+    return std::make_pair(7u, uint64_t{42});
+  }
+  std::optional<uint64_t> payload_bytes() const override { return 1234; }
+  std::optional<BackfillStatus> backfill() const override {
+    BackfillStatus status;
+    status.state = BackfillStatus::State::kRunning;
+    status.rows_done = 5;
+    return status;
+  }
+  std::vector<std::pair<int32_t, int64_t>> Lag() const override { return {{0, 3}, {1, 9}}; }
+  uint64_t bad_records() const override { return 4; }
+};
+
+TEST(WatermarkReaderTest, ForwardsWhatTheWrappedReaderReportsOfItself) {
+  WatermarkReader reader(std::make_unique<ReportingReader>(SplitChunks{
+                             {{0, 100}, {1, 100}, {0, 200}}, {{1, 50}, {0, 300}, {1, 120}}}),
+                         0, TenBehind());
+  EXPECT_EQ(reader.RetainedLog(), std::make_optional(std::make_pair(7u, uint64_t{42})));
+  EXPECT_EQ(reader.payload_bytes(), std::optional<uint64_t>(1234));
+  std::optional<BackfillStatus> backfill = reader.backfill();
+  ASSERT_TRUE(backfill);
+  EXPECT_EQ(backfill->state, BackfillStatus::State::kRunning);
+  EXPECT_EQ(backfill->rows_done, 5u);
+  EXPECT_EQ(reader.Splits(), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(reader.Lag(), (std::vector<std::pair<int32_t, int64_t>>{{0, 3}, {1, 9}}));
+  EXPECT_EQ(reader.bad_records(), 4u);
+
+  // The splits of the rows that pass, in step with the chunk after late rows leave it.
+  Chunk chunk;
+  auto wake = std::chrono::steady_clock::time_point::max();
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(reader.RowSplits(), (std::vector<int32_t>{0, 1, 0}));
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kData);
+  EXPECT_EQ(Times(chunk), (std::vector<int64_t>{300, 120}));  // 50 is below split 1's 90.
+  EXPECT_EQ(reader.RowSplits(), (std::vector<int32_t>{0, 1}));
+  ASSERT_EQ(reader.Poll(1024, &chunk, &wake), SourceReader::PollStatus::kIdle);
+  EXPECT_TRUE(reader.RowSplits().empty());
+}
+
 }  // namespace
 }  // namespace stave::executor

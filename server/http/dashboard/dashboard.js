@@ -1,5 +1,5 @@
 // The dashboard: polls the JSON API every two seconds and draws each job's dataflow graph,
-// the rows per second of each job and the checkpoint timeline as plain SVG.
+// the rows per second of each job, the sources' lag and the checkpoint timeline as plain SVG.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
@@ -7,6 +7,7 @@
   var HISTORY = 60;  // Samples kept per rate line.
   var COLORS = ["#3f6fd8", "#2e8b57", "#d93025", "#f29900", "#8e44ad", "#00838f"];
   var rateHistory = {};  // Job name -> [rows per second].
+  var lagHistory = {};  // "job: source" -> [records behind, over its partitions].
   var token = sessionStorage.getItem("stave-admin-token") || "";
 
   function el(tag, attrs, text) {
@@ -139,32 +140,66 @@
     for (var name in rateHistory) {
       if (!jobs.some(function (job) { return job.name === name; })) delete rateHistory[name];
     }
+    // Lag: only sources that report it (Kafka); a source of another kind has none.
+    var reported = {};
+    jobs.forEach(function (job) {
+      job.nodes.forEach(function (node) {
+        if (node.kind !== "source" || !node.lag || node.lag.length === 0) return;
+        var key = job.name + ": " + node.label, behind = 0;
+        node.lag.forEach(function (partition) { behind += partition.records; });
+        reported[key] = true;
+        var history = lagHistory[key] = lagHistory[key] || [];
+        history.push(behind);
+        if (history.length > HISTORY) history.shift();
+      });
+    });
+    for (name in lagHistory) {
+      if (!reported[name]) delete lagHistory[name];
+    }
   }
 
-  function drawRates() {
-    var svg = document.getElementById("rate-chart"), legend = document.getElementById("rate-legend");
+  // One line per series of `histories` (name -> values, newest last) over the last HISTORY
+  // samples, scaled to the highest value; `unit` labels the axis.
+  function drawLines(svg, legend, histories, unit, lineClass, dataName) {
     clear(svg);
     clear(legend);
     var max = 1;
-    for (var name in rateHistory) {
-      rateHistory[name].forEach(function (value) { max = Math.max(max, value); });
+    for (var name in histories) {
+      histories[name].forEach(function (value) { max = Math.max(max, value); });
     }
     svg.appendChild(el("line", { "class": "axis", x1: 0, y1: 150, x2: 600, y2: 150 }));
-    svg.appendChild(el("text", { "class": "axis-label", x: 4, y: 12 }, number(max) + " rows/s"));
+    svg.appendChild(el("text", { "class": "axis-label", x: 4, y: 12 }, number(max) + " " + unit));
     var index = 0;
-    for (name in rateHistory) {
+    for (name in histories) {
       var color = COLORS[index++ % COLORS.length];
-      var points = rateHistory[name].map(function (value, i) {
+      var points = histories[name].map(function (value, i) {
         return (i * 600 / (HISTORY - 1)).toFixed(1) + "," + (150 - value / max * 135).toFixed(1);
       });
-      svg.appendChild(el("polyline", { "class": "rate-line", "data-job": name, fill: "none",
-                                       stroke: color, "stroke-width": 2,
-                                       points: points.join(" ") }));
+      var attrs = { "class": lineClass, fill: "none", stroke: color, "stroke-width": 2,
+                    points: points.join(" ") };
+      attrs[dataName] = name;
+      svg.appendChild(el("polyline", attrs));
       var entry = document.createElement("span");
       entry.style.color = color;
-      var values = rateHistory[name];
-      entry.textContent = name + ": " + number(values[values.length - 1]) + "/s";
+      var values = histories[name];
+      entry.textContent = name + ": " + number(values[values.length - 1]) + " " + unit;
       legend.appendChild(entry);
+    }
+    return index;
+  }
+
+  function drawRates() {
+    drawLines(document.getElementById("rate-chart"), document.getElementById("rate-legend"),
+              rateHistory, "rows/s", "rate-line", "data-job");
+  }
+
+  function drawLag() {
+    var svg = document.getElementById("lag-chart");
+    var lines = drawLines(svg, document.getElementById("lag-legend"), lagHistory, "records behind",
+                          "lag-line", "data-source");
+    if (lines === 0) {
+      svg.appendChild(el("text", { "class": "no-data", x: 300, y: 85, "text-anchor": "middle" },
+                         "no lag reported"));
     }
   }
 
@@ -213,6 +248,7 @@
       .then(function (results) {
         drawJobs(results[0].jobs);
         drawRates();
+        drawLag();
         drawCheckpoints(results[1]);
         fillTable("sinks", results[2].sinks, function (s) {
           return [s.name, s.connector, s.target, s.derived_delivery, s.state, s.committed_epoch,

@@ -294,37 +294,60 @@ void Database::RegisterSystemTables() {
                      {"late_rows", TypeId::kInt64},   {"lag", TypeId::kVarchar},
                      {"lost_records", TypeId::kInt64}};
   sources.rows = [this] {
-    // Live lag per partition (Kafka) of each job's first source, as "partition:records,...".
-    std::map<uint32_t, std::string> lags;
+    // Every stream each job reads (a join or a union may read several, or one twice): the
+    // running jobs' sources, with their live lag per partition (Kafka); a job that is not
+    // running (it failed to start) shows its one stream by its catalog entry.
+    struct Read {
+      planner::CatalogObjectPtr stream;
+      std::string position_name;
+      std::string lag;  ///< "partition:records,...".
+    };
+    std::map<uint32_t, std::vector<Read>> reads;
     for (const JobGraph& graph : engine_->DescribeJobs()) {
-      if (graph.nodes.empty() || graph.nodes[0].lag.empty()) continue;
-      std::string& text = lags[graph.id];
-      for (const auto& [partition, records] : graph.nodes[0].lag) {
-        text += fmt::format("{}{}:{}", text.empty() ? "" : ",", partition, records);
+      std::vector<Read>& job_reads = reads[graph.id];
+      for (const JobGraphNode& node : graph.nodes) {
+        if (node.kind != "source") continue;
+        planner::CatalogObjectPtr input = catalog_.FindById(node.input);
+        if (!input || input->type != planner::ObjectType::kStream) continue;
+        Read read{input, node.position_name, ""};
+        for (const auto& [partition, records] : node.lag) {
+          read.lag += fmt::format("{}{}:{}", read.lag.empty() ? "" : ",", partition, records);
+        }
+        job_reads.push_back(std::move(read));
       }
     }
     std::vector<std::vector<Value>> rows;
     for (const planner::CatalogObjectPtr& reader : catalog_.List()) {
-      if (reader->depends_on.size() != 1) continue;
-      planner::CatalogObjectPtr stream = catalog_.FindById(reader->depends_on.front());
-      if (!stream || stream->type != planner::ObjectType::kStream) continue;
-      std::optional<std::string> position =
-          store_->GetSourcePosition(reader->id, SourceTask::kPositionName).ValueOrThrow();
-      SourcePositionSummary summary;
-      if (position) summary = DescribeSourcePosition(*stream, *position);
-      rows.push_back(
-          {Value::String(stream->name), Value::String(stream->connector),
-           Value::String(reader->name),
-           summary.position.empty() ? Value::Null() : Value::String(summary.position),
-           Value::Int(static_cast<int64_t>(summary.bad_records)),
-           // In the event-time column's type, as the user would write it.
-           summary.watermark && *summary.watermark != INT64_MIN
-               ? Value::String(Value::Int(*summary.watermark)
-                                   .ToText(stream->columns[*stream->watermark_column].type))
-               : Value::Null(),
-           Value::Int(static_cast<int64_t>(summary.late_rows)),
-           lags.count(reader->id) ? Value::String(lags[reader->id]) : Value::Null(),
-           Value::Int(static_cast<int64_t>(summary.lost_records))});
+      auto running = reads.find(reader->id);
+      std::vector<Read> job_reads;
+      if (running != reads.end()) {
+        job_reads = running->second;
+      } else if (reader->depends_on.size() == 1) {
+        planner::CatalogObjectPtr stream = catalog_.FindById(reader->depends_on.front());
+        if (stream && stream->type == planner::ObjectType::kStream) {
+          job_reads.push_back({stream, std::string(SourceTask::kPositionName), ""});
+        }
+      }
+      for (const Read& read : job_reads) {
+        const planner::CatalogObject* stream = read.stream.get();
+        std::optional<std::string> position =
+            store_->GetSourcePosition(reader->id, read.position_name).ValueOrThrow();
+        SourcePositionSummary summary;
+        if (position) summary = DescribeSourcePosition(*stream, *position);
+        rows.push_back(
+            {Value::String(stream->name), Value::String(stream->connector),
+             Value::String(reader->name),
+             summary.position.empty() ? Value::Null() : Value::String(summary.position),
+             Value::Int(static_cast<int64_t>(summary.bad_records)),
+             // In the event-time column's type, as the user would write it.
+             summary.watermark && *summary.watermark != INT64_MIN
+                 ? Value::String(Value::Int(*summary.watermark)
+                                     .ToText(stream->columns[*stream->watermark_column].type))
+                 : Value::Null(),
+             Value::Int(static_cast<int64_t>(summary.late_rows)),
+             read.lag.empty() ? Value::Null() : Value::String(read.lag),
+             Value::Int(static_cast<int64_t>(summary.lost_records))});
+      }
     }
     return rows;
   };

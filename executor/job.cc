@@ -14,6 +14,13 @@ std::vector<JobSource> OneSource(std::unique_ptr<SourceReader> reader,
   return sources;
 }
 
+// The name source `i` of a job stores its position under. The first keeps the plain name, so
+// jobs of one input read their old positions.
+std::string PositionName(size_t i) {
+  return i == 0 ? std::string(SourceTask::kPositionName)
+                : std::string(SourceTask::kPositionName) + "." + std::to_string(i);
+}
+
 }  // namespace
 
 Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
@@ -80,11 +87,8 @@ Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vec
   }
   for (size_t i = 0; i < sources.size(); ++i) {
     JobSource& source = sources[i];
-    source_shapes_.push_back({source.label, source.stage, source.side});
-    // The first source keeps the plain name, so jobs of one input read their old positions.
-    std::string position_name =
-        i == 0 ? std::string(SourceTask::kPositionName)
-               : std::string(SourceTask::kPositionName) + "." + std::to_string(i);
+    source_shapes_.push_back({source.label, source.input, source.stage, source.side});
+    std::string position_name = PositionName(i);
     sources_.push_back(
         std::make_shared<SourceTask>(&context_, std::move(source.reader),
                                      make_outbox(stages[source.stage].InputOf(source.side),
@@ -172,6 +176,8 @@ JobGraph Job::Describe() const {
     node.id = "source" + std::to_string(i);
     node.kind = "source";
     node.label = source_shapes_[i].label.empty() ? "input" : source_shapes_[i].label;
+    node.input = source_shapes_[i].input;
+    node.position_name = PositionName(i);
     const Outbox* outbox = sources_[i]->outbox();
     node.rows_in = outbox->rows_sent();
     node.rows_out = node.rows_in;

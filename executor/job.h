@@ -56,7 +56,8 @@ struct JobSource {
   size_t stage = 0;
   size_t side = 0;
   SourceTask::Counters counters;
-  std::string label;  ///< What it reads, e.g. "stream orders" (for the admin API).
+  std::string label;   ///< What it reads, e.g. "stream orders" (for the admin API).
+  uint32_t input = 0;  ///< The catalog id of what it reads; 0 for a VALUES list.
 };
 
 /// The running dataflow of one materialized view: a source task reading the view's input
@@ -144,6 +145,7 @@ class Job {
   /// The shape for Describe: each source's label, stage and side; each stage's tasks.
   struct SourceShape {
     std::string label;
+    uint32_t input = 0;
     size_t stage = 0;
     size_t side = 0;
   };

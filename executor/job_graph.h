@@ -18,6 +18,8 @@ struct JobGraphNode {
   std::string id;                      ///< "source0", "stage1": unique within the job.
   std::string kind;                    ///< "source" or "stage".
   std::string label;                   ///< "stream orders", "Stage 1".
+  uint32_t input = 0;                  ///< A source: the catalog id it reads (0: VALUES).
+  std::string position_name;           ///< A source: the name its position is stored under.
   std::vector<std::string> operators;  ///< A stage's operators in dataflow order.
   size_t parallelism = 1;              ///< Instances (a source has one).
   uint64_t rows_in = 0;                ///< Row changes received (a source: read).

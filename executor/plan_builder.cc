@@ -261,6 +261,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     source.side = plan.side;
     source.label =
         std::string(planner::ObjectTypeName(scan.object->type)) + " " + scan.object->name;
+    source.input = scan.object->id;
     if (scan.object->type == planner::ObjectType::kTable) {
       source.reader = std::make_unique<TableSource>(
           tables(scan.object->id), store,

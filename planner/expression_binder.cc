@@ -388,10 +388,21 @@ std::string DefaultColumnName(const Expr& expr) {
       return call.name.back();
     }
     case ExprKind::kCast: {
+      // As PostgreSQL's FigureColname: the operand's name when it has one of its own (a
+      // column, a function, an array, a subscript of one, a subquery), else the type's.
       const auto& cast = static_cast<const parser::CastExpr&>(expr);
-      if (cast.operand->kind == ExprKind::kColumnRef ||
-          cast.operand->kind == ExprKind::kFunctionCall) {
-        return DefaultColumnName(*cast.operand);
+      switch (cast.operand->kind) {
+        case ExprKind::kColumnRef:
+        case ExprKind::kFunctionCall:
+        case ExprKind::kArrayConstructor:
+        case ExprKind::kSubscript:
+        case ExprKind::kSubquery: {
+          std::string name = DefaultColumnName(*cast.operand);
+          if (name != "?column?") return name;
+          break;
+        }
+        default:
+          break;
       }
       std::optional<DataType> type = DataTypeFromName(cast.type.name);
       if (!type) return cast.type.name;
@@ -433,9 +444,8 @@ std::string DefaultColumnName(const Expr& expr) {
     case ExprKind::kArrayConstructor:
       return "array";
     case ExprKind::kSubscript: {
-      const auto& subscript = static_cast<const parser::SubscriptExpr&>(expr);
-      if (subscript.array->kind == ExprKind::kColumnRef) return DefaultColumnName(*subscript.array);
-      return "?column?";
+      // Named after what it subscripts: `a[1]` is a, `(ARRAY[…])[1]` is array.
+      return DefaultColumnName(*static_cast<const parser::SubscriptExpr&>(expr).array);
     }
     case ExprKind::kCase:
       return "case";

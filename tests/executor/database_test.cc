@@ -308,7 +308,10 @@ TEST_F(DatabaseTest, TablesEnforceKeysAndNotNull) {
   EXPECT_EQ(ErrorOf("INSERT INTO t VALUES ('x', 'a', 1)"),
             "22P02 invalid input syntax for type integer: \"x\"");
   EXPECT_EQ(ErrorOf("INSERT INTO t VALUES (3, 'c', true)").substr(0, 5), "42804");
+  // Without a column list, fewer values fill the first columns, as in PostgreSQL.
   EXPECT_EQ(ErrorOf("INSERT INTO t VALUES (3)"),
+            "23502 null value in column \"name\" of relation \"t\" violates not-null constraint");
+  EXPECT_EQ(ErrorOf("INSERT INTO t (id, name) VALUES (3)"),
             "42601 INSERT has more target columns than expressions");
   EXPECT_EQ(Run("UPDATE t SET score = score * 2 WHERE id = 1").command_tag, "UPDATE 1");
   EXPECT_EQ(ErrorOf("UPDATE t SET id = 2 WHERE id = 1").substr(0, 5), "23505");

@@ -107,6 +107,18 @@ TEST_F(QueryBinderTest, SelectWithoutFrom) {
   EXPECT_EQ(query.root->output[1].name, "version");
 }
 
+// Output names follow PostgreSQL's FigureColname: a cast takes its operand's name when it has
+// one, a subscript its array's.
+TEST_F(QueryBinderTest, CastsAndSubscriptsAreNamedAfterTheirOperands) {
+  BoundQuery query = Bind(
+      "SELECT (ARRAY[10, 20])[2], ARRAY['a']::varchar[], 1::int, CASE WHEN true THEN 1 END::text, "
+      "version()::text, ('{1}'::int[])[1]",
+      QueryPurpose::kBatch);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < query.visible_columns; ++i) names.push_back(query.root->output[i].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"array", "array", "int4", "text", "version", "int4"}));
+}
+
 // The join's sides carry only what is read above (x.id, y.price) and its keys; the strings
 // nothing reads stay out of its state. A view planned by revision 1 keeps its whole rows.
 TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {

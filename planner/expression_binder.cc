@@ -308,7 +308,7 @@ DataType ResolveType(const parser::TypeName& type) {
   std::string_view name = type.name;
   if (name.starts_with("pg_catalog.")) name.remove_prefix(std::string_view("pg_catalog.").size());
   // PostgreSQL's catalogs' own types, as Stave reports the catalogs' columns.
-  if (name == "name" || name == "\"char\"" || name == "char") name = "text";
+  if (name == "name" || name == "\"char\"" || name == "char" || name == "character") name = "text";
   std::optional<DataType> resolved = DataTypeFromName(name);
   if (!resolved) {
     throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", type.name),

@@ -136,18 +136,25 @@ size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
   if (it != cache_[side].end()) return it->second;
+  if (all_keys_cached_[side]) {
+    KeyRows& rows = cache_[side][key];  // A new key: nothing to read.
+    cached_bytes_ += KeyMemory(side, rows);
+    return rows;
+  }
   return *Read(side, key, /*keep_empty=*/true);
 }
 
 HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
   if (it != cache_[side].end()) return &it->second;
+  if (all_keys_cached_[side]) return nullptr;
   return Read(side, key, /*keep_empty=*/false);
 }
 
 HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string& key,
                                                   bool keep_empty) {
   // Not cached, so not written since its epochs committed: the store holds it whole.
+  ++store_reads_;
   std::vector<Entry> entries;
   bool legacy = false;
   Status status =
@@ -424,6 +431,7 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
           continue;
         }
         cached_bytes_ -= KeyMemory(side, it->second);
+        if (!it->second.entries.empty()) all_keys_cached_[side] = false;
         it = cache_[side].erase(it);
       }
     }
@@ -441,6 +449,15 @@ void HashJoinOperator::Start() {
   cached_bytes_ = 0;
   dirty_bytes_ = 0;
   for (size_t side = 0; side < 2; ++side) {
+    // A side whose state holds nothing yet (a new view) has all its keys in the cache.
+    bool empty = true;
+    Status status = states_[side].store()->NewSnapshot().ValueOrThrow()->ScanStateTable(
+        states_[side].table_id(), [&](std::string_view, std::string_view) {
+          empty = false;
+          return false;
+        });
+    if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+    all_keys_cached_[side] = empty;
     if (!node_->expiry[side].empty()) LoadExpiryIndex(side);
   }
 }

@@ -82,6 +82,9 @@ class HashJoinOperator : public StreamOperator {
   size_t indexed_expiries(size_t side) const;
   /// Keys of `side` cached in memory (for tests).
   size_t cached_keys(size_t side) const { return cache_[side].size(); }
+  /// Keys read from the state table since the operator started (cache misses it could not
+  /// answer itself).
+  size_t store_reads() const { return store_reads_; }
   size_t BufferedBytes() const override {
     // The changed keys are written to the epoch's batch at the barrier.
     return states_[0].buffered_bytes() + states_[1].buffered_bytes() + dirty_bytes_;
@@ -180,6 +183,11 @@ class HashJoinOperator : public StreamOperator {
   // Per side: join key → its rows, decoded; the keys changed in this epoch; bytes cached.
   std::unordered_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
+  // Per side: whether the cache holds every key with rows in the side's state, so that a key
+  // it lacks has none and a probe need not read the store. True from an empty state until a
+  // key with rows is evicted (this operator is its state's only writer, through the cache).
+  bool all_keys_cached_[2] = {false, false};
+  size_t store_reads_ = 0;
   size_t cached_bytes_ = 0;
   size_t dirty_bytes_ = 0;
   size_t cache_bytes_;

@@ -320,6 +320,48 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
   }
 }
 
+// A join over empty state knows every key it holds, so a probe of a key the other side lacks
+// reads nothing from the store, until a key with rows leaves the cache; a join that starts
+// over committed state reads what it has not cached.
+TEST_F(HashJoinOperatorTest, ProbesOfMissingKeysReadTheStoreOnlyWhenTheCacheMayLackThem) {
+  auto join = Make(planner::JoinType::kInner);
+  for (int64_t k = 0; k < 100; ++k) join->OnInputChunk(0, Rows({{RowOp::kInsert, k, "a"}}));
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 5, "b"}, {RowOp::kInsert, 500, "c"}}));
+  EXPECT_EQ(out_.counts[Key(5, "a", 5, "b")], 1);
+  EXPECT_EQ(join->store_reads(), 0u);
+  storage::EpochBatch batch(1);
+  join->OnBarrier(&batch);
+  ASSERT_TRUE(store_->Commit(&batch).ok());
+
+  out_.counts.clear();
+  auto recovered = Make(planner::JoinType::kInner);
+  recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 7, "d"}, {RowOp::kInsert, 700, "e"}}));
+  EXPECT_EQ(out_.counts[Key(7, "a", 7, "d")], 1);
+  EXPECT_EQ(out_.counts.size(), 1u);
+  // Each key twice: the right side's rows to add to, the left side's to probe; both sides
+  // hold committed rows this operator has not cached.
+  EXPECT_EQ(recovered->store_reads(), 4u);
+
+  // With no room in the cache, every key leaves it once its epoch committed.
+  auto tiny = std::make_unique<HashJoinOperator>(JoinOnK(planner::JoinType::kInner),
+                                                 storage::StateTable(store_.get(), 3),
+                                                 storage::StateTable(store_.get(), 4), 0, 1, 1);
+  tiny->set_downstream(&out_);
+  tiny->Start();
+  tiny->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "x"}}));
+  storage::EpochBatch first(2);
+  tiny->OnBarrier(&first);
+  ASSERT_TRUE(store_->Commit(&first).ok());
+  storage::EpochBatch second(3);
+  tiny->OnBarrier(&second);  // Evicts key 1, committed now.
+  ASSERT_TRUE(store_->Commit(&second).ok());
+  EXPECT_EQ(tiny->store_reads(), 0u);
+  out_.counts.clear();
+  tiny->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "y"}}));
+  EXPECT_EQ(out_.counts[Key(1, "x", 1, "y")], 1);
+  EXPECT_EQ(tiny->store_reads(), 1u);
+}
+
 // A hot key's barrier writes the rows that changed, not every row of the key.
 TEST_F(HashJoinOperatorTest, ABarrierWritesOnlyTheChangedRowsOfAKey) {
   auto join = Make(planner::JoinType::kInner);

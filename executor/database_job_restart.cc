@@ -30,9 +30,9 @@ std::unique_ptr<Job> Database::RebuildJob(const planner::CatalogObject& object,
                    object.id, object.parallelism, object.plan_version)
               .second;
   } else if (statement.kind == parser::StatementKind::kCreateSink) {
-    PlannedSink planned = PlanSink(static_cast<const parser::CreateSinkStatement&>(statement),
-                                   object.id, object.parallelism, SinkPlanning::kRecover,
-                                   object.plan_version);
+    PlannedSink planned =
+        PlanSink(static_cast<const parser::CreateSinkStatement&>(statement), object.id,
+                 object.parallelism, SinkPlanning::kRecover, object.plan_version);
     job = std::move(planned.job);
     writer = planned.runtime.writer;
     std::lock_guard lock(sinks_mutex_);

@@ -41,8 +41,16 @@ def main():
         server.psql("CHECKPOINT")
 
         # The big view stops on its limit; the other one goes on.
-        server.wait_for("SELECT name, state FROM stave_catalog.jobs ORDER BY name",
-                        ["big|failed", "counted|running"])
+        try:
+            server.wait_for("SELECT name, state FROM stave_catalog.jobs ORDER BY name",
+                            ["big|failed", "counted|running"])
+        except AssertionError:
+            # What the engine measured of each view's state (RocksDB's estimate), to tell a
+            # low estimate from a missed check.
+            status, body = server.http("/metrics")
+            print("\n".join(line for line in body.splitlines()
+                            if line.startswith("stave_job_state_bytes")))
+            raise
         error = server.rows("SELECT error FROM stave_catalog.jobs WHERE name = 'big'")[0]
         check('"big"' in error and "view_state_limit (1MB)" in error, "unclear error: %r" % error)
         selected = server.psql("SELECT count(*) FROM big", check=False, verbose=True)

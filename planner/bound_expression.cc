@@ -317,6 +317,11 @@ std::string AggregateCall::ToString() const {
   return text;
 }
 
+void CollectColumns(const BoundExpr& expr, std::set<size_t>* columns) {
+  if (expr.kind == BoundExpr::Kind::kColumn) columns->insert(expr.column);
+  for (const auto& arg : expr.args) CollectColumns(*arg, columns);
+}
+
 void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts) {
   if (expr->kind == BoundExpr::Kind::kFunction && expr->function == ScalarFunction::kAnd) {
     for (const BoundExprPtr& arg : expr->args) SplitConjuncts(arg, conjuncts);

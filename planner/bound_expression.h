@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,9 @@ struct BoundExpr {
   /// expressions in the select list, and by EXPLAIN).
   std::string ToString() const;
 };
+
+/// Adds the positions of the columns `expr` reads (kColumn) to `columns`.
+void CollectColumns(const BoundExpr& expr, std::set<size_t>* columns);
 
 /// Appends the conjuncts of `expr` (the arguments of nested ANDs, else `expr` itself).
 void SplitConjuncts(const BoundExprPtr& expr, std::vector<BoundExprPtr>* conjuncts);

@@ -1,6 +1,7 @@
 #include "planner/column_pruning.h"
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "common/sql_error.h"
@@ -26,10 +27,11 @@ ColumnMap Identity(size_t width) {
 
 void MarkColumns(const BoundExprPtr& expr, std::vector<bool>* used) {
   if (!expr) return;
-  if (expr->kind == BoundExpr::Kind::kColumn && expr->column < used->size()) {
-    (*used)[expr->column] = true;
+  std::set<size_t> columns;
+  CollectColumns(*expr, &columns);
+  for (size_t column : columns) {
+    if (column < used->size()) (*used)[column] = true;
   }
-  for (const BoundExprPtr& arg : expr->args) MarkColumns(arg, used);
 }
 
 void MarkAggregate(const AggregateCall& call, std::vector<bool>* used) {

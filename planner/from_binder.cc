@@ -96,11 +96,6 @@ BoundExprPtr Shift(const BoundExprPtr& expr, int64_t delta) {
   return BoundExpr::MakeFunction(expr->function, expr->type, std::move(args));
 }
 
-void CollectColumns(const BoundExpr& expr, std::set<size_t>* columns) {
-  if (expr.kind == BoundExpr::Kind::kColumn) columns->insert(expr.column);
-  for (const auto& arg : expr.args) CollectColumns(*arg, columns);
-}
-
 bool Within(const std::set<size_t>& columns, size_t begin, size_t end) {
   return !columns.empty() && *columns.begin() >= begin && *columns.rbegin() < end;
 }

@@ -448,17 +448,20 @@ void HashJoinOperator::Start() {
   }
   cached_bytes_ = 0;
   dirty_bytes_ = 0;
+  // Both sides' state tables live in one store: one snapshot reads them.
+  std::shared_ptr<const storage::Snapshot> snapshot =
+      states_[0].store()->NewSnapshot().ValueOrThrow();
   for (size_t side = 0; side < 2; ++side) {
     // A side whose state holds nothing yet (a new view) has all its keys in the cache.
     bool empty = true;
-    Status status = states_[side].store()->NewSnapshot().ValueOrThrow()->ScanStateTable(
-        states_[side].table_id(), [&](std::string_view, std::string_view) {
+    Status status =
+        snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view, std::string_view) {
           empty = false;
           return false;
         });
     if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
     all_keys_cached_[side] = empty;
-    if (!node_->expiry[side].empty()) LoadExpiryIndex(side);
+    if (!node_->expiry[side].empty()) LoadExpiryIndex(side, *snapshot);
   }
 }
 
@@ -484,12 +487,10 @@ std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
   return earliest;
 }
 
-void HashJoinOperator::LoadExpiryIndex(size_t side) {
+void HashJoinOperator::LoadExpiryIndex(size_t side, const storage::Snapshot& snapshot) {
   const auto& keys = side == 0 ? node_->left_keys : node_->right_keys;
-  std::shared_ptr<const storage::Snapshot> snapshot =
-      states_[side].store()->NewSnapshot().ValueOrThrow();
-  Status status = snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view key,
-                                                                         std::string_view value) {
+  Status status = snapshot.ScanStateTable(states_[side].table_id(), [&](std::string_view key,
+                                                                        std::string_view value) {
     // Scanned keys start with their virtual node (big-endian).
     if (key.size() < 2) throw SqlError("XX001", "corrupt join state");
     auto virtual_node =

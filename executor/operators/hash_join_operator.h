@@ -158,7 +158,7 @@ class HashJoinOperator : public StreamOperator {
   /// NULL (the row meets nothing). REQUIRES: the side has expiry terms.
   std::optional<int64_t> RowExpiry(size_t side, const std::vector<Value>& row) const;
   /// Indexes the expiring rows of the keys in `side`'s state that this instance owns.
-  void LoadExpiryIndex(size_t side);
+  void LoadExpiryIndex(size_t side, const storage::Snapshot& snapshot);
   /// Drops the rows of `side` whose expiry is at or below `watermark`.
   void ExpireRows(size_t side, int64_t watermark);
 

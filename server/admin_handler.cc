@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <cctype>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "common/failpoint.h"
+#include "common/password.h"
 #include "common/sql_error.h"
 #include "common/version.h"
 #include "server/http/dashboard_page.h"
@@ -103,25 +106,49 @@ json BackfillJson(const std::optional<executor::BackfillStatus>& backfill) {
           {"seconds", backfill->seconds}};
 }
 
+// Constant time over the secret's length: no early exit that would time a matching prefix.
+bool EqualsInConstantTime(std::string_view given, std::string_view secret) {
+  if (given.size() != secret.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    difference |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  }
+  return difference == 0;
+}
+
+// The scheme name is case-insensitive (RFC 9110, 11.1); returns what follows "<scheme> ".
+std::optional<std::string_view> Credentials(std::string_view authorization,
+                                            std::string_view scheme) {
+  if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < scheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) {
+      return std::nullopt;
+    }
+  }
+  return authorization.substr(scheme.size() + 1);
+}
+
 }  // namespace
 
 bool IsLoopbackAddress(std::string_view address) {
   return address == "localhost" || address == "::1" || address.substr(0, 4) == "127.";
 }
 
-bool BearerTokenMatches(std::string_view authorization, std::string_view token) {
-  constexpr std::string_view kScheme = "Bearer ";
-  if (token.empty() || authorization.size() != kScheme.size() + token.size()) return false;
-  // Constant time over the token's length: no early exit that would time the prefix.
-  unsigned char difference = 0;
-  for (size_t i = 0; i < kScheme.size(); ++i) {
-    difference |=
-        static_cast<unsigned char>(std::tolower(authorization[i]) ^ std::tolower(kScheme[i]));
+bool AuthorizationCarriesToken(std::string_view authorization, std::string_view token) {
+  if (token.empty()) return false;
+  if (std::optional<std::string_view> bearer = Credentials(authorization, "bearer")) {
+    return EqualsInConstantTime(*bearer, token);
   }
-  for (size_t i = 0; i < token.size(); ++i) {
-    difference |= static_cast<unsigned char>(authorization[kScheme.size() + i] ^ token[i]);
+  if (std::optional<std::string_view> basic = Credentials(authorization, "basic")) {
+    std::optional<std::string> user_password = password::Base64Decode(*basic);
+    if (!user_password) return false;
+    size_t colon = user_password->find(':');
+    if (colon == std::string::npos) return false;
+    return EqualsInConstantTime(std::string_view(*user_password).substr(colon + 1), token);
   }
-  return difference == 0;
+  return false;
 }
 
 AdminEndpoint::AdminEndpoint(AdminOptions options, const pgwire::PgServer* pg_server)
@@ -144,20 +171,23 @@ http::HttpResponse AdminEndpoint::Handle(const http::HttpRequest& request) {
     }
     return http::HttpResponse::Text(503, text);
   }
-  // The dashboard holds no data of its own: it loads without the token and sends the one
-  // its user types with each API call.
-  if (path == "/" || path == "/index.html") {
+  bool page = path == "/" || path == "/index.html";
+  if (!options_.token.empty() &&
+      !AuthorizationCarriesToken(request.Header("Authorization"), options_.token)) {
+    http::HttpResponse response = JsonError(401, "the admin token is required");
+    // A browser asks its user for Basic credentials and then sends them with the page's own
+    // API calls too; programs send the token as a bearer token.
+    response.headers.emplace_back(
+        "WWW-Authenticate",
+        page ? "Basic realm=\"stave admin\", charset=\"UTF-8\"" : "Bearer realm=\"stave admin\"");
+    return response;
+  }
+  if (page) {
     if (!get) return JsonError(405, "method not allowed");
     http::HttpResponse response;
     response.content_type = "text/html; charset=utf-8";
     response.body = std::string(http::DashboardHtml());
     response.headers.emplace_back("Cache-Control", "no-cache");
-    return response;
-  }
-  if (!options_.token.empty() &&
-      !BearerTokenMatches(request.Header("Authorization"), options_.token)) {
-    http::HttpResponse response = JsonError(401, "a bearer token is required");
-    response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"stave\"");
     return response;
   }
   if (path == "/api/v1/failpoints") {

@@ -28,8 +28,10 @@ struct AdminOptions {
 /// the admin endpoint may listen on without a token.
 bool IsLoopbackAddress(std::string_view address);
 
-/// Compares a request's Authorization header with `Bearer <token>` in constant time.
-bool BearerTokenMatches(std::string_view authorization, std::string_view token);
+/// Whether a request's Authorization header carries `token`: as `Bearer <token>`, or as HTTP
+/// Basic credentials whose password is the token (any user name), which is what a browser
+/// sends for the dashboard after asking its user. Compared in constant time.
+bool AuthorizationCarriesToken(std::string_view authorization, std::string_view token);
 
 /// The HTTP admin endpoint's routes (see docs/admin.md):
 /// - `GET /healthz`: the process is alive. `GET /readyz`: recovery finished, serving (503

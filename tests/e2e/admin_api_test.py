@@ -15,6 +15,7 @@ log.
 """
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -32,9 +33,12 @@ TOKEN = "t0ken-for-tests"
 PASSWORD = "pg-Secr3t-pw"
 
 
-def request(server, path, method="GET", token=None, body=None):
-    """(status, body text) of one request to the admin port; HTTP errors are returned too."""
+def request(server, path, method="GET", token=None, body=None, basic=None):
+    """(status, body text) of one request to the admin port; HTTP errors are returned too.
+    `basic` sends HTTP Basic credentials "user:password" instead of a bearer token."""
     headers = {"Authorization": "Bearer " + token} if token else {}
+    if basic is not None:
+        headers = {"Authorization": "Basic " + base64.b64encode(basic.encode()).decode()}
     data = body.encode() if body is not None else None
     req = urllib.request.Request("http://127.0.0.1:%d%s" % (server.http_port, path), data=data,
                                  method=method, headers=headers)
@@ -114,13 +118,26 @@ def test_pipeline(binary, postgres):
         # Alive and ready: no token needed for either.
         check(request(server, "/healthz") == (200, "ok\n"), "/healthz")
         check(request(server, "/readyz") == (200, "ready\n"), "/readyz")
-        # Everything else needs the token.
+        # Everything else needs the token, the dashboard page too.
         for path in ("/api/v1/jobs", "/api/v1/checkpoints", "/api/v1/sinks", "/metrics",
-                     "/api/v1/sources"):
+                     "/api/v1/sources", "/", "/index.html"):
             status, _ = request(server, path)
             check(status == 401, "%s without a token: %d" % (path, status))
             status, _ = request(server, path, token="wrong" + TOKEN)
             check(status == 401, "%s with a wrong token: %d" % (path, status))
+            status, _ = request(server, path, basic="stave:wrong" + TOKEN)
+            check(status == 401, "%s with a wrong Basic password: %d" % (path, status))
+            status, _ = request(server, path, basic="stave:" + TOKEN)
+            check(status == 200, "%s with the token as the Basic password: %d" % (path, status))
+        # A browser is asked for Basic credentials for the page; a program for a bearer token.
+        for path, scheme in (("/", "Basic"), ("/metrics", "Bearer")):
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d%s" % (server.http_port, path),
+                                       timeout=60)
+                check(False, "%s answered without a token" % path)
+            except urllib.error.HTTPError as error:
+                challenge = error.headers.get("WWW-Authenticate", "")
+                check(challenge.startswith(scheme + " "), "%s challenge: %r" % (path, challenge))
         check(request(server, "/api/v1/nothing", token=TOKEN)[0] == 404, "unknown path")
 
         server.psql("""CREATE STREAM orders (id BIGINT, price DOUBLE PRECISION) WITH (
@@ -293,9 +310,8 @@ def test_pipeline(binary, postgres):
         status, body = request(server, "/api/v1/failpoints", method="POST", token=TOKEN, body="")
         check(status == 200, "disarming: %d %s" % (status, body))
 
-        # The dashboard: one self-contained page, holding no data itself (so it loads without
-        # the token and asks for it to call the API).
-        status, page = request(server, "/")
+        # The dashboard: one self-contained page.
+        status, page = request(server, "/", token=TOKEN)
         check(status == 200 and "checkpoint-chart" in page and "/api/v1/jobs" in page, "dashboard")
         check(not re.search(r'(src|href)="(https?:)?//', page), "the dashboard loads nothing external")
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/password.h"
+
 namespace stave::server {
 namespace {
 
@@ -45,15 +47,24 @@ TEST(AdminEndpointTest, RecoveryProgressWhileRecovering) {
   EXPECT_NE(jobs.body.find(R"("state":"running")"), std::string::npos) << jobs.body;
 }
 
-TEST(AdminEndpointTest, TokenGuardsAllButHealthReadinessAndThePage) {
+TEST(AdminEndpointTest, TokenGuardsAllButHealthAndReadiness) {
   AdminEndpoint endpoint({"s3cret", false, nullptr}, nullptr);
   EXPECT_EQ(endpoint.Handle(Request("GET", "/healthz")).status, 200);
   EXPECT_EQ(endpoint.Handle(Request("GET", "/readyz")).status, 503);
-  http::HttpResponse page = endpoint.Handle(Request("GET", "/"));
+  // The page: a browser is challenged for Basic credentials, whose password is the token.
+  http::HttpResponse refused = endpoint.Handle(Request("GET", "/"));
+  EXPECT_EQ(refused.status, 401);
+  ASSERT_EQ(refused.headers.size(), 1u);
+  EXPECT_EQ(refused.headers[0].second.substr(0, 6), "Basic ");
+  std::string basic = "Basic " + password::Base64Encode("anyone:s3cret");
+  http::HttpResponse page = endpoint.Handle(Request("GET", "/", basic));
   EXPECT_EQ(page.status, 200);
   EXPECT_NE(page.body.find("checkpoint-chart"), std::string::npos);
-  EXPECT_EQ(endpoint.Handle(Request("POST", "/")).status, 405);
-  for (const char* path : {"/api/v1/jobs", "/metrics", "/api/v1/checkpoints", "/api/v1/nothing"}) {
+  EXPECT_EQ(endpoint.Handle(Request("GET", "/index.html", "Bearer s3cret")).status, 200);
+  EXPECT_EQ(endpoint.Handle(Request("POST", "/", basic)).status, 405);
+  EXPECT_EQ(endpoint.Handle(Request("GET", "/metrics")).headers[0].second.substr(0, 7), "Bearer ");
+  for (const char* path :
+       {"/", "/api/v1/jobs", "/metrics", "/api/v1/checkpoints", "/api/v1/nothing"}) {
     http::HttpResponse denied = endpoint.Handle(Request("GET", path));
     EXPECT_EQ(denied.status, 401) << path;
     EXPECT_EQ(endpoint.Handle(Request("GET", path, "Bearer s3cre")).status, 401) << path;
@@ -63,6 +74,7 @@ TEST(AdminEndpointTest, TokenGuardsAllButHealthReadinessAndThePage) {
   // With the token: past the guard (503: no database yet; 404: no such route).
   EXPECT_EQ(endpoint.Handle(Request("GET", "/api/v1/jobs", "Bearer s3cret")).status, 503);
   EXPECT_EQ(endpoint.Handle(Request("GET", "/api/v1/nothing", "bearer s3cret")).status, 404);
+  EXPECT_EQ(endpoint.Handle(Request("GET", "/api/v1/jobs", basic)).status, 503);
 }
 
 TEST(AdminEndpointTest, FailpointsOnlyWhenEnabled) {
@@ -88,13 +100,24 @@ TEST(AdminEndpointTest, LoopbackAddresses) {
   EXPECT_FALSE(IsLoopbackAddress("1270.0.0.1"));
 }
 
-TEST(AdminEndpointTest, BearerTokens) {
-  EXPECT_TRUE(BearerTokenMatches("Bearer abc", "abc"));
-  EXPECT_TRUE(BearerTokenMatches("bearer abc", "abc"));
-  EXPECT_FALSE(BearerTokenMatches("Bearer abd", "abc"));
-  EXPECT_FALSE(BearerTokenMatches("Bearer abc ", "abc"));
-  EXPECT_FALSE(BearerTokenMatches("Bearer ", ""));
-  EXPECT_FALSE(BearerTokenMatches("", "abc"));
+TEST(AdminEndpointTest, TokensAsBearerOrBasicPassword) {
+  EXPECT_TRUE(AuthorizationCarriesToken("Bearer abc", "abc"));
+  EXPECT_TRUE(AuthorizationCarriesToken("bearer abc", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Bearer abd", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Bearer abc ", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Bearer ", ""));
+  EXPECT_FALSE(AuthorizationCarriesToken("", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Bearerabc", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Token abc", "abc"));
+  // Basic: the password is the token, whatever the user name.
+  EXPECT_TRUE(AuthorizationCarriesToken("Basic " + password::Base64Encode("stave:abc"), "abc"));
+  EXPECT_TRUE(AuthorizationCarriesToken("BASIC " + password::Base64Encode(":abc"), "abc"));
+  EXPECT_TRUE(AuthorizationCarriesToken("Basic " + password::Base64Encode("a:b:c"), "b:c"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Basic " + password::Base64Encode("stave:abd"), "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Basic " + password::Base64Encode("abc"), "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Basic " + password::Base64Encode("abc:"), "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Basic not-base64!", "abc"));
+  EXPECT_FALSE(AuthorizationCarriesToken("Basic " + password::Base64Encode("u:"), ""));
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
   var COLORS = ["#3f6fd8", "#2e8b57", "#d93025", "#f29900", "#8e44ad", "#00838f"];
   var rateHistory = {};  // Job name -> [rows per second].
   var lagHistory = {};  // "job: source" -> [records behind, over its partitions].
-  var token = sessionStorage.getItem("stave-admin-token") || "";
 
   function el(tag, attrs, text) {
     var node = document.createElementNS(SVG, tag);
@@ -19,13 +18,12 @@
 
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
+  // With a token configured, the browser asked for it when it loaded this page and sends the
+  // same Basic credentials with these calls. The origin, not a relative path: a page opened
+  // as http://user:token@host/ may not fetch a URL resolved against one with credentials.
   function api(path) {
-    var headers = token ? { "Authorization": "Bearer " + token } : {};
-    return fetch(path, { headers: headers }).then(function (response) {
-      if (response.status === 401) {
-        document.getElementById("token-form").hidden = false;
-        throw new Error("a token is required");
-      }
+    return fetch(location.origin + path).then(function (response) {
+      if (response.status === 401) throw new Error("the admin token is required: reload the page");
       if (!response.ok) throw new Error(path + ": HTTP " + response.status);
       return response.json();
     });
@@ -271,11 +269,5 @@
       .then(function () { setTimeout(poll, POLL_MS); });
   }
 
-  document.getElementById("token-form").addEventListener("submit", function (event) {
-    event.preventDefault();
-    token = document.getElementById("token").value;
-    sessionStorage.setItem("stave-admin-token", token);
-    document.getElementById("token-form").hidden = true;
-  });
   poll();
 })();

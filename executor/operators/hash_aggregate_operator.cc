@@ -140,10 +140,16 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
   std::vector<AggregateInput> inputs;
   for (const auto& call : node_->aggregates) inputs.push_back(EvaluateAggregateInput(call, chunk));
 
-  // The result row of each touched group before this chunk (nullopt: no row), in the
-  // order the groups were first touched, so the output is deterministic.
-  std::vector<std::pair<std::string, std::optional<std::vector<Value>>>> touched;
-  std::unordered_map<std::string, size_t> touched_index;
+  // Each touched group with its result row before this chunk (nullopt: no row), in the
+  // order the groups were first touched, so the output is deterministic. Groups live in
+  // groups_'s nodes, which stay put while this chunk only adds groups.
+  struct Touched {
+    std::string key;
+    Group* group;
+    std::optional<std::vector<Value>> before;
+  };
+  std::vector<Touched> touched;
+  uint64_t chunk_number = ++chunks_seen_;
   bool global = node_->group_keys.empty();
 
   std::string key;
@@ -153,20 +159,20 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       storage::EncodeKeyValue(keys[k].GetValue(row), key_types_[k], &key);
     }
     Group* group = FindGroup(key);
-    if (!touched_index.count(key)) {
+    if (!group || group->touched_by_chunk != chunk_number) {
       std::optional<std::vector<Value>> before;
       if (group && (global || group->state.row_count > 0)) before = ResultRow(key, group->state);
-      touched_index.emplace(key, touched.size());
-      touched.emplace_back(key, std::move(before));
-    }
-    if (!group) {
-      group = CreateGroup(key);
-      for (size_t k : scaled_keys_) {
-        group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
+      if (!group) {
+        group = CreateGroup(key);
+        for (size_t k : scaled_keys_) {
+          group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
+        }
+        if (node_->window_close) {
+          if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
+        }
       }
-      if (node_->window_close) {
-        if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
-      }
+      group->touched_by_chunk = chunk_number;
+      touched.push_back({key, group, std::move(before)});
     }
     int sign = RowSign(chunk.ops[row]);
     group->state.row_count += sign;
@@ -179,8 +185,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
 
   if (node_->emit_on_window_close) return;  // Rows go out as their windows close.
   Chunk out = Chunk::WithTypes(output_types_);
-  for (auto& [group_key, before] : touched) {
-    Group* group = &groups_.at(group_key);
+  for (auto& [group_key, group, before] : touched) {
     bool exists = global || group->state.row_count > 0;
     std::optional<std::vector<Value>> after;
     if (exists) after = ResultRow(group_key, group->state);

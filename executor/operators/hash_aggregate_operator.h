@@ -53,6 +53,9 @@ class HashAggregateOperator : public StreamOperator {
   struct Group {
     GroupState state;
     bool dirty = false;
+    // The last chunk (of chunks_seen_) that touched the group: the first touch in a chunk
+    // takes the group's result row before the chunk.
+    uint64_t touched_by_chunk = 0;
   };
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
@@ -76,6 +79,7 @@ class HashAggregateOperator : public StreamOperator {
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;
   size_t dirty_groups_ = 0;  // Groups changed in this epoch, for the memory estimate.
+  uint64_t chunks_seen_ = 0;
   // Closing time → keys of the groups of windows still open (window_close only).
   std::map<int64_t, std::set<std::string>> open_windows_;
 };

@@ -372,12 +372,13 @@ predicate
     | IS NOT? NULL_                                                      #nullPredicate
     ;
 
-// As in PostgreSQL, unary minus binds tighter than * and ||, the lowest of these, binds
-// looser than + and -. The jsonb operators share the level of ||, PostgreSQL's level of "any
+// As in PostgreSQL, unary minus binds tighter than ^ (exponentiation, left-associative), ^
+// tighter than *, and ||, the lowest of these, binds looser than + and -. The jsonb operators share the level of ||, PostgreSQL's level of "any
 // other operator".
 valueExpression
     : primaryExpression                                                   #valueExpressionDefault
     | op=(MINUS | PLUS) valueExpression                                   #arithmeticUnary
+    | left=valueExpression op=CARET right=valueExpression                 #arithmeticBinary
     | left=valueExpression op=(ASTERISK | SLASH | PERCENT) right=valueExpression  #arithmeticBinary
     | left=valueExpression op=(PLUS | MINUS) right=valueExpression        #arithmeticBinary
     | left=valueExpression op=(CONCAT | ARROW | DOUBLE_ARROW | HASH_ARROW | HASH_DOUBLE_ARROW
@@ -729,6 +730,7 @@ MINUS: '-';
 ASTERISK: '*';
 SLASH: '/';
 PERCENT: '%';
+CARET: '^';
 CONCAT: '||';
 DOUBLE_COLON: '::';
 ARROW: '->';

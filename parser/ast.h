@@ -148,6 +148,7 @@ enum class BinaryOp {
   kJsonPathText,  ///< `#>>`
   kContains,      ///< `@>`
   kContainedBy,   ///< `<@`
+  kPower,         ///< `^`
 };
 
 struct BinaryExpr : Expr {

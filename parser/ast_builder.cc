@@ -766,21 +766,22 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
-  // POSITION(substring IN text) is strpos(text, substring), as in PostgreSQL.
+  // POSITION(substring IN text) is position(text, substring), as in PostgreSQL: strpos by
+  // another name (the name of its column).
   antlrcpp::Any visitPosition(P::PositionContext* ctx) override {
     auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
-    call->name = {"strpos"};
+    call->name = {"position"};
     call->args.push_back(BuildExpr(ctx->text));
     call->args.push_back(BuildExpr(ctx->substring));
     expr_ = std::move(call);
     return {};
   }
 
-  // SUBSTRING(text FROM start FOR count) is substr(text, start, count); without FROM it starts
+  // SUBSTRING(text FROM start FOR count) is substring(text, start, count); without FROM it starts
   // at 1, as in PostgreSQL.
   antlrcpp::Any visitSubstringFromFor(P::SubstringFromForContext* ctx) override {
     auto call = MakeNode<FunctionCallExpr>(PositionOf(ctx));
-    call->name = {"substr"};
+    call->name = {"substring"};
     call->args.push_back(BuildExpr(ctx->text));
     if (ctx->start != nullptr) {
       call->args.push_back(BuildExpr(ctx->start));
@@ -1046,6 +1047,9 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
         break;
       case P::PERCENT:
         op = BinaryOp::kModulo;
+        break;
+      case P::CARET:
+        op = BinaryOp::kPower;
         break;
     }
     return {op, arithmetic->left, arithmetic->right};

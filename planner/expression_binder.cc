@@ -87,6 +87,7 @@ const StringFunction* FindStringFunction(std::string_view name) {
       {"replace", {ScalarFunction::kReplace, "sss", 0, TypeId::kVarchar}},
       {"split_part", {ScalarFunction::kSplitPart, "ssi", 0, TypeId::kVarchar}},
       {"strpos", {ScalarFunction::kStrPos, "ss", 0, TypeId::kInt32}},
+      {"position", {ScalarFunction::kStrPos, "ss", 0, TypeId::kInt32}},
       {"left", {ScalarFunction::kLeft, "si", 0, TypeId::kVarchar}},
       {"right", {ScalarFunction::kRight, "si", 0, TypeId::kVarchar}},
       {"repeat", {ScalarFunction::kRepeat, "si", 0, TypeId::kVarchar}},
@@ -875,6 +876,18 @@ BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
     case parser::BinaryOp::kContains:
     case parser::BinaryOp::kContainedBy:
       return BindJsonbOrContainment(expr, left, right);
+    case parser::BinaryOp::kPower: {
+      // As power(): in double precision (PostgreSQL's numeric ^ numeric is numeric).
+      for (BoundExprPtr* side : {&left, &right}) {
+        if (IsUntypedLiteral(*side)) *side = Coerce(*side, TypeId::kFloat64, expr.position);
+      }
+      if (!left->type.IsNumeric() || !right->type.IsNumeric()) {
+        ThrowNoOperator("^", left->type, right->type, expr.position);
+      }
+      left = Coerce(left, TypeId::kFloat64, expr.position);
+      right = Coerce(right, TypeId::kFloat64, expr.position);
+      return BoundExpr::MakeFunction(ScalarFunction::kPower, TypeId::kFloat64, {left, right});
+    }
     case parser::BinaryOp::kConcat: {
       if (std::optional<BoundExprPtr> bound = BindByteaOrArrayConcat(left, right, expr.position)) {
         return *bound;

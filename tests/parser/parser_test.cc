@@ -82,6 +82,8 @@ const char* BinaryOpName(BinaryOp op) {
       return "@>";
     case BinaryOp::kContainedBy:
       return "<@";
+    case BinaryOp::kPower:
+      return "^";
   }
   return "?";
 }

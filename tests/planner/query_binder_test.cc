@@ -119,6 +119,18 @@ TEST_F(QueryBinderTest, CastsAndSubscriptsAreNamedAfterTheirOperands) {
   EXPECT_EQ(names, (std::vector<std::string>{"array", "array", "int4", "text", "version", "int4"}));
 }
 
+// The SQL standard's keyword forms are named as PostgreSQL names them; operators are not named.
+TEST_F(QueryBinderTest, KeywordFunctionsAndOperatorsAreNamedAsInPostgres) {
+  BoundQuery query = Bind(
+      "SELECT position('b' IN 'abc'), substring('abc' FROM 2), substr('abc', 2), "
+      "trim(' a '), extract(year FROM date '2024-01-01'), 2 ^ 3",
+      QueryPurpose::kBatch);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < query.visible_columns; ++i) names.push_back(query.root->output[i].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"position", "substring", "substr", "btrim", "extract",
+                                             "?column?"}));
+}
+
 // The join's sides carry only what is read above (x.id, y.price) and its keys; the strings
 // nothing reads stay out of its state. A view planned by revision 1 keeps its whole rows.
 TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {

@@ -388,8 +388,16 @@ bool IsWatermarkColumn(const PlanNode& plan, size_t column) {
 }
 
 /// The columns of `plan`'s output that bound event-time windows, as
-/// BoundFrom::window_close_offsets says, found through projections, filters and UNION ALL
-/// (whose watermark is the lower of its inputs': a window closes once both sides passed it).
+/// BoundFrom::window_close_offsets says, found through projections, filters, UNION ALL
+/// (whose watermark is the lower of its inputs': a window closes once both sides passed it)
+/// and joins that equate a bound of one side with a bound of the other (a window join).
+///
+/// Why a window join keeps its bounds: a join emits (or retracts) a row only when a row
+/// arrives on one side, and a source drops rows below its watermark, so the arriving row's
+/// bound lies past its side's watermark less the offset. The equality gives the row from the
+/// other side the same value. The join's watermark is the lower of its sides', so every row
+/// it emits is still inside the window at the join's watermark. A join on other columns may
+/// match a new row with an old window's row, after that window closed.
 std::map<size_t, int64_t> WindowBounds(const PlanNode& plan) {
   switch (plan.kind) {
     case PlanNodeKind::kTimeWindow: {
@@ -407,6 +415,35 @@ std::map<size_t, int64_t> WindowBounds(const PlanNode& plan) {
         if (expressions[i]->kind != BoundExpr::Kind::kColumn) continue;
         auto it = input.find(expressions[i]->column);
         if (it != input.end()) bounds[i] = it->second;
+      }
+      return bounds;
+    }
+    case PlanNodeKind::kJoin: {
+      const auto& join = static_cast<const JoinNode&>(plan);
+      if (join.scalar_subquery) return {};
+      std::map<size_t, int64_t> left = WindowBounds(*plan.input);
+      std::map<size_t, int64_t> right = WindowBounds(*join.right);
+      size_t left_width = plan.input->output.size();
+      std::map<size_t, int64_t> bounds;
+      for (size_t k = 0; k < join.left_keys.size(); ++k) {
+        const BoundExpr& left_key = *join.left_keys[k];
+        const BoundExpr& right_key = *join.right_keys[k];
+        if (left_key.kind != BoundExpr::Kind::kColumn ||
+            right_key.kind != BoundExpr::Kind::kColumn) {
+          continue;
+        }
+        auto left_bound = left.find(left_key.column);
+        auto right_bound = right.find(right_key.column);
+        if (left_bound == left.end() || right_bound == right.end()) continue;
+        // Windows of different sizes: the later close holds for both.
+        int64_t offset = std::max(left_bound->second, right_bound->second);
+        auto widen = [&bounds](size_t column, int64_t at_least) {
+          int64_t& kept = bounds.emplace(column, at_least).first->second;
+          kept = std::max(kept, at_least);
+        };
+        widen(left_key.column, offset);
+        // A semi or anti join emits the left side's columns alone.
+        if (!join.FiltersLeft()) widen(left_width + right_key.column, offset);
       }
       return bounds;
     }
@@ -949,6 +986,8 @@ BoundFrom BindFrom(const parser::TableRef& from, const parser::Expr* where, cons
     }
     bound.where = AndOf(remaining);
   }
+  // A join's keys are final only now (WHERE may have added some).
+  if (!context.joins.empty()) bound.window_close_offsets = WindowBounds(*bound.plan);
   if (purpose == QueryPurpose::kMaterializedView) {
     for (PendingJoin& join : context.joins) {
       PlanJoinStateCleaning(join.node.get(), join.qualified_names);

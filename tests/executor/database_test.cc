@@ -217,6 +217,42 @@ TEST_F(DatabaseTest, WindowedJoinStateStaysBounded) {
   EXPECT_LE(most, 40u) << "state keys of the windowed aggregates and their join";
 }
 
+// A window join and an aggregate over it: the join forgets a window's rows once both
+// watermarks pass it, and the aggregate, which closes its windows at the join's watermark,
+// forgets its groups; each window is emitted once, final.
+TEST_F(DatabaseTest, AggregateOverWindowJoinClosesItsWindows) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  for (const char* name : {"a", "b"}) {
+    Run(std::string("CREATE STREAM ") + name +
+        " (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH (connector = 'datagen', "
+        "'fields.id.kind' = 'sequence', 'fields.ts.kind' = 'sequence', 'fields.ts.start' = '1', "
+        "'rows-per-second' = '20000')");
+  }
+  Run("CREATE MATERIALIZED VIEW pairs AS SELECT x.window_start AS w, count(*) AS n, "
+      "sum(y.id - x.id) AS drift FROM TUMBLE(a, ts, 1000) x JOIN TUMBLE(b, ts, 1000) y "
+      "ON x.id % 1000 = y.id % 1000 AND x.window_start = y.window_start "
+      "GROUP BY x.window_start EMIT ON WINDOW CLOSE");
+  uint32_t view_id = database_->catalog().Find("pairs")->id;
+  size_t most = 0;
+  size_t windows = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (windows < 60 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Run("CHECKPOINT");
+    most = std::max(most, OperatorStateKeys(database_->store(), view_id));
+    windows = std::stoul(Rows("SELECT count(*) FROM pairs").front());
+  }
+  ASSERT_GE(windows, 60u);
+  // Each id meets its one partner of the same window, once; closed windows only.
+  EXPECT_EQ(Rows("SELECT n, drift FROM pairs WHERE w = 0"), std::vector<std::string>{"999|0"});
+  EXPECT_EQ(Rows("SELECT count(*) FROM pairs WHERE w > 0 AND (n <> 1000 OR drift <> 0)"),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(Rows("SELECT count(*) = max(w) / 1000 + 1 FROM pairs"), std::vector<std::string>{"t"});
+  // The rows of the open windows (and of a checkpoint's worth of input), never the tens of
+  // thousands the streams went through.
+  EXPECT_LE(most, 20000u) << "state keys of the window join and its aggregate";
+}
+
 // A temporal filter over an endless stream whose event time keeps up with the clock: the
 // view holds the last second of rows, and the filter's state only those, as rows leave.
 TEST_F(DatabaseTest, TemporalFilterStateStaysBounded) {

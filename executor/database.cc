@@ -787,6 +787,22 @@ planner::CatalogObjectPtr Database::FindSink(const parser::QualifiedName& name,
   return object;
 }
 
+QueryResult Database::ExplainView(const parser::CreateMaterializedViewStatement& create,
+                                  size_t parallelism, uint32_t plan_version) const {
+  planner::BoundQuery query = planner::BindQuery(
+      *create.query, catalog_, planner::QueryPurpose::kMaterializedView, plan_version);
+  std::vector<std::string> lines = {"Logical plan:"};
+  for (const std::string& line : planner::ExplainPlan(*query.root)) lines.push_back("  " + line);
+  lines.push_back("Streaming plan:");
+  std::string sink = fmt::format("Materialize into {} [state: {}]",
+                                 planner::ResolveObjectName(create.name, create.position),
+                                 query.keyed ? "rows by key" : "rows");
+  for (const std::string& line : ExplainDataflow(query, parallelism, sink)) {
+    lines.push_back("  " + line);
+  }
+  return ExplainLines(lines);
+}
+
 QueryResult Database::Explain(const parser::ExplainStatement& explain,
                               const SessionContext& session) {
   SinkRuntime runtime;
@@ -809,29 +825,35 @@ QueryResult Database::Explain(const parser::ExplainStatement& explain,
     const auto& select = static_cast<const parser::SelectStatement&>(*explain.statement);
     planner::BoundQuery query = planner::BindQuery(select, catalog_, planner::QueryPurpose::kBatch);
     return ExplainLines(planner::ExplainPlan(*query.root));
+  } else if (explain.view) {
+    // The running view's plan: its text planned again as recovery plans it, with the
+    // planner revision and the parallelism it was created with.
+    std::string resolved = planner::ResolveObjectName(*explain.view, explain.view_position);
+    planner::CatalogObjectPtr object = catalog_.Find(resolved);
+    if (!object || object->type != planner::ObjectType::kMaterializedView) {
+      throw SqlError(sqlstate::kUndefinedTable,
+                     fmt::format("materialized view \"{}\" does not exist", resolved),
+                     explain.view_position);
+    }
+    std::vector<parser::StatementPtr> statements = parser::Parse(object->definition);
+    if (statements.size() != 1 ||
+        statements[0]->kind != parser::StatementKind::kCreateMaterializedView) {
+      throw SqlError("XX001", fmt::format("the definition of \"{}\" is not a view's", resolved));
+    }
+    return ExplainView(static_cast<const parser::CreateMaterializedViewStatement&>(*statements[0]),
+                       object->parallelism > 0 ? object->parallelism : default_parallelism(),
+                       object->plan_version);
   } else if (explain.statement &&
              explain.statement->kind == parser::StatementKind::kCreateMaterializedView) {
-    const auto& create =
-        static_cast<const parser::CreateMaterializedViewStatement&>(*explain.statement);
-    planner::BoundQuery query =
-        planner::BindQuery(*create.query, catalog_, planner::QueryPurpose::kMaterializedView);
-    std::vector<std::string> lines = {"Logical plan:"};
-    for (const std::string& line : planner::ExplainPlan(*query.root)) lines.push_back("  " + line);
-    size_t parallelism =
-        session.streaming_parallelism > 0 ? session.streaming_parallelism : default_parallelism();
-    lines.push_back("Streaming plan:");
-    std::string sink = fmt::format("Materialize into {} [state: {}]",
-                                   planner::ResolveObjectName(create.name, create.position),
-                                   query.keyed ? "rows by key" : "rows");
-    for (const std::string& line : ExplainDataflow(query, parallelism, sink)) {
-      lines.push_back("  " + line);
-    }
-    return ExplainLines(lines);
+    return ExplainView(
+        static_cast<const parser::CreateMaterializedViewStatement&>(*explain.statement),
+        session.streaming_parallelism > 0 ? session.streaming_parallelism : default_parallelism(),
+        planner::kPlanVersion);
   } else {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "EXPLAIN shows queries, materialized views and sinks: EXPLAIN SELECT ..., "
-                   "EXPLAIN CREATE MATERIALIZED VIEW ..., EXPLAIN CREATE SINK ..., or EXPLAIN "
-                   "SINK name",
+                   "EXPLAIN CREATE MATERIALIZED VIEW ..., EXPLAIN MATERIALIZED VIEW name, "
+                   "EXPLAIN CREATE SINK ..., or EXPLAIN SINK name",
                    explain.position);
   }
   QueryResult result;

@@ -219,6 +219,10 @@ class Database {
                        SinkPlanning planning, uint32_t plan_version = planner::kPlanVersion);
   QueryResult CreateSink(const parser::CreateSinkStatement& create, const SessionContext& session);
   QueryResult Explain(const parser::ExplainStatement& explain, const SessionContext& session);
+  /// A view's logical and streaming plans, as planned with `plan_version` and run by
+  /// `parallelism` instances per stage.
+  QueryResult ExplainView(const parser::CreateMaterializedViewStatement& create, size_t parallelism,
+                          uint32_t plan_version) const;
   QueryResult AlterSink(const parser::AlterSinkStatement& alter);
   /// The sink named `name`, or a 42704 error.
   planner::CatalogObjectPtr FindSink(const parser::QualifiedName& name, int position) const;

@@ -24,9 +24,11 @@ multiStatement
     ;
 
 // EXPLAIN takes any other statement, but not itself: as in PostgreSQL, "EXPLAIN EXPLAIN ..."
-// is a syntax error. No statement begins with SINK, so "EXPLAIN SINK name" is unambiguous.
+// is a syntax error. No statement begins with SINK or MATERIALIZED, so "EXPLAIN SINK name" and
+// "EXPLAIN MATERIALIZED VIEW name" are unambiguous.
 statement
     : EXPLAIN SINK qualifiedName                                       #explainSink
+    | EXPLAIN MATERIALIZED VIEW qualifiedName                          #explainView
     | EXPLAIN explainableStatement                                     #explain
     | explainableStatement                                             #plainStatement
     // Users, as PostgreSQL's CREATE/ALTER/DROP USER and ROLE (a USER may log in by default).

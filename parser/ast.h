@@ -577,12 +577,14 @@ struct CreateSinkStatement : Statement {
   std::string format;  ///< Lower-case (e.g. "json"); empty when absent.
 };
 
-/// `EXPLAIN SINK name`, or `EXPLAIN statement` for any statement but EXPLAIN itself. Exactly one
-/// of `sink` and `statement` is set.
+/// `EXPLAIN SINK name`, `EXPLAIN MATERIALIZED VIEW name`, or `EXPLAIN statement` for any
+/// statement but EXPLAIN itself. Exactly one of `sink`, `view` and `statement` is set.
 struct ExplainStatement : Statement {
   ExplainStatement() : Statement(StatementKind::kExplain) {}
   std::optional<QualifiedName> sink;
   int sink_position = 0;  ///< Where the sink's name starts; 0 when `sink` is unset.
+  std::optional<QualifiedName> view;
+  int view_position = 0;  ///< Where the view's name starts; 0 when `view` is unset.
   /// The explained statement, when `sink` is unset. Its `position` and `text` are its own, as
   /// if it had been written without EXPLAIN.
   StatementPtr statement;

@@ -181,6 +181,14 @@ class AstBuilder : public grammar::StaveSqlBaseVisitor {
     return {};
   }
 
+  antlrcpp::Any visitExplainView(P::ExplainViewContext* ctx) override {
+    auto explain = std::make_unique<ExplainStatement>();
+    explain->view = BuildQualifiedName(ctx->qualifiedName());
+    explain->view_position = PositionOf(ctx->qualifiedName());
+    statement_ = std::move(explain);
+    return {};
+  }
+
   antlrcpp::Any visitExplain(P::ExplainContext* ctx) override {
     auto explain = std::make_unique<ExplainStatement>();
     // Built as a statement of its own, the explained statement gets its own text and position.

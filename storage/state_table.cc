@@ -53,6 +53,18 @@ void StateTable::DeleteInGroup(std::string_view group, std::string_view suffix) 
   Write(key, std::nullopt, VirtualNodeOf(group));
 }
 
+void StateTable::AppendInGroup(std::string_view group, std::string_view suffix,
+                               std::string_view value) {
+  std::string_view full = ScratchKey(group, VirtualNodeOf(group));
+  size_t size = full.size() + suffix.size();
+  AppendBigEndian32(static_cast<uint32_t>(size), &appended_);
+  appended_.append(full);
+  appended_.append(suffix);
+  AppendBigEndian32(static_cast<uint32_t>(value.size()), &appended_);
+  appended_.append(value);
+  buffered_bytes_ += size + value.size();
+}
+
 Status StateTable::ScanCommittedGroup(
     std::string_view group,
     const std::function<bool(std::string_view suffix, std::string_view value)>& visit) const {
@@ -104,6 +116,24 @@ void StateTable::FlushTo(EpochBatch* batch) {
     } else {
       batch->DeleteState(full);
     }
+  }
+  std::string_view appended = appended_;
+  auto take = [&appended] {
+    size_t size = ReadBigEndian32(appended.substr(0, 4));
+    std::string_view bytes = appended.substr(4, size);
+    appended.remove_prefix(4 + size);
+    return bytes;
+  };
+  while (!appended.empty()) {
+    std::string_view key = take();
+    batch->PutState(key, take());
+  }
+  // Keeps the memory for the next epoch, unless an unusual epoch made it large.
+  constexpr size_t kKeptAppendBytes = size_t{64} << 20;
+  if (appended_.capacity() > kKeptAppendBytes) {
+    std::string().swap(appended_);
+  } else {
+    appended_.clear();
   }
   ReleaseCommitted();
   size_t entries_this_epoch = buffer_.size();

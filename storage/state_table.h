@@ -45,6 +45,12 @@ class StateTable {
   /// memcomparable keys of fixed columns are).
   void PutInGroup(std::string_view group, std::string_view suffix, std::string value);
   void DeleteInGroup(std::string_view group, std::string_view suffix);
+  /// Writes a new key that nothing reads back: no write of this table has it, and no Get or
+  /// scan asks for it before its epoch commits (a keyless view's rows, numbered by their
+  /// instance). Kept in arrival order outside the buffer's map, so an append-only table pays
+  /// a copy per row instead of a map insert, and, appended in key order within one group,
+  /// reaches RocksDB in key order without a sort. Get does not see it.
+  void AppendInGroup(std::string_view group, std::string_view suffix, std::string_view value);
   /// Calls `visit(suffix, value)` for the committed keys of `group`, in key order, until it
   /// returns false. REQUIRES: the group has no write in this epoch's buffer nor in a sealed
   /// one not committed yet -- the caller keeps a group it changed in memory until then
@@ -93,6 +99,8 @@ class StateTable {
 
   // State key → new value, or nullopt for a delete.
   Buffer buffer_;
+  // AppendInGroup's rows of this epoch: full RocksDB keys and values, each length-prefixed.
+  std::string appended_;
   size_t buffered_bytes_ = 0;
   // The changes of epochs flushed but perhaps not committed yet, and the newest of them.
   mutable Buffer sealed_;

@@ -88,7 +88,14 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
     if (RowSign(chunk.ops[r]) > 0) {
       value.clear();
       storage::EncodeRow(row, visible_types_, &value);
-      rows_.Put(key, value);
+      if (!keyed_ && !multiset_) {
+        // A new row number, never read back: appended in the instance's virtual node, in
+        // order (the key is the instance, then the row number).
+        rows_.AppendInGroup(std::string_view(key).substr(0, 4), std::string_view(key).substr(4),
+                            value);
+      } else {
+        rows_.Put(key, value);
+      }
     } else {
       rows_.Delete(key);
     }

@@ -249,6 +249,49 @@ TEST(StoreTest, BufferedBytesCountWhatTheBufferHolds) {
   EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size() + 5);
 }
 
+// Rows appended to a group reach the epoch's batch beside the buffered writes, keep their
+// group's virtual node, are counted in the buffered bytes, and are gone from the table
+// (not re-sent) once flushed.
+TEST(StoreTest, AppendedRowsCommitInTheirGroupsVirtualNode) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 7);
+  table.Put("k", "v");
+  table.AppendInGroup("grp", "1", "first");
+  table.AppendInGroup("grp", "2", std::string(300, 'x'));
+  EXPECT_EQ(table.buffered_bytes(),
+            table.FullKey("k").size() + 1 + 2 * (table.FullKey("grp").size() + 1) + 5 + 300);
+  EpochBatch first(1);
+  table.FlushTo(&first);
+  EXPECT_EQ(table.buffered_bytes(), 0u);
+  EXPECT_EQ(first.Count(), 3u);
+  ASSERT_TRUE(store->Commit(&first).ok());
+  table.AppendInGroup("grp", "3", "third");
+  EpochBatch second(2);
+  table.FlushTo(&second);
+  EXPECT_EQ(second.Count(), 1u);
+  ASSERT_TRUE(store->Commit(&second).ok());
+
+  std::vector<std::string> rows;
+  ASSERT_TRUE(store->NewSnapshot()
+                  .ValueOrThrow()
+                  ->ScanStateTable(7,
+                                   [&](std::string_view key, std::string_view value) {
+                                     uint16_t virtual_node =
+                                         static_cast<uint16_t>((static_cast<uint8_t>(key[0]) << 8) |
+                                                               static_cast<uint8_t>(key[1]));
+                                     rows.push_back(std::string(key.substr(2)) + "=" +
+                                                    std::string(value.substr(0, 5)) + "@" +
+                                                    std::to_string(virtual_node));
+                                     return true;
+                                   })
+                  .ok());
+  std::sort(rows.begin(), rows.end());
+  std::string at = "@" + std::to_string(VirtualNodeOf("grp"));
+  EXPECT_EQ(rows, (std::vector<std::string>{"grp1=first" + at, "grp2=xxxxx" + at, "grp3=third" + at,
+                                            "k=v@" + std::to_string(VirtualNodeOf("k"))}));
+}
+
 TEST(StoreTest, AppendedBatchesCommitAsOne) {
   TempDirectory directory;
   auto store = Store::Open(directory.path()).ValueOrThrow();

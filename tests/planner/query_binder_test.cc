@@ -107,6 +107,12 @@ TEST_F(QueryBinderTest, SelectWithoutFrom) {
   EXPECT_EQ(query.root->output[1].name, "version");
 }
 
+std::vector<std::string> OutputNames(const BoundQuery& query) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < query.visible_columns; ++i) names.push_back(query.root->output[i].name);
+  return names;
+}
+
 // Output names follow PostgreSQL's FigureColname: a cast takes its operand's name when it has
 // one, a subscript its array's.
 TEST_F(QueryBinderTest, CastsAndSubscriptsAreNamedAfterTheirOperands) {
@@ -114,9 +120,8 @@ TEST_F(QueryBinderTest, CastsAndSubscriptsAreNamedAfterTheirOperands) {
       "SELECT (ARRAY[10, 20])[2], ARRAY['a']::varchar[], 1::int, CASE WHEN true THEN 1 END::text, "
       "version()::text, ('{1}'::int[])[1]",
       QueryPurpose::kBatch);
-  std::vector<std::string> names;
-  for (size_t i = 0; i < query.visible_columns; ++i) names.push_back(query.root->output[i].name);
-  EXPECT_EQ(names, (std::vector<std::string>{"array", "array", "int4", "text", "version", "int4"}));
+  EXPECT_EQ(OutputNames(query),
+            (std::vector<std::string>{"array", "array", "int4", "text", "version", "int4"}));
 }
 
 // The SQL standard's keyword forms are named as PostgreSQL names them; operators are not named.
@@ -125,10 +130,8 @@ TEST_F(QueryBinderTest, KeywordFunctionsAndOperatorsAreNamedAsInPostgres) {
       "SELECT position('b' IN 'abc'), substring('abc' FROM 2), substr('abc', 2), "
       "trim(' a '), extract(year FROM date '2024-01-01'), 2 ^ 3",
       QueryPurpose::kBatch);
-  std::vector<std::string> names;
-  for (size_t i = 0; i < query.visible_columns; ++i) names.push_back(query.root->output[i].name);
-  EXPECT_EQ(names, (std::vector<std::string>{"position", "substring", "substr", "btrim", "extract",
-                                             "?column?"}));
+  EXPECT_EQ(OutputNames(query), (std::vector<std::string>{"position", "substring", "substr",
+                                                          "btrim", "extract", "?column?"}));
 }
 
 // The join's sides carry only what is read above (x.id, y.price) and its keys; the strings

@@ -1239,6 +1239,64 @@ double IntervalPart(std::string_view field, const Interval& interval) {
   }
 }
 
+namespace {
+
+// A field of microseconds as extract shows it: seconds with 6 decimals, milliseconds with 3.
+std::optional<Decimal> ExactSecondsField(Unit unit, Int128 micros) {
+  if (unit == Unit::kSecond) return decimal::FromInt128(micros, 6);
+  if (unit == Unit::kMillisecond) return decimal::FromInt128(micros, 3);
+  return std::nullopt;
+}
+
+// The other fields are whole numbers, which a double holds exactly.
+Decimal WholeField(double part) { return decimal::FromInteger(static_cast<int64_t>(part)); }
+
+}  // namespace
+
+Decimal TimestampExtract(std::string_view field, int64_t micros, bool with_time_zone) {
+  double part = TimestampPart(field, micros, with_time_zone);  // Checks the field.
+  Unit unit = ResolveUnit(field, "timestamp");
+  int64_t time = 0;
+  SplitTimestamp(micros, &time);
+  if (std::optional<Decimal> exact = ExactSecondsField(unit, time % kMicrosPerMinute)) {
+    return *exact;
+  }
+  if (unit == Unit::kEpoch) {
+    return decimal::FromInt128(Int128{micros} - kUnixEpochDays * kMicrosPerDay, 6);
+  }
+  return WholeField(part);
+}
+
+Decimal DateExtract(std::string_view field, int64_t days) {
+  return WholeField(DatePart(field, days));
+}
+
+Decimal TimeExtract(std::string_view field, int64_t micros) {
+  double part = TimePart(field, micros);
+  Unit unit = ResolveUnit(field, "time without time zone");
+  if (std::optional<Decimal> exact = ExactSecondsField(unit, micros % kMicrosPerMinute)) {
+    return *exact;
+  }
+  if (unit == Unit::kEpoch) return decimal::FromInt128(micros, 6);
+  return WholeField(part);
+}
+
+Decimal IntervalExtract(std::string_view field, const Interval& interval) {
+  double part = IntervalPart(field, interval);
+  Unit unit = ResolveUnit(field, "interval");
+  if (std::optional<Decimal> exact = ExactSecondsField(unit, interval.micros % kMicrosPerMinute)) {
+    return *exact;
+  }
+  if (unit == Unit::kEpoch) {
+    // As IntervalPart: a year of 365.25 days (31,557,600 s), a month of 30 days.
+    Int128 years = interval.months / 12;
+    Int128 months = interval.months % 12;
+    Int128 seconds = years * 31557600 + (months * 30 + interval.days) * 86400;
+    return decimal::FromInt128(seconds * kMicrosPerSecond + interval.micros, 6);
+  }
+  return WholeField(part);
+}
+
 // ---------------------------------------------------------------------------------------
 // Constructors.
 

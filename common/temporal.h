@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/decimal.h"
+
 // Calendar math, parsing, formatting and arithmetic of the temporal types, with PostgreSQL's
 // semantics. Representations (the same as PostgreSQL's, so that its algorithms and its binary
 // wire format carry over):
@@ -125,6 +127,14 @@ double TimestampPart(std::string_view field, int64_t micros, bool with_time_zone
 double DatePart(std::string_view field, int64_t days);
 double TimePart(std::string_view field, int64_t micros);
 double IntervalPart(std::string_view field, const Interval& interval);
+
+/// extract(field FROM value) as PostgreSQL 14+ gives it, numeric and exact: second and epoch
+/// with 6 decimals, milliseconds with 3, every other field an integer. The same fields and
+/// errors as the *Part functions above.
+Decimal TimestampExtract(std::string_view field, int64_t micros, bool with_time_zone);
+Decimal DateExtract(std::string_view field, int64_t days);
+Decimal TimeExtract(std::string_view field, int64_t micros);
+Decimal IntervalExtract(std::string_view field, const Interval& interval);
 
 /// to_timestamp(seconds since 1970-01-01 UTC) → timestamptz.
 int64_t TimestampFromUnixSeconds(double seconds);

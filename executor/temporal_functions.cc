@@ -170,8 +170,25 @@ bool EvaluateTemporalFunction(const planner::BoundExpr& expr, std::vector<Column
       };
       break;
     }
-    case ScalarFunction::kDatePart:
     case ScalarFunction::kExtract: {
+      const Column& value = args[1];
+      op = [&](size_t i) {
+        const std::string& field = args[0].strings[i];
+        switch (value.type.id) {
+          case TypeId::kDate:
+            return Value::Numeric(t::DateExtract(field, value.ints[i]));
+          case TypeId::kTime:
+            return Value::Numeric(t::TimeExtract(field, value.ints[i]));
+          case TypeId::kInterval:
+            return Value::Numeric(t::IntervalExtract(field, IntervalAt(value, i)));
+          default:
+            return Value::Numeric(
+                t::TimestampExtract(field, value.ints[i], value.type.id == TypeId::kTimestampTz));
+        }
+      };
+      break;
+    }
+    case ScalarFunction::kDatePart: {
       const Column& value = args[1];
       op = [&](size_t i) {
         const std::string& field = args[0].strings[i];

@@ -258,10 +258,11 @@ BoundExprPtr BindTemporalFunction(const std::string& name, std::vector<BoundExpr
       return BoundExpr::MakeFunction(ScalarFunction::kDateTrunc, type, std::move(args));
     }
     if (!type.IsTemporal()) ThrowNoFunction(name, written, position);
-    // PostgreSQL 14+ returns numeric from extract; Stave has no numeric type yet.
-    return BoundExpr::MakeFunction(
-        name == "extract" ? ScalarFunction::kExtract : ScalarFunction::kDatePart, TypeId::kFloat64,
-        std::move(args));
+    // extract is numeric, as in PostgreSQL 14+; date_part stays double precision.
+    if (name == "extract") {
+      return BoundExpr::MakeFunction(ScalarFunction::kExtract, TypeId::kNumeric, std::move(args));
+    }
+    return BoundExpr::MakeFunction(ScalarFunction::kDatePart, TypeId::kFloat64, std::move(args));
   }
   if (name == "to_timestamp") {
     if (args.size() == 2) {

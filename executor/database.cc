@@ -388,9 +388,8 @@ void Database::Recover(JobSet* jobs) {
     std::optional<planner::CatalogObject> entry = planner::DeserializeCatalogEntry(bytes);
     if (!entry) throw SqlError("XX001", fmt::format("catalog entry {} is corrupt", id));
     try {
-      std::vector<parser::StatementPtr> statements = parser::Parse(entry->definition);
-      if (statements.size() != 1) throw SqlError("XX001", "not one statement");
-      const parser::Statement& statement = *statements[0];
+      parser::StatementPtr parsed = ParseDefinition(entry->definition);
+      const parser::Statement& statement = *parsed;
       if (statement.kind == parser::StatementKind::kCreateStream) {
         catalog_.Add(PlanStream(static_cast<const parser::CreateStreamStatement&>(statement), id));
       } else if (statement.kind == parser::StatementKind::kCreateTable) {
@@ -787,6 +786,12 @@ planner::CatalogObjectPtr Database::FindSink(const parser::QualifiedName& name,
   return object;
 }
 
+parser::StatementPtr Database::ParseDefinition(const std::string& definition) {
+  std::vector<parser::StatementPtr> statements = parser::Parse(definition);
+  if (statements.size() != 1) throw SqlError("XX001", "not one statement");
+  return std::move(statements[0]);
+}
+
 QueryResult Database::ExplainView(const parser::CreateMaterializedViewStatement& create,
                                   size_t parallelism, uint32_t plan_version) const {
   planner::BoundQuery query = planner::BindQuery(
@@ -835,12 +840,11 @@ QueryResult Database::Explain(const parser::ExplainStatement& explain,
                      fmt::format("materialized view \"{}\" does not exist", resolved),
                      explain.view_position);
     }
-    std::vector<parser::StatementPtr> statements = parser::Parse(object->definition);
-    if (statements.size() != 1 ||
-        statements[0]->kind != parser::StatementKind::kCreateMaterializedView) {
+    parser::StatementPtr statement = ParseDefinition(object->definition);
+    if (statement->kind != parser::StatementKind::kCreateMaterializedView) {
       throw SqlError("XX001", fmt::format("the definition of \"{}\" is not a view's", resolved));
     }
-    return ExplainView(static_cast<const parser::CreateMaterializedViewStatement&>(*statements[0]),
+    return ExplainView(static_cast<const parser::CreateMaterializedViewStatement&>(*statement),
                        object->parallelism > 0 ? object->parallelism : default_parallelism(),
                        object->plan_version);
   } else if (explain.statement &&

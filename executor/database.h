@@ -231,6 +231,8 @@ class Database {
   /// recovered at the last committed checkpoint, not started; a sink's writer is replaced
   /// by one reconciled with that checkpoint.
   std::unique_ptr<Job> RebuildJob(const planner::CatalogObject& object, uint64_t start_epoch);
+  /// The one statement a catalog entry's definition holds; XX001 when it holds another count.
+  static parser::StatementPtr ParseDefinition(const std::string& definition);
   /// Every job rebuilt: how the engine restarts after a storage failure.
   JobSet RebuildJobs();
   /// Throws unless the catalog in memory holds exactly the objects the store holds.

@@ -20,9 +20,8 @@ constexpr std::string_view kViewStateLimitSetting = "view_state_limit";
 
 std::unique_ptr<Job> Database::RebuildJob(const planner::CatalogObject& object,
                                           uint64_t start_epoch) {
-  std::vector<parser::StatementPtr> statements = parser::Parse(object.definition);
-  if (statements.size() != 1) throw SqlError("XX001", "not one statement");
-  const parser::Statement& statement = *statements[0];
+  parser::StatementPtr parsed = ParseDefinition(object.definition);
+  const parser::Statement& statement = *parsed;
   std::unique_ptr<Job> job;
   std::shared_ptr<SinkWriter> writer;
   if (statement.kind == parser::StatementKind::kCreateMaterializedView) {

@@ -170,38 +170,31 @@ bool EvaluateTemporalFunction(const planner::BoundExpr& expr, std::vector<Column
       };
       break;
     }
+    case ScalarFunction::kDatePart:
     case ScalarFunction::kExtract: {
+      // extract is exact numeric (PostgreSQL 14+), date_part double precision.
       const Column& value = args[1];
-      op = [&](size_t i) {
+      bool exact = expr.function == ScalarFunction::kExtract;
+      op = [&, exact](size_t i) {
         const std::string& field = args[0].strings[i];
-        switch (value.type.id) {
-          case TypeId::kDate:
-            return Value::Numeric(t::DateExtract(field, value.ints[i]));
-          case TypeId::kTime:
-            return Value::Numeric(t::TimeExtract(field, value.ints[i]));
-          case TypeId::kInterval:
-            return Value::Numeric(t::IntervalExtract(field, IntervalAt(value, i)));
-          default:
-            return Value::Numeric(
-                t::TimestampExtract(field, value.ints[i], value.type.id == TypeId::kTimestampTz));
+        if (value.type.id == TypeId::kInterval) {  // Held as its encoding, not an integer.
+          t::Interval interval = IntervalAt(value, i);
+          return exact ? Value::Numeric(t::IntervalExtract(field, interval))
+                       : Value::Double(t::IntervalPart(field, interval));
         }
-      };
-      break;
-    }
-    case ScalarFunction::kDatePart: {
-      const Column& value = args[1];
-      op = [&](size_t i) {
-        const std::string& field = args[0].strings[i];
+        int64_t at = value.ints[i];
         switch (value.type.id) {
           case TypeId::kDate:
-            return Value::Double(t::DatePart(field, value.ints[i]));
+            return exact ? Value::Numeric(t::DateExtract(field, at))
+                         : Value::Double(t::DatePart(field, at));
           case TypeId::kTime:
-            return Value::Double(t::TimePart(field, value.ints[i]));
-          case TypeId::kInterval:
-            return Value::Double(t::IntervalPart(field, IntervalAt(value, i)));
-          default:
-            return Value::Double(
-                t::TimestampPart(field, value.ints[i], value.type.id == TypeId::kTimestampTz));
+            return exact ? Value::Numeric(t::TimeExtract(field, at))
+                         : Value::Double(t::TimePart(field, at));
+          default: {
+            bool with_time_zone = value.type.id == TypeId::kTimestampTz;
+            return exact ? Value::Numeric(t::TimestampExtract(field, at, with_time_zone))
+                         : Value::Double(t::TimestampPart(field, at, with_time_zone));
+          }
         }
       };
       break;

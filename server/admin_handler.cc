@@ -106,16 +106,6 @@ json BackfillJson(const std::optional<executor::BackfillStatus>& backfill) {
           {"seconds", backfill->seconds}};
 }
 
-// Constant time over the secret's length: no early exit that would time a matching prefix.
-bool EqualsInConstantTime(std::string_view given, std::string_view secret) {
-  if (given.size() != secret.size()) return false;
-  unsigned char difference = 0;
-  for (size_t i = 0; i < secret.size(); ++i) {
-    difference |= static_cast<unsigned char>(given[i] ^ secret[i]);
-  }
-  return difference == 0;
-}
-
 // The scheme name is case-insensitive (RFC 9110, 11.1); returns what follows "<scheme> ".
 std::optional<std::string_view> Credentials(std::string_view authorization,
                                             std::string_view scheme) {
@@ -139,14 +129,14 @@ bool IsLoopbackAddress(std::string_view address) {
 bool AuthorizationCarriesToken(std::string_view authorization, std::string_view token) {
   if (token.empty()) return false;
   if (std::optional<std::string_view> bearer = Credentials(authorization, "bearer")) {
-    return EqualsInConstantTime(*bearer, token);
+    return password::ConstantTimeEquals(*bearer, token);
   }
   if (std::optional<std::string_view> basic = Credentials(authorization, "basic")) {
     std::optional<std::string> user_password = password::Base64Decode(*basic);
     if (!user_password) return false;
     size_t colon = user_password->find(':');
     if (colon == std::string::npos) return false;
-    return EqualsInConstantTime(std::string_view(*user_password).substr(colon + 1), token);
+    return password::ConstantTimeEquals(std::string_view(*user_password).substr(colon + 1), token);
   }
   return false;
 }

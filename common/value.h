@@ -40,7 +40,7 @@ class Value {
   std::string ToText(DataType type) const;
 
  private:
-  // A Decimal is 32 bytes held in place, so numeric values never allocate.
+  // A Decimal is 32 bytes held in place, so ordinary numerics never allocate (decimal.h).
   using Storage = std::variant<std::monostate, int64_t, double, std::string, Decimal>;
   explicit Value(Storage data) : data_(std::move(data)) {}
   Storage data_;

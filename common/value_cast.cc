@@ -273,8 +273,11 @@ Value CastValue(const Value& value, DataType from, DataType to) {
     double d = decimal::ToDouble(value.decimal_value());
     if (to.id != TypeId::kFloat32) return Value::Double(d);
     auto single = static_cast<float>(d);
-    if (std::isinf(single) && !std::isinf(d)) {
-      throw SqlError(sqlstate::kNumericValueOutOfRange, "value out of range: overflow");
+    // As PostgreSQL's float4in of the numeric's text: beyond real's range either way.
+    if ((std::isinf(single) && !std::isinf(d)) || (single == 0 && d != 0)) {
+      throw SqlError(
+          sqlstate::kNumericValueOutOfRange,
+          "\"" + decimal::Format(value.decimal_value()) + "\" is out of range for type real");
     }
     return Value::Double(single);
   }

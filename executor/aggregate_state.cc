@@ -18,9 +18,9 @@ bool HasNumericArgument(const planner::AggregateCall& call) {
 }
 
 // Fields per call: count, int_sum (high and low 64 bits), float_sum, extremum, and for a
-// numeric argument sum_scale and the three special-value counts.
+// numeric argument sum_scale, the three special-value counts and wide_sum.
 constexpr size_t kFieldsPerCall = 5;
-constexpr size_t kNumericFields = 4;
+constexpr size_t kNumericFields = 5;
 
 storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
   storage::RowTypes types = {TypeId::kInt64};
@@ -30,13 +30,12 @@ storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
     types.push_back(TypeId::kInt64);                                        // int_sum, low 64 bits
     types.push_back(TypeId::kFloat64);                                      // float_sum
     types.push_back(call.arg ? call.arg->type : DataType(TypeId::kInt64));  // extremum
-    if (HasNumericArgument(call)) types.insert(types.end(), kNumericFields, TypeId::kInt64);
+    if (HasNumericArgument(call)) {
+      types.insert(types.end(), kNumericFields - 1, TypeId::kInt64);
+      types.push_back(TypeId::kNumeric);
+    }
   }
   return types;
-}
-
-[[noreturn]] void ThrowSumOverflow() {
-  throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
 }
 
 // Adds sign × value to a numeric sum, first widening the sum's scale if the value has more
@@ -55,24 +54,35 @@ void AccumulateDecimal(const Decimal& value, int sign, AggregateState* state) {
     case Decimal::Kind::kFinite:
       break;
   }
+  // What leaves 128 bits joins wide_sum, exactly (and slowly); ordinary sums never do.
+  auto add_wide = [&] {
+    state->wide_sum = decimal::Add(state->wide_sum, sign > 0 ? value : decimal::Negate(value));
+  };
+  if (value.is_wide()) return add_wide();
   Int128 unscaled = value.unscaled;
   if (value.scale > state->sum_scale) {
     int widen = value.scale - state->sum_scale;
+    Int128 widened = 0;
     if (state->int_sum != 0 &&
-        (widen > decimal::kMaxDigits ||
-         __builtin_mul_overflow(state->int_sum, decimal::PowerOfTen(widen), &state->int_sum))) {
-      ThrowSumOverflow();
+        (widen > decimal::kNarrowDigits ||
+         __builtin_mul_overflow(state->int_sum, decimal::PowerOfTen(widen), &widened))) {
+      state->wide_sum =
+          decimal::Add(state->wide_sum, decimal::FromInt128(state->int_sum, state->sum_scale));
+      widened = 0;
     }
+    state->int_sum = widened;
     state->sum_scale = value.scale;
   } else if (value.scale < state->sum_scale) {
     int widen = state->sum_scale - value.scale;
     if (unscaled != 0 &&
-        (widen > decimal::kMaxDigits ||
+        (widen > decimal::kNarrowDigits ||
          __builtin_mul_overflow(unscaled, decimal::PowerOfTen(widen), &unscaled))) {
-      ThrowSumOverflow();
+      return add_wide();
     }
   }
-  if (__builtin_add_overflow(state->int_sum, unscaled * sign, &state->int_sum)) ThrowSumOverflow();
+  Int128 sum = 0;
+  if (__builtin_add_overflow(state->int_sum, unscaled * sign, &sum)) return add_wide();
+  state->int_sum = sum;
 }
 
 // A numeric sum as a value: NaN if any input is NaN or infinities of both signs meet.
@@ -82,7 +92,7 @@ Decimal DecimalSum(const AggregateState& state) {
   }
   if (state.infinity_count > 0) return Decimal::Infinity(false);
   if (state.negative_infinity_count > 0) return Decimal::Infinity(true);
-  return decimal::FromInt128(state.int_sum, state.sum_scale);
+  return decimal::Add(decimal::FromInt128(state.int_sum, state.sum_scale), state.wide_sum);
 }
 
 // Whether the call counts the rows holding each value (AggregateState::distinct_values).
@@ -339,6 +349,7 @@ std::string EncodeGroupState(const GroupState& state,
       row.push_back(Value::Int(aggregate.nan_count));
       row.push_back(Value::Int(aggregate.infinity_count));
       row.push_back(Value::Int(aggregate.negative_infinity_count));
+      row.push_back(Value::Numeric(aggregate.wide_sum));
     }
   }
   storage::RowTypes types = StateTypes(calls);
@@ -398,6 +409,7 @@ bool DecodeGroupState(std::string_view bytes, const std::vector<planner::Aggrega
       aggregate.nan_count = (*row)[base + 1].int_value();
       aggregate.infinity_count = (*row)[base + 2].int_value();
       aggregate.negative_infinity_count = (*row)[base + 3].int_value();
+      aggregate.wide_sum = (*row)[base + 4].decimal_value();
       base += kNumericFields;
     }
   }

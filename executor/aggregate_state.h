@@ -25,6 +25,7 @@ struct AggregateState {
   int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
   int64_t infinity_count = 0;
   int64_t negative_infinity_count = 0;
+  Decimal wide_sum;  ///< numeric: the part of the sum that left 128 bits (usually 0).
   /// For an aggregate over DISTINCT values, and for min/max that keep their values: how
   /// many input rows hold each value (by its memcomparable encoding, so the map's first and
   /// last keys are the minimum and the maximum). A value is accumulated when its count goes

@@ -341,7 +341,7 @@ Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
     case ScalarFunction::kSign:
       return decimal::Sign(x);
     case ScalarFunction::kSqrt:
-      if (x.kind == Decimal::Kind::kNegativeInfinity || (x.is_finite() && x.unscaled < 0)) {
+      if (decimal::SignOf(x) < 0) {
         throw SqlError(kInvalidArgumentForPower, "cannot take square root of a negative number");
       }
       return decimal::Sqrt(x);

@@ -334,10 +334,10 @@ DataType ResolveType(const parser::TypeName& type) {
                                  decimal::kMaxPrecision),
                      type.position);
     }
-    if (scale < -decimal::kMaxScale || scale > decimal::kMaxScale) {
+    if (scale < -decimal::kMaxTypmodScale || scale > decimal::kMaxTypmodScale) {
       throw SqlError(sqlstate::kInvalidParameterValue,
                      fmt::format("NUMERIC scale {} must be between {} and {}", scale,
-                                 -decimal::kMaxScale, decimal::kMaxScale),
+                                 -decimal::kMaxTypmodScale, decimal::kMaxTypmodScale),
                      type.position);
     }
     return DataType::Numeric(static_cast<int16_t>(precision), static_cast<int16_t>(scale));
@@ -671,19 +671,11 @@ BoundExprPtr ExpressionBinder::BindParameter(const parser::ParameterExpr& expr) 
 
 namespace {
 
-// A numeric literal. One beyond the 38 digits Stave's numeric holds (1e300) is double
-// precision instead, so that it still works where a float is meant (`x < 1e300`).
+// A numeric literal (one with a point or an exponent, or too large for bigint): numeric, as
+// in PostgreSQL, whatever its size.
 BoundExprPtr BindNumericLiteral(const parser::LiteralExpr& expr) {
   try {
     return BoundExpr::MakeConstant(Value::Numeric(decimal::Parse(expr.value)), TypeId::kNumeric);
-  } catch (SqlError& error) {
-    if (error.sqlstate() != sqlstate::kNumericValueOutOfRange) {
-      throw error.WithPositionIfUnset(expr.position);
-    }
-  }
-  try {
-    return BoundExpr::MakeConstant(
-        CastValue(Value::String(expr.value), TypeId::kVarchar, TypeId::kFloat64), TypeId::kFloat64);
   } catch (SqlError& error) {
     throw error.WithPositionIfUnset(expr.position);
   }

@@ -449,6 +449,12 @@ std::optional<BoundExprPtr> ExpressionBinder::BindPgCatalogFunction(
          BoundExpr::MakeConstant(Value::String(array::Encode(with, TypeId::kVarchar)), type),
          BoundExpr::MakeConstant(Value::String(array::Encode(without, TypeId::kVarchar)), type)});
   }
+  if (name == "pg_typeof") {
+    // regtype's text: the argument's type as format_type names it, without a modifier
+    // (PostgreSQL's result is a regtype; here it is that name as text).
+    expect(1, 1);
+    return Text(args()[0]->type.Name());
+  }
   if (name == "format_type") {
     expect(2, 2);
     std::vector<BoundExprPtr> bound = args();

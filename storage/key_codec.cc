@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <cstring>
+#include <vector>
+
+#include "common/sql_error.h"
 
 namespace stave::storage {
 namespace {
@@ -30,15 +33,40 @@ enum DecimalKeyClass : uint8_t {
   kNaNKey,
 };
 
-constexpr int kExponentBias = 1 << 15;
+// The exponent of a value's first digit, biased to stay positive in 3 bytes: numerics reach
+// from 10^-16383 to 10^131071.
+constexpr int kExponentBias = 1 << 23;
+// Digits are written in groups of 38, each a 16-byte big-endian integer followed by a byte
+// saying whether another group follows (so that 1.2 sorts before 1.23, whose encoding is
+// longer, whatever key column comes next).
+constexpr int kGroupDigits = decimal::kNarrowDigits;
+constexpr size_t kGroupBytes = 16;
+constexpr char kLastGroup = 0x00;
+constexpr char kMoreGroups = 0x01;
 
 int DecimalDigits(UInt128 magnitude) {
   int digits = 1;
-  while (digits < decimal::kMaxDigits &&
-         magnitude >= static_cast<UInt128>(decimal::PowerOfTen(digits))) {
+  while (digits < kGroupDigits && magnitude >= static_cast<UInt128>(decimal::PowerOfTen(digits))) {
     ++digits;
   }
   return digits;
+}
+
+void AppendGroup(UInt128 group, bool last, uint8_t flip, std::string* out) {
+  for (int shift = 120; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>(static_cast<uint8_t>(group >> shift) ^ flip));
+  }
+  out->push_back(static_cast<char>((last ? kLastGroup : kMoreGroups) ^ flip));
+}
+
+// The 38 decimal digits of a group, with its leading zeros.
+void AppendGroupDigits(UInt128 group, std::string* out) {
+  char digits[kGroupDigits];
+  for (int i = kGroupDigits - 1; i >= 0; --i) {
+    digits[i] = static_cast<char>('0' + static_cast<int>(group % 10));
+    group /= 10;
+  }
+  out->append(digits, kGroupDigits);
 }
 
 bool DecodeKeyDecimal(std::string_view* in, DataType type, Decimal* value) {
@@ -60,45 +88,67 @@ bool DecodeKeyDecimal(std::string_view* in, DataType type, Decimal* value) {
       break;
     case kNegativeKey:
     case kPositiveKey: {
-      if (in->size() < 18) return false;
-      uint8_t bytes[18];
-      for (size_t i = 0; i < 18; ++i) {
-        bytes[i] = static_cast<uint8_t>((*in)[i]);
-        if (key_class == kNegativeKey) bytes[i] = static_cast<uint8_t>(~bytes[i]);
+      const uint8_t flip = key_class == kNegativeKey ? 0xFF : 0x00;
+      auto byte = [&](size_t i) {
+        return static_cast<uint8_t>(static_cast<uint8_t>((*in)[i]) ^ flip);
+      };
+      if (in->size() < 3) return false;
+      int exponent = ((byte(0) << 16) | (byte(1) << 8) | byte(2)) - kExponentBias;
+      in->remove_prefix(3);
+      std::vector<UInt128> groups;
+      bool last = false;
+      while (!last) {
+        if (in->size() < kGroupBytes + 1) return false;
+        UInt128 group = 0;
+        for (size_t i = 0; i < kGroupBytes; ++i) group = (group << 8) | byte(i);
+        if (group >= static_cast<UInt128>(decimal::PowerOfTen(kGroupDigits))) return false;
+        uint8_t marker = byte(kGroupBytes);
+        if (marker != kLastGroup && marker != kMoreGroups) return false;
+        last = marker == kLastGroup;
+        groups.push_back(group);
+        in->remove_prefix(kGroupBytes + 1);
       }
-      in->remove_prefix(18);
-      int exponent = ((bytes[0] << 8) | bytes[1]) - kExponentBias;
-      UInt128 digits = 0;
-      for (size_t i = 2; i < 18; ++i) digits = (digits << 8) | bytes[i];
-      if (digits == 0 || digits >= static_cast<UInt128>(decimal::PowerOfTen(decimal::kMaxDigits))) {
-        return false;
+      if (groups.front() == 0) return false;
+      bool negative = key_class == kNegativeKey;
+      if (groups.size() == 1) {
+        // The usual case: at most 38 significant digits, and a narrow value.
+        UInt128 digits = groups.front();
+        while (digits % 10 == 0) digits /= 10;
+        int digit_count = DecimalDigits(digits);
+        int scale = digit_count - 1 - exponent;
+        auto unscaled = static_cast<Int128>(digits);
+        if (scale < 0 && digit_count - scale <= kGroupDigits) {
+          unscaled *= decimal::PowerOfTen(-scale);
+          scale = 0;
+        }
+        if (scale >= 0) {
+          if (scale > decimal::kMaxScale) return false;
+          *value = decimal::FromInt128(negative ? -unscaled : unscaled, scale);
+          break;
+        }
       }
-      while (digits % 10 == 0) digits /= 10;
-      int scale = DecimalDigits(digits) - 1 - exponent;
-      if (scale > decimal::kMaxScale) return false;
-      auto unscaled = static_cast<Int128>(digits);
+      std::string digits;
+      for (UInt128 group : groups) AppendGroupDigits(group, &digits);
+      while (digits.back() == '0') digits.pop_back();
+      int64_t scale = static_cast<int64_t>(digits.size()) - 1 - exponent;
       if (scale < 0) {
-        if (-scale >= decimal::kMaxDigits) return false;
-        unscaled *= decimal::PowerOfTen(-scale);
+        if (-scale > decimal::kMaxIntegerDigits) return false;
+        digits.append(static_cast<size_t>(-scale), '0');
         scale = 0;
       }
-      *value = {key_class == kNegativeKey ? -unscaled : unscaled, scale, Decimal::Kind::kFinite};
+      if (scale > decimal::kMaxScale) return false;
+      try {
+        *value = decimal::FromUnscaledDigits(negative, digits, static_cast<int>(scale));
+      } catch (const SqlError&) {
+        return false;  // beyond numeric's limits: not a key this codec wrote
+      }
       break;
     }
     default:
       return false;
   }
   // numeric(p, s) values all have the type's scale; give it back.
-  if (type.HasTypmod() && type.scale > value->scale) {
-    int missing = type.scale - value->scale;
-    if (missing > decimal::kMaxDigits) return false;
-    Int128 scaled = 0;
-    if (__builtin_mul_overflow(value->unscaled, decimal::PowerOfTen(missing), &scaled)) {
-      return false;
-    }
-    value->unscaled = scaled;
-    value->scale = type.scale;
-  }
+  if (type.HasTypmod() && type.scale > value->scale) *value = decimal::Rescale(*value, type.scale);
   return true;
 }
 
@@ -118,24 +168,38 @@ void EncodeKeyDecimal(const Decimal& value, std::string* out) {
     case Decimal::Kind::kFinite:
       break;
   }
-  if (value.unscaled == 0) {
+  int sign = decimal::SignOf(value);
+  if (sign == 0) {
     out->push_back(static_cast<char>(kZeroKey));
     return;
   }
-  bool negative = value.unscaled < 0;
-  UInt128 magnitude =
-      negative ? -static_cast<UInt128>(value.unscaled) : static_cast<UInt128>(value.unscaled);
-  int digits = DecimalDigits(magnitude);
-  // Left-aligned digits: equal values with other scales (1.10, 1.1) meet here.
-  UInt128 aligned =
-      magnitude * static_cast<UInt128>(decimal::PowerOfTen(decimal::kMaxDigits - digits));
-  auto exponent = static_cast<uint16_t>(digits - 1 - value.scale + kExponentBias);
-  uint8_t flip = negative ? 0xFF : 0x00;
-  out->push_back(static_cast<char>(negative ? kNegativeKey : kPositiveKey));
-  out->push_back(static_cast<char>((exponent >> 8) ^ flip));
-  out->push_back(static_cast<char>((exponent & 0xFF) ^ flip));
-  for (int shift = 120; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>(static_cast<uint8_t>(aligned >> shift) ^ flip));
+  const uint8_t flip = sign < 0 ? 0xFF : 0x00;
+  out->push_back(static_cast<char>(sign < 0 ? kNegativeKey : kPositiveKey));
+  auto append_exponent = [&](int64_t exponent) {
+    auto biased = static_cast<uint32_t>(exponent + kExponentBias);
+    for (int shift = 16; shift >= 0; shift -= 8) {
+      out->push_back(static_cast<char>(static_cast<uint8_t>(biased >> shift) ^ flip));
+    }
+  };
+  if (!value.is_wide()) {
+    UInt128 magnitude =
+        sign < 0 ? -static_cast<UInt128>(value.unscaled) : static_cast<UInt128>(value.unscaled);
+    int digits = DecimalDigits(magnitude);
+    append_exponent(digits - 1 - value.scale);
+    // Left-aligned digits: equal values with other scales (1.10, 1.1) meet here.
+    AppendGroup(magnitude * static_cast<UInt128>(decimal::PowerOfTen(kGroupDigits - digits)), true,
+                flip, out);
+    return;
+  }
+  std::string digits = decimal::UnscaledDigits(value);
+  append_exponent(static_cast<int64_t>(digits.size()) - 1 - value.scale);
+  while (digits.back() == '0') digits.pop_back();
+  for (size_t start = 0; start < digits.size(); start += kGroupDigits) {
+    UInt128 group = 0;
+    for (size_t i = start; i < start + kGroupDigits; ++i) {
+      group = group * 10 + static_cast<UInt128>(i < digits.size() ? digits[i] - '0' : 0);
+    }
+    AppendGroup(group, start + kGroupDigits >= digits.size(), flip, out);
   }
 }
 

@@ -18,9 +18,10 @@ namespace stave::storage {
 void EncodeKeyValue(const Value& value, DataType type, std::string* out);
 
 /// A numeric as a key: a class byte (-Infinity, negative, zero, positive, Infinity, NaN, in
-/// PostgreSQL's order), then for a nonzero value the exponent of its first digit (2 bytes,
-/// biased) and its digits left-aligned in 38 decimal places (16 bytes, big-endian), both
-/// inverted for negative values. Trailing zeros do not change the encoding.
+/// PostgreSQL's order), then for a nonzero value the exponent of its first digit (3 bytes,
+/// biased) and its significant digits in groups of 38 (each 16 bytes, big-endian, the last
+/// left-aligned, and a byte saying whether another follows), all inverted for negative
+/// values. Trailing zeros do not change the encoding; an ordinary value has one group.
 void EncodeKeyDecimal(const Decimal& value, std::string* out);
 
 /// Decodes one value written by EncodeKeyValue from the front of `*in`, advancing it.

@@ -23,7 +23,8 @@ void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string
 
 /// A numeric in a row: its kind (0 finite, 1 NaN, 2 Infinity, 3 -Infinity), then for a
 /// finite value the scale and the zigzagged unscaled value's low and high 64 bits, each a
-/// varint (a small value takes 4 bytes).
+/// varint (a small value takes 4 bytes). A wide value (decimal.h) is tag 4, its scale, a
+/// sign byte ('+' or '-') and its unscaled digits as a varint length and text.
 void AppendRowDecimal(const Decimal& value, std::string* out);
 /// Reads what AppendRowDecimal wrote from the front of `*in`, advancing it; false if the
 /// bytes are malformed.

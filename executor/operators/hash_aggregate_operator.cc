@@ -71,12 +71,9 @@ std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
     Value& value = row[scaled_keys_[i]];
     if (value.is_null() || !value.decimal_value().is_finite()) continue;
     // The key as the group's first row wrote it: its trailing zeros back.
-    Decimal written = value.decimal_value();
-    int missing = state.key_scales[i] - written.scale;
-    if (missing <= 0 || missing > decimal::kMaxDigits) continue;
-    Int128 unscaled = 0;
-    if (__builtin_mul_overflow(written.unscaled, decimal::PowerOfTen(missing), &unscaled)) continue;
-    value = Value::Numeric({unscaled, state.key_scales[i], Decimal::Kind::kFinite});
+    const Decimal& written = value.decimal_value();
+    if (state.key_scales[i] <= written.scale) continue;
+    value = Value::Numeric(decimal::Rescale(written, state.key_scales[i]));
   }
   for (size_t i = 0; i < node_->aggregates.size(); ++i) {
     row.push_back(AggregateResult(node_->aggregates[i], state.aggregates[i]));

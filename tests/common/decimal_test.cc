@@ -46,8 +46,77 @@ TEST(DecimalTest, ParsesAndPrintsLikePostgres) {
   EXPECT_EQ(SqlStateOf([] { Parse("1.2.3"); }), "22P02");
   EXPECT_EQ(SqlStateOf([] { Parse("1e"); }), "22P02");
   EXPECT_EQ(SqlStateOf([] { Parse(""); }), "22P02");
-  // 39 digits: beyond what Stave holds.
-  EXPECT_EQ(SqlStateOf([] { Parse("123456789012345678901234567890123456789"); }), "22003");
+  // 39 digits and more: wide values.
+  EXPECT_EQ(Text(Parse("-123456789012345678901234567890123456789.10")),
+            "-123456789012345678901234567890123456789.10");
+  EXPECT_TRUE(Parse("123456789012345678901234567890123456789").is_wide());
+  EXPECT_FALSE(Parse("99999999999999999999999999999999999999").is_wide());
+}
+
+// Expected answers are PostgreSQL 15's.
+TEST(DecimalTest, WideValuesReachPostgresLimits) {
+  EXPECT_EQ(Text(Parse("1e131071")).size(), 131072u);
+  EXPECT_EQ(SqlStateOf([] { Parse("1e131072"); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { Parse("1" + std::string(131072, '0')); }), "22003");
+  EXPECT_EQ(Text(Parse("1e-16383")).size(), 16385u);
+  EXPECT_EQ(SqlStateOf([] { Parse("1e-16384"); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { Parse("0." + std::string(17000, '0')); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { Parse("0e-20000"); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { Parse("1e99999999999999999999"); }), "22003");
+  EXPECT_EQ(Text(Parse("0e200000")), "0");
+  // A product's scale is the sum of the operands', rounded to 16383 beyond.
+  EXPECT_EQ(Text(decimal::Multiply(Parse("1e-10000"), Parse("1e-10000"))).size(), 16385u);
+  EXPECT_EQ(Text(decimal::Multiply(Parse("1e60000"), Parse("1e60000"))).size(), 120001u);
+  EXPECT_EQ(SqlStateOf([] { decimal::Multiply(Parse("1e70000"), Parse("1e70000")); }), "22003");
+  // Division and sqrt stop at 1000 digits after the point.
+  EXPECT_EQ(Text(decimal::Divide(Parse("1"), Parse("3e-2000"))).size(), 3001u);
+  EXPECT_EQ(Text(decimal::Sqrt(Parse("1e-3000"))).size(), 1002u);
+  // round and trunc clamp their scale to what a numeric holds.
+  EXPECT_EQ(Text(decimal::Round(Parse("1.5"), 20000)).size(), 16385u);
+  EXPECT_EQ(Text(decimal::Trunc(Parse("1.5"), 20000)).size(), 16385u);
+  EXPECT_EQ(Text(decimal::Round(Parse("5e5"), -131073)), "0");
+  EXPECT_EQ(Text(decimal::Round(Parse("5e5"), -6)), "1000000");
+}
+
+TEST(DecimalTest, WideArithmeticLikePostgres) {
+  EXPECT_EQ(Text(decimal::Divide(Parse("1e60"), Parse("7"))),
+            "142857142857142857142857142857142857142857142857142857142857");
+  EXPECT_EQ(Text(decimal::ApplyTypmod(Parse("1e60"), 70, 2)),
+            "1000000000000000000000000000000000000000000000000000000000000.00");
+  EXPECT_EQ(SqlStateOf([] { decimal::ApplyTypmod(Parse("1e100"), 10, 2); }), "22003");
+  EXPECT_EQ(Text(decimal::Modulo(Parse("12345678901234567890123456789012345678901234567890"),
+                                 Parse("7"))),
+            "1");
+  EXPECT_EQ(Text(decimal::Modulo(decimal::Subtract(Parse("-1e60"), Parse("7")), Parse("1e59"))),
+            "-7");
+  EXPECT_EQ(Text(decimal::Floor(Parse("-1234567890123456789012345678901234567890.5"))),
+            "-1234567890123456789012345678901234567891");
+  EXPECT_EQ(Text(decimal::Ceil(decimal::Add(Parse("1e50"), Parse("0.1")))),
+            "100000000000000000000000000000000000000000000000001");
+  EXPECT_EQ(Text(decimal::Trunc(decimal::Add(Parse("1e50"), Parse("0.56789")), 2)),
+            "100000000000000000000000000000000000000000000000000.56");
+  EXPECT_EQ(Text(decimal::Round(Parse("123456789012345678901234567890123456789012345678.55"), 1)),
+            "123456789012345678901234567890123456789012345678.6");
+  EXPECT_EQ(Text(decimal::Sqrt(Parse("1e100"))),
+            "100000000000000000000000000000000000000000000000000");
+  EXPECT_EQ(Text(decimal::Sqrt(decimal::Multiply(Parse("2"), Parse("1e100")))),
+            "141421356237309504880168872420969807856967187537695");
+  EXPECT_EQ(Text(decimal::Divide(Parse("1e60"), Parse("1e-60"))),
+            "1" + std::string(120, '0') + "." + std::string(60, '0'));
+  EXPECT_EQ(decimal::Compare(Parse("1" + std::string(100, '0')), Parse("1e100")), 0);
+  EXPECT_LT(decimal::Compare(Parse("1e60"), Parse("1.5e60")), 0);
+  EXPECT_GT(decimal::Compare(Parse("-1e38"), Parse("-1e60")), 0);
+  EXPECT_EQ(SqlStateOf([] { decimal::ToInt64(Parse("1e50"), "bigint"); }), "22003");
+  EXPECT_EQ(decimal::ToInt64(Parse("1" + std::string(45, '0') + "e-45"), "bigint"), 1);
+  EXPECT_DOUBLE_EQ(decimal::ToDouble(Parse("1e50")), 1e50);
+  EXPECT_EQ(SqlStateOf([] { decimal::ToDouble(Parse("1e400")); }), "22003");
+  EXPECT_EQ(SqlStateOf([] { decimal::ToDouble(Parse("1e-400")); }), "22003");
+  // A result back below 38 digits is narrow again: one value, one representation.
+  Decimal back = decimal::Subtract(
+      Parse("1e60"), Parse("999999999999999999999999999999999999999999999999999999999990"));
+  EXPECT_FALSE(back.is_wide());
+  EXPECT_EQ(back, Parse("10"));
+  EXPECT_EQ(decimal::Normalize(Parse("1." + std::string(50, '0'))), Parse("1"));
 }
 
 TEST(DecimalTest, ArithmeticScales) {
@@ -81,14 +150,14 @@ TEST(DecimalTest, DivisionFollowsSelectDivScale) {
   EXPECT_EQ(SqlStateOf([] { decimal::Modulo(Parse("1"), Parse("0")); }), "22012");
 }
 
-TEST(DecimalTest, OverflowBeyond38Digits) {
-  EXPECT_EQ(SqlStateOf([] {
-              decimal::Multiply(Parse("10000000000000000000000000000000000000"), Parse("100"));
-            }),
-            "22003");
-  EXPECT_EQ(
-      SqlStateOf([] { decimal::Add(Parse("99999999999999999999999999999999999999"), Parse("1")); }),
-      "22003");
+TEST(DecimalTest, CrossingThirtyEightDigitsIsExact) {
+  EXPECT_EQ(Text(decimal::Multiply(Parse("10000000000000000000000000000000000000"), Parse("100"))),
+            "1000000000000000000000000000000000000000");
+  EXPECT_EQ(Text(decimal::Add(Parse("99999999999999999999999999999999999999"), Parse("1"))),
+            "100000000000000000000000000000000000000");
+  EXPECT_EQ(Text(decimal::Multiply(Parse("-99999999999999999999999999999999999999"),
+                                   Parse("99999999999999999999999999999999999999.9"))),
+            "-9999999999999999999999999999999999999890000000000000000000000000000000000000.1");
 }
 
 TEST(DecimalTest, RoundingIsHalfAwayFromZero) {
@@ -163,9 +232,9 @@ TEST(DecimalTest, Conversions) {
 }
 
 TEST(DecimalTest, ValueHoldsNumericsInPlace) {
-  // The fast path must not allocate: a Decimal is a trivially copyable 32-byte value.
-  static_assert(std::is_trivially_copyable_v<Decimal>);
+  // The fast path must not allocate: a narrow Decimal is a 32-byte value held in place.
   static_assert(sizeof(Decimal) == 32);
+  EXPECT_FALSE(Parse("1.10").is_wide());
   Value a = Value::Numeric(Parse("1.10"));
   Value b = Value::Numeric(Parse("1.1"));
   EXPECT_EQ(CompareValues(a, b), 0);

@@ -39,12 +39,18 @@ TEST(ValueFormatsTest, NumericBinaryIsPostgresqlsNumericSend) {
   EXPECT_EQ(Send("100000000"), Bytes({1, 2, 0x0000, 0, 1}));
   EXPECT_EQ(Send("NaN"), Bytes({0, 0, 0xC000, 0}));
   EXPECT_EQ(Send("-Infinity"), Bytes({0, 0, 0xF000, 0}));
+  EXPECT_EQ(Send("1e48"), Bytes({1, 12, 0x0000, 0, 1}));
+  EXPECT_EQ(
+      Send("-123456789012345678901234567890123456789.5"),
+      Bytes({11, 9, 0x4000, 1, 123, 4567, 8901, 2345, 6789, 123, 4567, 8901, 2345, 6789, 5000}));
 }
 
 TEST(ValueFormatsTest, NumericBinaryRoundTrips) {
   for (std::string_view text :
        {"1.50", "-12345.678", "0", "0.00", "10000.0001", "0.0012", "100000000", "-0.000000001",
-        "NaN", "Infinity", "-Infinity", "123456789012345678901234567890.12345678"}) {
+        "NaN", "Infinity", "-Infinity", "123456789012345678901234567890.12345678",
+        "1000000000000000000000000000000000000000000000000",
+        "-0.00000000000000000000000000000000000000000000000012345678901234567890123456789"}) {
     EXPECT_EQ(Receive(Send(text)), text);
   }
   // A parameter takes the scale of its declared type.
@@ -64,7 +70,7 @@ TEST(ValueFormatsTest, MalformedNumericBinaryIsRefused) {
   EXPECT_EQ(sqlstate_of(Bytes({1, 0, 0x0000, 0, 10000})), "22P03");  // Not base 10000.
   EXPECT_EQ(sqlstate_of(Bytes({1, 0, 0x1234, 0, 1})), "22P03");      // No such sign.
   EXPECT_EQ(sqlstate_of(Bytes({1, 0, 0x0000})), "22P03");            // Short header.
-  EXPECT_EQ(sqlstate_of(Bytes({1, 12, 0x0000, 0, 1})), "22003");     // 10^48: too big.
+  EXPECT_EQ(sqlstate_of(Bytes({0, 0, 0x0000, 16384})), "22003");     // Scale beyond 16383.
 }
 
 }  // namespace

@@ -61,17 +61,45 @@ TEST(KeyCodecTest, RoundTrips) {
 Value Numeric(const char* text) { return Value::Numeric(decimal::Parse(text)); }
 
 TEST(KeyCodecTest, NumericByteOrderIsValueOrder) {
-  std::vector<const char*> values = {"-Infinity", "-99999999999999999999999999999999999999",
-                                     "-1000",     "-999.99",
-                                     "-1.5",      "-1",
-                                     "-0.001",    "-0.0000000000000000000000000000000000000000001",
-                                     "0",         "0.0000000000000000000000000000000000000000001",
-                                     "0.001",     "0.0011",
-                                     "1",         "1.0000001",
-                                     "1.5",       "9",
-                                     "10",        "999.99",
-                                     "1000",      "99999999999999999999999999999999999999",
-                                     "Infinity",  "NaN"};
+  // Wide values (38 digits or more, held on the heap) sort among narrow ones by value,
+  // however many groups of 38 digits their keys take.
+  const std::string wide_one = "1." + std::string(60, '0') + "1";
+  const std::string wide_two = "1." + std::string(60, '0') + "11";
+  const std::string minus_wide_one = "-" + wide_one;
+  const std::string minus_wide_two = "-" + wide_two;
+  std::vector<const char*> values = {"-Infinity",
+                                     "-1e131071",
+                                     "-1e60",
+                                     "-123456789012345678901234567890123456789.5",
+                                     "-99999999999999999999999999999999999999",
+                                     "-1000",
+                                     "-999.99",
+                                     "-1.5",
+                                     minus_wide_two.c_str(),
+                                     minus_wide_one.c_str(),
+                                     "-1",
+                                     "-0.001",
+                                     "-0.0000000000000000000000000000000000000000001",
+                                     "0",
+                                     "0.0000000000000000000000000000000000000000001",
+                                     "0.001",
+                                     "0.0011",
+                                     "1",
+                                     wide_one.c_str(),
+                                     wide_two.c_str(),
+                                     "1.0000001",
+                                     "1.5",
+                                     "9",
+                                     "10",
+                                     "999.99",
+                                     "1000",
+                                     "99999999999999999999999999999999999999",
+                                     "100000000000000000000000000000000000000",
+                                     "123456789012345678901234567890123456789.5",
+                                     "1e60",
+                                     "1e131071",
+                                     "Infinity",
+                                     "NaN"};
   for (size_t i = 0; i + 1 < values.size(); ++i) {
     EXPECT_LT(Key(Numeric(values[i]), TypeId::kNumeric),
               Key(Numeric(values[i + 1]), TypeId::kNumeric))
@@ -82,10 +110,18 @@ TEST(KeyCodecTest, NumericByteOrderIsValueOrder) {
   EXPECT_EQ(Key(Numeric("-2.500"), TypeId::kNumeric), Key(Numeric("-2.5"), TypeId::kNumeric));
   EXPECT_EQ(Key(Numeric("0.00"), TypeId::kNumeric), Key(Numeric("0"), TypeId::kNumeric));
   EXPECT_EQ(Key(Numeric("100"), TypeId::kNumeric), Key(Numeric("100.000"), TypeId::kNumeric));
+  // A wide value equal to a narrow one (its scale keeps 50 zeros) has the narrow one's key.
+  const std::string one_with_zeros = "1." + std::string(50, '0');
+  EXPECT_TRUE(decimal::Parse(one_with_zeros).is_wide());
+  EXPECT_EQ(Key(Numeric(one_with_zeros.c_str()), TypeId::kNumeric),
+            Key(Numeric("1"), TypeId::kNumeric));
 }
 
 TEST(KeyCodecTest, NumericRoundTripsWithTheTypesScale) {
-  for (const char* text : {"-1000", "0.001", "123.45", "-0.5", "1e30", "NaN", "-Infinity", "0"}) {
+  const std::string long_fraction = "-0." + std::string(100, '7');
+  for (const char* text : {"-1000", "0.001", "123.45", "-0.5", "1e30", "NaN", "-Infinity", "0",
+                           "1e37", "1e38", "1e60", "-1e131071", "1e-16383",
+                           "123456789012345678901234567890123456789.5", long_fraction.c_str()}) {
     std::string key;
     EncodeKeyValue(Numeric(text), TypeId::kNumeric, &key);
     std::string_view rest = key;
@@ -107,14 +143,18 @@ TEST(KeyCodecTest, NumericRoundTripsWithTheTypesScale) {
 
 TEST(RowCodecTest, NumericsKeepTheirScale) {
   RowTypes types = {TypeId::kNumeric, TypeId::kNumeric, TypeId::kNumeric, TypeId::kNumeric};
-  std::vector<Value> row = {Numeric("1.50"), Numeric("-99999999999999999999999999999999999999"),
-                            Numeric("NaN"), Value::Null()};
+  std::vector<Value> row = {
+      Numeric("1.50"),  Numeric("-99999999999999999999999999999999999999"),
+      Numeric("NaN"),   Value::Null(),
+      Numeric("-1e60"), Numeric("123456789012345678901234567890123456789.500")};
+  types.insert(types.end(), 2, TypeId::kNumeric);
   std::string bytes;
   EncodeRow(row, types, &bytes);
   auto decoded = DecodeRow(bytes, types);
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(*decoded, row);
   EXPECT_EQ((*decoded)[0].ToText(TypeId::kNumeric), "1.50");
+  EXPECT_EQ((*decoded)[5].ToText(TypeId::kNumeric), "123456789012345678901234567890123456789.500");
   EXPECT_FALSE(DecodeRow(std::string_view(bytes).substr(0, bytes.size() - 3), types));
 }
 

@@ -136,6 +136,18 @@ Decimal Ceil(const Decimal& value);
 /// not negative (the caller raises PostgreSQL's 2201F).
 Decimal Sqrt(const Decimal& value);
 
+/// PostgreSQL's exp(numeric), ln(numeric), log(base, numeric) and power(numeric, numeric)
+/// (`^`), in common/decimal_math.cc: numeric.c's result scales (at least 16 significant
+/// digits, never fewer fraction digits than the arguments, at most 1000; for an integral
+/// exponent at least 16 and the base's), its special values and its errors (2201E for the
+/// logarithm of zero or of a negative number, 2201F for 0 to a negative power and a negative
+/// base to a fractional one, 22012 for log base 1, 22003 beyond numeric's range), the value
+/// correctly rounded to that scale.
+Decimal Exp(const Decimal& value);
+Decimal Ln(const Decimal& value);
+Decimal Log(const Decimal& base, const Decimal& value);
+Decimal Power(const Decimal& base, const Decimal& exponent);
+
 /// Fits a value to `numeric(precision, scale)`: rounds to the scale (half away from zero),
 /// then throws 22003 "numeric field overflow" if |value| reaches 10^(precision - scale).
 /// NaN passes; infinities do not fit any precision.

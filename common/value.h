@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "common/data_type.h"
@@ -17,11 +18,13 @@ class Value {
  public:
   Value() = default;
   static Value Null() { return Value(); }
-  static Value Int(int64_t v) { return Value(Storage(v)); }
-  static Value Double(double v) { return Value(Storage(v)); }
-  static Value String(std::string v) { return Value(Storage(std::move(v))); }
+  static Value Int(int64_t v) { return Value(std::in_place_type<int64_t>, v); }
+  static Value Double(double v) { return Value(std::in_place_type<double>, v); }
+  static Value String(std::string v) {
+    return Value(std::in_place_type<std::string>, std::move(v));
+  }
   static Value Boolean(bool v) { return Int(v ? 1 : 0); }
-  static Value Numeric(const Decimal& v) { return Value(Storage(v)); }
+  static Value Numeric(const Decimal& v) { return Value(std::in_place_type<Decimal>, v); }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(data_); }
   /// REQUIRES: holds an integer (integer, boolean or temporal types).
@@ -42,7 +45,10 @@ class Value {
  private:
   // A Decimal is 32 bytes held in place, so ordinary numerics never allocate (decimal.h).
   using Storage = std::variant<std::monostate, int64_t, double, std::string, Decimal>;
-  explicit Value(Storage data) : data_(std::move(data)) {}
+  // Each factory builds its alternative in place (no variant is built and then moved).
+  template <typename T, typename Argument>
+  Value(std::in_place_type_t<T> type, Argument&& argument)
+      : data_(type, std::forward<Argument>(argument)) {}
   Storage data_;
   friend int CompareValues(const Value& left, const Value& right);
 };

@@ -19,8 +19,6 @@ namespace {
 using planner::ScalarFunction;
 
 constexpr std::string_view kSubstringError = "22011";
-constexpr std::string_view kInvalidArgumentForPower = "2201F";
-constexpr std::string_view kInvalidArgumentForLog = "2201E";
 constexpr std::string_view kInvalidRegularExpression = "2201B";
 constexpr std::string_view kProgramLimitExceeded = "54000";
 // The longest text a function builds (PostgreSQL's limit is 1 GB).
@@ -292,14 +290,16 @@ double Math(ScalarFunction function, double x, double y) {
       return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0);
     case ScalarFunction::kSqrt:
       if (x < 0) {
-        throw SqlError(kInvalidArgumentForPower, "cannot take square root of a negative number");
+        throw SqlError(sqlstate::kInvalidArgumentForPower,
+                       "cannot take square root of a negative number");
       }
       return std::sqrt(x);
     case ScalarFunction::kLn:
     case ScalarFunction::kLog10:
-      if (x == 0) throw SqlError(kInvalidArgumentForLog, "cannot take logarithm of zero");
+      if (x == 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of zero");
       if (x < 0) {
-        throw SqlError(kInvalidArgumentForLog, "cannot take logarithm of a negative number");
+        throw SqlError(sqlstate::kInvalidArgumentForLog,
+                       "cannot take logarithm of a negative number");
       }
       return function == ScalarFunction::kLn ? std::log(x) : std::log10(x);
     case ScalarFunction::kExp: {
@@ -311,10 +311,11 @@ double Math(ScalarFunction function, double x, double y) {
     }
     case ScalarFunction::kPower: {
       if (x == 0 && y < 0) {
-        throw SqlError(kInvalidArgumentForPower, "zero raised to a negative power is undefined");
+        throw SqlError(sqlstate::kInvalidArgumentForPower,
+                       "zero raised to a negative power is undefined");
       }
       if (x < 0 && std::floor(y) != y) {
-        throw SqlError(kInvalidArgumentForPower,
+        throw SqlError(sqlstate::kInvalidArgumentForPower,
                        "a negative number raised to a non-integer power yields a complex result");
       }
       double result = std::pow(x, y);
@@ -326,14 +327,24 @@ double Math(ScalarFunction function, double x, double y) {
   throw SqlError(sqlstate::kInternalError, "not a math function");
 }
 
-// round, trunc, floor, ceil, sign and sqrt over numeric; `digits` is round's and trunc's second
-// argument (0 without one).
-Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
+// The math functions over numeric, for one row of their arguments.
+Decimal DecimalMath(ScalarFunction function, const std::vector<Column>& args, size_t row) {
+  const Decimal& x = args[0].decimals[row];
+  const bool binary = args.size() > 1;
   switch (function) {
     case ScalarFunction::kRound:
-      return decimal::Round(x, digits);
+      return decimal::Round(x, binary ? args[1].ints[row] : 0);
     case ScalarFunction::kTrunc:
-      return decimal::Trunc(x, digits);
+      return decimal::Trunc(x, binary ? args[1].ints[row] : 0);
+    case ScalarFunction::kExp:
+      return decimal::Exp(x);
+    case ScalarFunction::kLn:
+      return decimal::Ln(x);
+    case ScalarFunction::kLog10:  // log(x), or log(b, x) with two arguments
+      return binary ? decimal::Log(x, args[1].decimals[row])
+                    : decimal::Log(decimal::FromInteger(10), x);
+    case ScalarFunction::kPower:
+      return decimal::Power(x, args[1].decimals[row]);
     case ScalarFunction::kFloor:
       return decimal::Floor(x);
     case ScalarFunction::kCeil:
@@ -342,7 +353,8 @@ Decimal DecimalMath(ScalarFunction function, const Decimal& x, int64_t digits) {
       return decimal::Sign(x);
     case ScalarFunction::kSqrt:
       if (decimal::SignOf(x) < 0) {
-        throw SqlError(kInvalidArgumentForPower, "cannot take square root of a negative number");
+        throw SqlError(sqlstate::kInvalidArgumentForPower,
+                       "cannot take square root of a negative number");
       }
       return decimal::Sqrt(x);
     default:
@@ -518,8 +530,7 @@ bool EvaluateScalarFunction(const planner::BoundExpr& expr, std::vector<Column>*
     } else if (is_string) {
       out->AppendValue(StringRow(function, args, i, &regexp));
     } else if (expr.type.IsDecimal()) {
-      out->AppendDecimal(
-          DecimalMath(function, args[0].decimals[i], args.size() > 1 ? args[1].ints[i] : 0));
+      out->AppendDecimal(DecimalMath(function, args, i));
     } else {
       out->AppendDouble(
           Math(function, args[0].doubles[i], args.size() > 1 ? args[1].doubles[i] : 0.0));

@@ -869,16 +869,20 @@ BoundExprPtr ExpressionBinder::BindBinary(const parser::BinaryExpr& expr) {
     case parser::BinaryOp::kContainedBy:
       return BindJsonbOrContainment(expr, left, right);
     case parser::BinaryOp::kPower: {
-      // As power(): in double precision (PostgreSQL's numeric ^ numeric is numeric).
+      // As power(): numeric when a side is numeric and neither is a float, else double
+      // precision (integers too, as PostgreSQL resolves 2 ^ 3).
       for (BoundExprPtr* side : {&left, &right}) {
         if (IsUntypedLiteral(*side)) *side = Coerce(*side, TypeId::kFloat64, expr.position);
       }
       if (!left->type.IsNumeric() || !right->type.IsNumeric()) {
         ThrowNoOperator("^", left->type, right->type, expr.position);
       }
-      left = Coerce(left, TypeId::kFloat64, expr.position);
-      right = Coerce(right, TypeId::kFloat64, expr.position);
-      return BoundExpr::MakeFunction(ScalarFunction::kPower, TypeId::kFloat64, {left, right});
+      bool numeric = (left->type.IsDecimal() || right->type.IsDecimal()) && !left->type.IsFloat() &&
+                     !right->type.IsFloat();
+      DataType type = numeric ? DataType(TypeId::kNumeric) : DataType(TypeId::kFloat64);
+      left = Coerce(left, type, expr.position);
+      right = Coerce(right, type, expr.position);
+      return BoundExpr::MakeFunction(ScalarFunction::kPower, type, {left, right});
     }
     case parser::BinaryOp::kConcat: {
       if (std::optional<BoundExprPtr> bound = BindByteaOrArrayConcat(left, right, expr.position)) {
@@ -1056,7 +1060,12 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
     return BoundExpr::MakeFunction(string->function, string->result, std::move(args));
   }
   if (const MathFunction* math = FindMathFunction(name)) {
-    if (!(math->optional_digits && expr.args.size() == 2)) expect_args(math->arity);
+    // log(b, x): the logarithm to a base, numeric only (as in PostgreSQL).
+    const bool log_to_base =
+        math->function == ScalarFunction::kLog10 && name == "log" && expr.args.size() == 2;
+    if (!(math->optional_digits && expr.args.size() == 2) && !log_to_base) {
+      expect_args(math->arity);
+    }
     std::vector<BoundExprPtr> args;
     for (const auto& each : expr.args) {
       BoundExprPtr arg = Bind(*each);
@@ -1100,10 +1109,18 @@ BoundExprPtr ExpressionBinder::BindFunction(const parser::FunctionCallExpr& expr
       args[0] = Coerce(args[0], TypeId::kNumeric, expr.position);
       return BoundExpr::MakeFunction(math->function, TypeId::kNumeric, std::move(args));
     }
-    // The rest compute in double precision, as PostgreSQL's float8 versions do (its numeric
-    // versions of exp, ln, log and power are not there yet).
-    for (auto& arg : args) arg = Coerce(arg, TypeId::kFloat64, expr.position);
-    return BoundExpr::MakeFunction(math->function, TypeId::kFloat64, std::move(args));
+    // exp, ln, log and power: numeric when an argument is numeric and none is a float (PostgreSQL
+    // picks its numeric version then), else double precision.
+    bool any_float = false, any_numeric = false;
+    for (const auto& arg : args) {
+      any_float = any_float || arg->type.IsFloat();
+      any_numeric = any_numeric || arg->type.IsDecimal();
+    }
+    if (log_to_base && any_float) no_function();
+    DataType type = (any_numeric || log_to_base) && !any_float ? DataType(TypeId::kNumeric)
+                                                               : DataType(TypeId::kFloat64);
+    for (auto& arg : args) arg = Coerce(arg, type, expr.position);
+    return BoundExpr::MakeFunction(math->function, type, std::move(args));
   }
   if (IsTemporalFunction(name) && expr.name.size() <= 2) {
     std::vector<BoundExprPtr> args;

@@ -119,6 +119,23 @@ TEST(DecimalTest, WideArithmeticLikePostgres) {
   EXPECT_EQ(decimal::Normalize(Parse("1." + std::string(50, '0'))), Parse("1"));
 }
 
+// Expected answers are PostgreSQL 15's; tests/sql/types/numeric_math.slt has many more.
+TEST(DecimalTest, ExpLnLogPowerLikePostgres) {
+  EXPECT_EQ(Text(decimal::Exp(Parse("1"))), "2.7182818284590452");
+  EXPECT_EQ(Text(decimal::Exp(Parse("100"))), "26881171418161354484126255515800135873611119");
+  EXPECT_EQ(Text(decimal::Ln(Parse("1.0001"))), "0.00009999500033330834");
+  EXPECT_EQ(Text(decimal::Log(Parse("10"), Parse("1e-10"))), "-10.000000000000000");
+  EXPECT_EQ(Text(decimal::Log(Parse("2.5"), Parse("100"))), "5.0258831894641201");
+  EXPECT_EQ(Text(decimal::Power(Parse("2"), Parse("3.5"))), "11.313708498984760");
+  EXPECT_EQ(Text(decimal::Power(Parse("12.34"), Parse("5"))), "286138.1721051424000000");
+  EXPECT_EQ(Text(decimal::Power(Parse("-2.5"), Parse("-3"))), "-0.0640000000000000");
+  EXPECT_EQ(SqlStateOf([] { decimal::Power(Parse("-2"), Parse("0.5")); }), "2201F");
+  EXPECT_EQ(SqlStateOf([] { decimal::Power(Parse("0"), Parse("-1")); }), "2201F");
+  EXPECT_EQ(SqlStateOf([] { decimal::Ln(Parse("0")); }), "2201E");
+  EXPECT_EQ(SqlStateOf([] { decimal::Log(Parse("1"), Parse("2")); }), "22012");
+  EXPECT_EQ(SqlStateOf([] { decimal::Exp(Parse("6000")); }), "22003");
+}
+
 TEST(DecimalTest, ArithmeticScales) {
   EXPECT_EQ(Text(decimal::Add(Parse("1.5"), Parse("2.25"))), "3.75");
   EXPECT_EQ(Text(decimal::Subtract(Parse("1.50"), Parse("2"))), "-0.50");

@@ -54,10 +54,20 @@ double ToDoubleNoOverflow(const Decimal& value) {
   }
 }
 
+// MPFR caches constants (log 2 and others) per thread, at the highest precision asked so far.
+// They are freed when the thread ends, not at every call, which would compute them again.
+void FreeMpfrCacheAtThreadExit() {
+  struct CacheRelease {
+    ~CacheRelease() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
+  };
+  thread_local CacheRelease release;
+}
+
 // An MPFR number with enough bits for `digits` significant decimal digits, freed with it.
 class Real {
  public:
   explicit Real(int64_t digits) {
+    FreeMpfrCacheAtThreadExit();
     mpfr_init2(value_, static_cast<mpfr_prec_t>(static_cast<double>(digits) * 3.33) + 64);
   }
   Real(int64_t digits, const Decimal& value) : Real(digits) {

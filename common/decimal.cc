@@ -15,6 +15,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include "common/decimal_internal.h"
 #include "common/sql_error.h"
 
 namespace stave {
@@ -63,9 +64,7 @@ constexpr std::array<Int128, kNarrowDigits + 1> kPowersOfTen = MakePowersOfTen()
 // The first magnitude that is no longer narrow: 10^38.
 constexpr Int128 kLimit = kPowersOfTen[kNarrowDigits];
 
-[[noreturn]] void ThrowOverflow() {
-  throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
-}
+using internal::ThrowOverflow;
 
 [[noreturn]] void ThrowBadText(std::string_view text) {
   throw SqlError(sqlstate::kInvalidTextRepresentation,
@@ -326,22 +325,23 @@ void Base10000Lead(const Decimal& value, int* weight, int* first_digit) {
   *weight = 0;
   *first_digit = 0;
   if (SignOf(value) == 0) return;
-  std::string digits = value.wide ? UnscaledDigits(value) : std::string();
-  int count = value.wide ? static_cast<int>(digits.size()) : CountDigits(Magnitude(value.unscaled));
+  if (value.wide) {
+    internal::Base10000 lead = internal::Base10000Digits(value);
+    *weight = lead.weight;
+    *first_digit = lead.digits[0];
+    return;
+  }
+  // A narrow value's, by integer arithmetic alone (every division takes this path).
+  UInt128 magnitude = Magnitude(value.unscaled);
+  int count = CountDigits(magnitude);
   int leading_exponent = count - 1 - value.scale;  // 10^e of the first digit
   int base_weight = leading_exponent >= 0 ? leading_exponent / 4 : -((-leading_exponent + 3) / 4);
   int lead_digits = leading_exponent - 4 * base_weight + 1;  // 1 to 4
-  int first = 0;
-  if (value.wide) {
-    for (int i = 0; i < lead_digits; ++i) first = first * 10 + (digits[i] - '0');
-  } else {
-    UInt128 magnitude = Magnitude(value.unscaled);
-    int shift = count - lead_digits;  // magnitude's digits below the first group
-    first = static_cast<int>(shift >= 0 ? magnitude / static_cast<UInt128>(kPowersOfTen[shift])
-                                        : magnitude * static_cast<UInt128>(kPowersOfTen[-shift]));
-  }
+  int shift = count - lead_digits;  // magnitude's digits below the first group
+  *first_digit =
+      static_cast<int>(shift >= 0 ? magnitude / static_cast<UInt128>(kPowersOfTen[shift])
+                                  : magnitude * static_cast<UInt128>(kPowersOfTen[-shift]));
   *weight = base_weight;
-  *first_digit = first;
 }
 
 int DivisionScale(const Decimal& left, const Decimal& right) {
@@ -365,6 +365,34 @@ std::string Lower(std::string_view text) {
 }
 
 }  // namespace
+
+namespace internal {
+
+void ThrowOverflow() {
+  throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
+}
+
+Base10000 Base10000Digits(const Decimal& value) {
+  std::string digits = UnscaledDigits(value);
+  const int64_t scale = value.scale;
+  const int64_t right_pad = (4 - scale % 4) % 4;
+  digits.append(static_cast<size_t>(right_pad), '0');
+  digits.insert(0, static_cast<size_t>((4 - digits.size() % 4) % 4), '0');
+  const auto groups = static_cast<int64_t>(digits.size() / 4);
+  const int64_t fraction_groups = (scale + right_pad) / 4;
+  auto group = [&](int64_t i) { return std::stoi(digits.substr(static_cast<size_t>(4 * i), 4)); };
+  int64_t first = 0, last = groups - 1;
+  while (first < groups && group(first) == 0) ++first;
+  while (last > first && group(last) == 0) --last;
+  Base10000 result;
+  if (first == groups) return result;
+  result.weight = static_cast<int>(groups - 1 - first - fraction_groups);
+  result.count = last - first + 1;
+  for (int64_t i = 0; i < 4 && first + i <= last; ++i) result.digits[i] = group(first + i);
+  return result;
+}
+
+}  // namespace internal
 
 Int128 PowerOfTen(int exponent) { return kPowersOfTen[exponent]; }
 

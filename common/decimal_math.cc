@@ -14,20 +14,21 @@
 #include <string>
 
 #include "common/decimal.h"
+#include "common/decimal_internal.h"
 #include "common/sql_error.h"
 
 namespace stave::decimal {
 namespace {
+
+using internal::Base10000;
+using internal::Base10000Digits;
+using internal::ThrowOverflow;
 
 // numeric.c's constants.
 constexpr int kMinSignificantDigits = 16;  // NUMERIC_MIN_SIG_DIGITS
 constexpr int kMaxResultScale = 2000;      // NUMERIC_MAX_RESULT_SCALE
 constexpr int kGuardDigits = 20;           // beyond what the result shows
 constexpr double kLog10OfE = 0.434294481903252;
-
-[[noreturn]] void ThrowOverflow() {
-  throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
-}
 
 [[noreturn]] void ThrowLogOfZero() {
   throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of zero");
@@ -105,34 +106,6 @@ class Real {
  private:
   mpfr_t value_;
 };
-
-// The first base-10000 digits of a finite nonzero |value| as PostgreSQL stores it: groups
-// of four decimal digits aligned on the point, without leading or trailing zero groups.
-struct Base10000 {
-  int weight = 0;     // the first group is worth 10000^weight
-  int64_t count = 0;  // groups from the first nonzero one to the last
-  int digits[4] = {0, 0, 0, 0};
-};
-
-Base10000 Base10000Digits(const Decimal& value) {
-  std::string digits = UnscaledDigits(value);
-  const int64_t scale = value.scale;
-  const int64_t right_pad = (4 - scale % 4) % 4;
-  digits.append(static_cast<size_t>(right_pad), '0');
-  digits.insert(0, static_cast<size_t>((4 - digits.size() % 4) % 4), '0');
-  const auto groups = static_cast<int64_t>(digits.size() / 4);
-  const int64_t fraction_groups = (scale + right_pad) / 4;
-  auto group = [&](int64_t i) { return std::stoi(digits.substr(static_cast<size_t>(4 * i), 4)); };
-  int64_t first = 0, last = groups - 1;
-  while (first < groups && group(first) == 0) ++first;
-  while (last > first && group(last) == 0) --last;
-  Base10000 result;
-  if (first == groups) return result;
-  result.weight = static_cast<int>(groups - 1 - first - fraction_groups);
-  result.count = last - first + 1;
-  for (int64_t i = 0; i < 4 && first + i <= last; ++i) result.digits[i] = group(first + i);
-  return result;
-}
 
 // numeric.c's estimate_ln_dweight: about the decimal weight of ln(value), for value > 0.
 int EstimateLnWeight(const Decimal& value) {

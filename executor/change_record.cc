@@ -1,5 +1,6 @@
 #include "executor/change_record.h"
 
+#include "storage/key_codec.h"
 #include "storage/varint.h"
 
 namespace stave::executor {
@@ -7,8 +8,33 @@ namespace stave::executor {
 using storage::AppendVarint;
 using storage::ReadVarint;
 
+namespace {
+
+// After the rows, a record may end with this byte and an encoded InstanceWatermark.
+constexpr char kWatermarkMarker = 'W';
+constexpr size_t kInstanceWatermarkBytes = 12;
+
+}  // namespace
+
+std::string InstanceWatermark::Encode() const {
+  std::string bytes;
+  storage::AppendBigEndian32(parallelism, &bytes);
+  storage::AppendBigEndian64(static_cast<uint64_t>(watermark), &bytes);
+  return bytes;
+}
+
+std::optional<InstanceWatermark> InstanceWatermark::Decode(std::string_view bytes) {
+  if (bytes.size() != kInstanceWatermarkBytes) return std::nullopt;
+  InstanceWatermark decoded;
+  decoded.parallelism = storage::ReadBigEndian32(bytes);
+  decoded.watermark = static_cast<int64_t>(storage::ReadBigEndian64(bytes.substr(4)));
+  if (decoded.parallelism == 0) return std::nullopt;
+  return decoded;
+}
+
 std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
-                               const storage::RowTypes& types) {
+                               const storage::RowTypes& types,
+                               std::optional<InstanceWatermark> watermark) {
   std::string record;
   AppendVarint(changes.size(), &record);
   for (const RowChange& change : changes) {
@@ -18,10 +44,15 @@ std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
     AppendVarint(row.size(), &record);
     record.append(row);
   }
+  if (watermark) {
+    record.push_back(kWatermarkMarker);
+    record.append(watermark->Encode());
+  }
   return record;
 }
 
-bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk) {
+bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk,
+                        std::optional<InstanceWatermark>* watermark) {
   uint64_t count;
   if (!ReadVarint(&record, &count)) return false;
   for (uint64_t i = 0; i < count; ++i) {
@@ -36,7 +67,12 @@ bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types,
     if (!row) return false;
     chunk->AppendRow(*row, static_cast<RowOp>(op));
   }
-  return record.empty();
+  if (record.empty()) return true;
+  if (record.front() != kWatermarkMarker) return false;
+  std::optional<InstanceWatermark> decoded = InstanceWatermark::Decode(record.substr(1));
+  if (!decoded) return false;
+  if (watermark) *watermark = decoded;
+  return true;
 }
 
 }  // namespace stave::executor

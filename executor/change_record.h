@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +20,29 @@ struct RowChange {
   std::vector<Value> row;
 };
 
+/// The watermark one parallel instance of a view's materialization had at the end of an
+/// epoch (the one that flowed out of the view's plan into it), and how many instances its
+/// run has: a reader of the view's changes takes the minimum over the instances of a run.
+struct InstanceWatermark {
+  uint32_t parallelism = 0;
+  int64_t watermark = INT64_MIN;
+
+  /// 12 bytes: the parallelism, then the watermark, big-endian.
+  std::string Encode() const;
+  /// Nullopt if `bytes` is not an encoded InstanceWatermark.
+  static std::optional<InstanceWatermark> Decode(std::string_view bytes);
+};
+
 /// A change log record: the row changes of one table commit or of one view epoch, as the
-/// readers of the object's changelog receive them.
+/// readers of the object's changelog receive them, and for a view that carries event time
+/// the watermark of the instance that wrote it (a record may hold that alone).
 std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
-                               const storage::RowTypes& types);
-/// Appends the record's rows to `chunk`. Returns false if it is malformed.
-bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk);
+                               const storage::RowTypes& types,
+                               std::optional<InstanceWatermark> watermark = std::nullopt);
+/// Appends the record's rows to `chunk`, and sets `*watermark` to its watermark if it has
+/// one (and `watermark` is not null). Returns false if it is malformed.
+bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk,
+                        std::optional<InstanceWatermark>* watermark = nullptr);
 
 /// The sequence of a record in a view's change log: each parallel instance of the view's
 /// materialization writes one record per epoch that changed its rows, ordered by epoch.

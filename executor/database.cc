@@ -16,6 +16,7 @@
 #include "executor/plan_builder.h"
 #include "executor/runtime/source_task.h"
 #include "parser/parser.h"
+#include "planner/event_time.h"
 #include "planner/expression_binder.h"
 #include "planner/plan_printer.h"
 #include "planner/query_binder.h"
@@ -632,6 +633,7 @@ std::pair<planner::CatalogObjectPtr, std::unique_ptr<Job>> Database::PlanView(
   object->parallelism = parallelism;
   object->plan_version = plan_version;
   object->row_key_columns = planner::VisibleRowKeyColumns(query);
+  object->event_time_columns = planner::VisibleEventTimeColumns(*query.root, query.visible_columns);
   std::unique_ptr<Job> job = BuildJob(
       *object, query, store_.get(), &metrics_,
       [this](uint32_t table_id) { return FindTable(table_id); },

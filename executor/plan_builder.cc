@@ -435,11 +435,15 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
       dataflow.stages.back().instances;
   for (uint32_t instance = 0; instance < last.size(); ++instance) {
     // Slot 0: the view's rows; 1: the materialization's counters.
-    last[instance].push_back(std::make_unique<MaterializeOperator>(
+    auto materialize = std::make_unique<MaterializeOperator>(
         view.id, instance, visible_types, query.keyed, query.key_columns,
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes, rows_out,
-        multiset, bytes_out));
+        multiset, bytes_out);
+    if (!view.event_time_columns.empty()) {
+      materialize->PublishWatermark(static_cast<uint32_t>(last.size()));
+    }
+    last[instance].push_back(std::move(materialize));
   }
   return std::make_unique<Job>(view.id, view.name, std::move(dataflow.sources),
                                std::move(dataflow.stages), std::move(log_changes),
@@ -516,9 +520,10 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
         continue;
       }
       const planner::CatalogObject& object = *source.scan->object;
-      lines.push_back(fmt::format("  <- {} {}{} by {}", planner::ObjectTypeName(object.type),
-                                  object.name, object.watermark ? " (with a watermark)" : "",
-                                  routing(stage.inputs[source.side], source.scan->output)));
+      lines.push_back(fmt::format(
+          "  <- {} {}{} by {}", planner::ObjectTypeName(object.type), object.name,
+          object.watermark || !object.event_time_columns.empty() ? " (with a watermark)" : "",
+          routing(stage.inputs[source.side], source.scan->output)));
     }
     for (size_t from = 0; from < s; ++from) {
       if (planner.stages[from].output_stage != static_cast<int>(s)) continue;

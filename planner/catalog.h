@@ -78,6 +78,11 @@ struct CatalogObject {
   /// keyed view is stored by; empty when the key is not all visible (or the view has none).
   /// Lets a batch query read `WHERE k = value` as a point lookup.
   std::vector<size_t> row_key_columns;
+  /// The visible columns that carry event time (DeriveEventTimeColumns over the view's plan):
+  /// column → delta, such that every change still to come has a value of at least
+  /// `watermark + delta` there. The view's dataflow then publishes the watermark that flows
+  /// out of its plan with its rows, and views over it read it: their windows close.
+  std::map<size_t, int64_t> event_time_columns;
   /// Parallel instances per stage of the view's dataflow, as SET streaming_parallelism
   /// asked when it was created; 0: the server's default at each start.
   uint32_t parallelism = 0;

@@ -368,25 +368,6 @@ int64_t WindowLength(const parser::Expr& expr, DataType time_type, std::string_v
   return *units;
 }
 
-/// Whether `column` of `plan`'s output is a stream's watermark column, as it comes through
-/// projections and filters.
-bool IsWatermarkColumn(const PlanNode& plan, size_t column) {
-  switch (plan.kind) {
-    case PlanNodeKind::kScan: {
-      const CatalogObjectPtr& object = static_cast<const ScanNode&>(plan).object;
-      return object && object->type == ObjectType::kStream && object->watermark_column == column;
-    }
-    case PlanNodeKind::kFilter:
-      return IsWatermarkColumn(*plan.input, column);
-    case PlanNodeKind::kProject: {
-      const BoundExprPtr& expr = static_cast<const ProjectNode&>(plan).expressions[column];
-      return expr->kind == BoundExpr::Kind::kColumn && IsWatermarkColumn(*plan.input, expr->column);
-    }
-    default:
-      return false;
-  }
-}
-
 /// The columns of `plan`'s output that bound event-time windows, as
 /// BoundFrom::window_close_offsets says, found through projections, filters, UNION ALL
 /// (whose watermark is the lower of its inputs': a window closes once both sides passed it)
@@ -401,9 +382,14 @@ bool IsWatermarkColumn(const PlanNode& plan, size_t column) {
 std::map<size_t, int64_t> WindowBounds(const PlanNode& plan) {
   switch (plan.kind) {
     case PlanNodeKind::kTimeWindow: {
+      // Rows still to come have a time of at least watermark + d: a window has all its rows
+      // once the watermark reaches its end less d.
       const auto& window = static_cast<const TimeWindowNode&>(plan);
-      if (!IsWatermarkColumn(*plan.input, window.time_column)) return {};
-      return {{window.visible_columns, window.size}, {window.visible_columns + 1, 0}};
+      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
+      auto time = input.find(window.time_column);
+      if (time == input.end()) return {};
+      return {{window.visible_columns, window.size - time->second},
+              {window.visible_columns + 1, -time->second}};
     }
     case PlanNodeKind::kFilter:
       return WindowBounds(*plan.input);

@@ -26,8 +26,9 @@ struct BoundFrom {
   bool has_join = false;
   std::vector<CatalogObjectPtr> inputs;
   /// Plan columns that bound event-time windows (window_start, window_end of TUMBLE or HOP
-  /// over a stream's watermark column) → how far past a column's value the watermark must be
-  /// for no row of that window to come any more (the window's size for window_start, 0 for
+  /// over an event-time column: a stream's watermark column, or one a view carries) → how
+  /// far past a column's value the watermark must be for no row of that window to come any
+  /// more (over a stream's watermark column: the window's size for window_start, 0 for
   /// window_end).
   std::map<size_t, int64_t> window_close_offsets;
   /// The WHERE clause's predicate bound over the plan's output, less the equalities moved

@@ -164,61 +164,6 @@ bool IsComparison(ScalarFunction function) {
 
 }  // namespace
 
-EventTimeColumns DeriveEventTimeColumns(const PlanNode& plan) {
-  EventTimeColumns columns;
-  switch (plan.kind) {
-    case PlanNodeKind::kScan: {
-      const auto& scan = static_cast<const ScanNode&>(plan);
-      if (scan.object && scan.object->type == ObjectType::kStream &&
-          scan.object->watermark_column) {
-        columns[*scan.object->watermark_column] = 0;
-      }
-      return columns;
-    }
-    case PlanNodeKind::kFilter:
-      return DeriveEventTimeColumns(*plan.input);
-    case PlanNodeKind::kProject: {
-      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
-      const auto& project = static_cast<const ProjectNode&>(plan);
-      for (size_t i = 0; i < project.expressions.size(); ++i) {
-        const BoundExpr& expr = *project.expressions[i];
-        if (expr.kind != BoundExpr::Kind::kColumn) continue;
-        auto found = input.find(expr.column);
-        if (found != input.end()) columns[i] = found->second;
-      }
-      return columns;
-    }
-    case PlanNodeKind::kTimeWindow: {
-      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
-      const auto& window = static_cast<const TimeWindowNode&>(plan);
-      // The window's columns sit after the first visible_columns of the input's.
-      for (const auto& [column, delta] : input) {
-        columns[column < window.visible_columns ? column : column + 2] = delta;
-      }
-      auto time = input.find(window.time_column);
-      if (time != input.end() && time->second == 0) {
-        columns[window.visible_columns] = 1 - window.size;
-        columns[window.visible_columns + 1] = 1;
-      }
-      return columns;
-    }
-    case PlanNodeKind::kAggregate: {
-      const auto& aggregate = static_cast<const AggregateNode&>(plan);
-      if (aggregate.emit_on_window_close) return columns;
-      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
-      for (size_t k = 0; k < aggregate.group_keys.size(); ++k) {
-        const BoundExpr& key = *aggregate.group_keys[k];
-        if (key.kind != BoundExpr::Kind::kColumn) continue;
-        auto found = input.find(key.column);
-        if (found != input.end()) columns[k] = found->second;
-      }
-      return columns;
-    }
-    default:
-      return columns;
-  }
-}
-
 void PlanJoinStateCleaning(JoinNode* join, const std::vector<std::string>& qualified_names) {
   EventTimeColumns left = DeriveEventTimeColumns(*join->input);
   EventTimeColumns right = DeriveEventTimeColumns(*join->right);

@@ -98,9 +98,10 @@ struct AggregateNode : PlanNode {
   std::vector<BoundExprPtr> group_keys;
   std::vector<AggregateCall> aggregates;
 
-  /// For a group key that is a window's bound over event time (TUMBLE or HOP over a stream
-  /// with a watermark): a group closes once the watermark reaches the key's value plus
-  /// `offset` (the window's size for window_start, 0 for window_end). No row of a closed
+  /// For a group key that is a window's bound over event time (TUMBLE or HOP over a stream's
+  /// watermark column or a view's event-time column): a group closes once the watermark
+  /// reaches the key's value plus `offset` (over a stream's watermark column, the window's
+  /// size for window_start, 0 for window_end). No row of a closed
   /// group can arrive any more, so its state is dropped.
   struct WindowClose {
     size_t key = 0;  ///< Index into group_keys.

@@ -741,7 +741,8 @@ BoundQuery Bind(const parser::SelectStatement& select, const Catalog& catalog, Q
     if (!windowed) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      "EMIT ON WINDOW CLOSE needs a GROUP BY of a window's bound: window_start or "
-                     "window_end of TUMBLE or HOP over a stream's WATERMARK column",
+                     "window_end of TUMBLE or HOP over a stream's WATERMARK column, or over a "
+                     "view's column that carries it",
                      select.position);
     }
   }

@@ -187,7 +187,15 @@ Snapshot::~Snapshot() { db_->ReleaseSnapshot(snapshot_); }
 Status Snapshot::ScanStateTable(
     uint32_t table_id,
     const std::function<bool(std::string_view key, std::string_view value)>& visit) const {
+  return ScanStateTable(table_id, "", visit);
+}
+
+Status Snapshot::ScanStateTable(
+    uint32_t table_id, std::string_view prefix,
+    const std::function<bool(std::string_view key, std::string_view value)>& visit) const {
   std::string begin = StateTablePrefix(table_id);
+  size_t table_prefix = begin.size();
+  begin.append(prefix);
   std::string end = PrefixEnd(begin);
   rocksdb::ReadOptions options;
   options.snapshot = snapshot_;
@@ -196,7 +204,7 @@ Status Snapshot::ScanStateTable(
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
   for (it->Seek(begin); it->Valid(); it->Next()) {
     std::string_view key(it->key().data(), it->key().size());
-    key.remove_prefix(begin.size());
+    key.remove_prefix(table_prefix);
     if (!visit(key, std::string_view(it->value().data(), it->value().size()))) break;
   }
   return FromRocks(it->status(), "scanning a state table");

@@ -102,6 +102,10 @@ class Snapshot {
   Status ScanStateTable(
       uint32_t table_id,
       const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
+  /// The same, for the rows whose key (as ScanStateTable shows it) starts with `prefix`.
+  Status ScanStateTable(
+      uint32_t table_id, std::string_view prefix,
+      const std::function<bool(std::string_view key, std::string_view value)>& visit) const;
 
   /// The value of one row of a state table, by its key as ScanStateTable shows it (the
   /// virtual node, then the state key); nullopt when there is no such row.

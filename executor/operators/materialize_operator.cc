@@ -39,6 +39,22 @@ MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
 
 void MaterializeOperator::Start() {
   logging_ = log_changes_ && log_changes_->load(std::memory_order_acquire);
+  if (parallelism_ > 0 && instance_ == 0) {
+    // Instances past this run's parallelism will publish no more: readers must not wait
+    // for them.
+    std::vector<std::string> gone;
+    counters_
+        .ScanCommittedGroup(
+            kViewWatermarkGroup,
+            [&](std::string_view suffix, std::string_view) {
+              if (suffix.size() == 4 && storage::ReadBigEndian32(suffix) >= parallelism_) {
+                gone.emplace_back(suffix);
+              }
+              return true;
+            })
+        .ThrowIfError();
+    for (const std::string& suffix : gone) counters_.DeleteInGroup(kViewWatermarkGroup, suffix);
+  }
   if (keyed_ || multiset_) return;
   std::optional<std::string> stored = counters_.Get(NextRowIdKey(instance_)).ValueOrThrow();
   if (stored && stored->size() == 8) next_row_id_ = storage::ReadBigEndian64(*stored);
@@ -117,9 +133,17 @@ void MaterializeOperator::OnBarrier(storage::EpochBatch* batch) {
     counters_.Put(NextRowIdKey(instance_), std::move(bytes));
     row_id_dirty_ = false;
   }
-  if (!epoch_changes_.empty()) {
+  std::optional<InstanceWatermark> published;
+  if (parallelism_ > 0 && watermark_ > published_) {
+    published = InstanceWatermark{parallelism_, watermark_};
+    std::string instance;
+    storage::AppendBigEndian32(instance_, &instance);
+    counters_.PutInGroup(kViewWatermarkGroup, instance, published->Encode());
+    published_ = watermark_;
+  }
+  if (!epoch_changes_.empty() || (published && logging_)) {
     batch->PutTableLogRecord(view_id_, ViewLogSequence(batch->epoch(), instance_),
-                             EncodeChangeRecord(epoch_changes_, changelog_types_));
+                             EncodeChangeRecord(epoch_changes_, changelog_types_, published));
     epoch_changes_.clear();
     logged_bytes_ = 0;
   }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "executor/change_record.h"
@@ -11,6 +12,12 @@
 #include "storage/state_table.h"
 
 namespace stave::executor {
+
+/// The group of a view's counters table (slot kViewRowsSlot + 1) where each instance of its
+/// materialization keeps the watermark it published: an InstanceWatermark under the
+/// instance's number, big-endian. (The table's other keys start with a byte below 'a', or
+/// with "next_row_id".)
+inline constexpr std::string_view kViewWatermarkGroup = "watermark";
 
 /// The end of a materialized view's dataflow: applies the changelog to the view's rows
 /// table, which ad-hoc SELECTs read. Rows are keyed by the key columns (a grouped view's
@@ -25,6 +32,12 @@ namespace stave::executor {
 /// routed by the whole row, so one instance owns each distinct row. Changes of one row may
 /// arrive out of order (from two upstream instances); the count then dips below zero for a
 /// moment and no copy is written until it is positive again, so the result is the same.
+///
+/// A view that carries event time (CatalogObject::event_time_columns) publishes the
+/// watermark that reaches it: at each barrier where it rose, each instance writes it, with
+/// the run's parallelism, under its number in the `kViewWatermarkGroup` group of `counters`
+/// (for a reader's backfill) and, while logging, into its change log record of the epoch
+/// (a record may hold it alone). ViewWatermark turns them into the view's.
 class MaterializeOperator : public StreamOperator {
  public:
   /// `visible_types`: the view's columns, the first columns of each chunk.
@@ -42,8 +55,12 @@ class MaterializeOperator : public StreamOperator {
                       std::atomic<uint64_t>* rows_written, bool multiset = false,
                       std::atomic<uint64_t>* bytes_written = nullptr);
 
+  /// Publishes the view's watermark; `parallelism`: the instances of this run.
+  void PublishWatermark(uint32_t parallelism) { parallelism_ = parallelism; }
+
   void Start() override;
   void OnChunk(Chunk chunk) override;
+  void OnWatermark(int64_t watermark) override { watermark_ = watermark; }
   void OnBarrier(storage::EpochBatch* batch) override;
   size_t BufferedBytes() const override { return rows_.buffered_bytes() + logged_bytes_; }
 
@@ -65,6 +82,9 @@ class MaterializeOperator : public StreamOperator {
   bool row_id_dirty_ = false;
   std::atomic<uint64_t>* rows_written_;
   std::atomic<uint64_t>* bytes_written_;  // Their estimated bytes (a metric; may be null).
+  uint32_t parallelism_ = 0;              // Nonzero: the view publishes its watermark.
+  int64_t watermark_ = INT64_MIN;
+  int64_t published_ = INT64_MIN;
 };
 
 }  // namespace stave::executor

@@ -22,6 +22,7 @@
 #include "executor/chunk.h"
 #include "executor/connectors/connectors.h"
 #include "executor/connectors/log_position.h"
+#include "executor/connectors/view/view_watermark.h"
 #include "executor/connectors/watermark_reader.h"
 #include "executor/runtime/sink_writer.h"
 #include "planner/catalog.h"
@@ -50,6 +51,13 @@ void FuzzLogPosition(std::string_view bytes) {
   Check(again && again->backfilled == position->backfilled &&
             again->next_sequence == position->next_sequence,
         "a log position does not survive Encode and Decode");
+  // What a reader of a view's change log adds to its position.
+  std::optional<ViewWatermark> watermark = ViewWatermark::Decode(bytes);
+  if (!watermark) return;
+  std::string encoded = watermark->Encode();
+  std::optional<ViewWatermark> decoded = ViewWatermark::Decode(encoded);
+  Check(decoded && decoded->value() == watermark->value() && decoded->Encode() == encoded,
+        "a view watermark does not survive Encode and Decode");
 }
 
 void FuzzSourcePosition(std::string_view bytes) {
@@ -110,7 +118,8 @@ void FuzzRows(std::string_view bytes) {
   }
   for (const DataType& type : types) storage::DecodeRow(bytes, {type});
   Chunk chunk = Chunk::WithTypes(types);
-  DecodeChangeRecord(bytes, types, &chunk);
+  std::optional<InstanceWatermark> watermark;
+  DecodeChangeRecord(bytes, types, &chunk, &watermark);
   Chunk keyed = Chunk::WithTypes({TypeId::kInt64, TypeId::kVarchar});
   DecodeChangeRecord(bytes, {TypeId::kInt64, TypeId::kVarchar}, &keyed);
 }

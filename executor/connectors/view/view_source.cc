@@ -5,15 +5,25 @@
 #include "common/sql_error.h"
 #include "executor/change_record.h"
 #include "executor/connectors/log_position.h"
+#include "executor/operators/materialize_operator.h"
 #include "executor/plan_builder.h"
+#include "storage/state_table.h"
 
 namespace stave::executor {
+namespace {
+
+// A position is a LogPosition, then for a view that carries event time what the reader
+// knows of its watermark (ViewWatermark::Encode).
+constexpr size_t kLogPositionBytes = 9;
+
+}  // namespace
 
 ViewSource::ViewSource(planner::CatalogObjectPtr view, const storage::Store* store,
                        const std::string& reader)
     : view_(std::move(view)),
       store_(store),
-      progress_("materialized view " + view_->name + " for " + reader) {
+      progress_("materialized view " + view_->name + " for " + reader),
+      carries_event_time_(!view_->event_time_columns.empty()) {
   for (const auto& column : view_->ChangelogColumns()) changelog_types_.push_back(column.type);
 }
 
@@ -47,6 +57,7 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
         .ThrowIfError();
     if (corrupt)
       throw SqlError("XX001", "corrupt row in materialized view \"" + view_->name + "\"");
+    if (carries_event_time_) ReadPublishedWatermarks(*snapshot);
     backfilled_ = true;
     progress_.Finish();
     next_sequence_ = ViewLogSequence(snapshot->epoch() + 1, 0);
@@ -62,9 +73,13 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
   store_
       ->ReadTableLog(view_->id, next_sequence_,
                      [&](uint64_t sequence, std::string_view record) {
-                       if (!DecodeChangeRecord(record, changelog_types_, &out)) {
+                       std::optional<InstanceWatermark> published;
+                       if (!DecodeChangeRecord(record, changelog_types_, &out, &published)) {
                          corrupt = true;
                          return false;
+                       }
+                       if (published) {
+                         watermark_.Note(static_cast<uint32_t>(sequence & 0xFFFF), *published);
                        }
                        next_sequence_ = sequence + 1;
                        full = out.size() >= max_rows;
@@ -85,16 +100,57 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
   return PollStatus::kData;
 }
 
+void ViewSource::ReadPublishedWatermarks(const storage::Snapshot& snapshot) {
+  std::string prefix;
+  storage::AppendBigEndian16(storage::VirtualNodeOf(kViewWatermarkGroup), &prefix);
+  prefix.append(kViewWatermarkGroup);
+  bool corrupt = false;
+  snapshot
+      .ScanStateTable(StateTableId(view_->id, kViewRowsSlot + 1), prefix,
+                      [&](std::string_view key, std::string_view value) {
+                        std::optional<InstanceWatermark> published =
+                            InstanceWatermark::Decode(value);
+                        key.remove_prefix(prefix.size());
+                        if (key.size() != 4 || !published) {
+                          corrupt = true;
+                          return false;
+                        }
+                        watermark_.Note(storage::ReadBigEndian32(key), *published);
+                        return true;
+                      })
+      .ThrowIfError();
+  if (corrupt) {
+    throw SqlError("XX001", "corrupt watermark in materialized view \"" + view_->name + "\"");
+  }
+}
+
+std::optional<int64_t> ViewSource::TakeWatermark() {
+  if (watermark_.value() <= watermark_told_) return std::nullopt;
+  watermark_told_ = watermark_.value();
+  return watermark_told_;
+}
+
 std::string ViewSource::Position() const {
-  return LogPosition{backfilled_, next_sequence_}.Encode();
+  std::string position = LogPosition{backfilled_, next_sequence_}.Encode();
+  if (carries_event_time_) position.append(watermark_.Encode());
+  return position;
 }
 
 Status ViewSource::Seek(std::string_view position) {
-  std::optional<LogPosition> decoded = LogPosition::Decode(position);
+  std::optional<LogPosition> decoded = LogPosition::Decode(position.substr(0, kLogPositionBytes));
   if (!decoded) return Status::Corruption("malformed view position");
+  ViewWatermark watermark;
+  if (position.size() > kLogPositionBytes) {
+    std::optional<ViewWatermark> recorded =
+        ViewWatermark::Decode(position.substr(kLogPositionBytes));
+    if (!recorded) return Status::Corruption("malformed view position");
+    watermark = std::move(*recorded);
+  }
   backfilled_ = decoded->backfilled;
   if (backfilled_) progress_.MarkDone();  // Recovered past it.
   next_sequence_ = decoded->next_sequence;
+  watermark_ = std::move(watermark);
+  watermark_told_ = INT64_MIN;  // Downstream starts without one.
   return Status::Ok();
 }
 

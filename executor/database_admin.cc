@@ -68,8 +68,10 @@ std::vector<Database::JobDescription> Database::DescribeJobs() {
               ->load(std::memory_order_relaxed);
     }
     // Every state table of an object has an id in [StateTableId(id, 0), StateTableId(id+1, 0)).
-    job.state_bytes = store_->ApproximateStateTablesSize(StateTableId(graph.id, 0),
-                                                         StateTableId(graph.id + 1, 0));
+    // Counted as view_state_limit counts it: exactly enough to compare with the limit.
+    uint64_t limit = engine_->view_state_limit();
+    job.state_bytes = store_->ApproximateStateTablesSize(
+        StateTableId(graph.id, 0), StateTableId(graph.id + 1, 0), limit > 0 ? limit : UINT64_MAX);
     for (const JobGraphNode& node : graph.nodes) {
       if (!node.backfill) continue;
       if (!job.backfill) {

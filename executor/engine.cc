@@ -243,7 +243,7 @@ void Engine::EnforceStateLimit() {
     // Every state table of an object has an id in [StateTableId(id, 0), StateTableId(id+1, 0)):
     // the same estimate as stave_job_state_bytes.
     uint64_t bytes =
-        store_->ApproximateStateTablesSize(StateTableId(id, 0), StateTableId(id + 1, 0));
+        store_->ApproximateStateTablesSize(StateTableId(id, 0), StateTableId(id + 1, 0), limit);
     if (bytes <= limit) continue;
     std::string message =
         fmt::format("\"{}\" stopped at epoch {}: its state ({} bytes) passed view_state_limit ({})",

@@ -1,5 +1,6 @@
 #include "storage/store.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -614,19 +615,39 @@ uint64_t Store::ApproximateSize() const {
   return size;
 }
 
-uint64_t Store::ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const {
+uint64_t Store::ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id,
+                                           uint64_t decisive_bytes) const {
   std::string begin = StateTablePrefix(first_table_id);
   std::string end = StateTablePrefix(end_table_id);
-  rocksdb::Range range(begin, end);
-  rocksdb::SizeApproximationOptions options;
-  options.include_memtables = true;
-  options.include_files = true;
-  uint64_t size = 0;
   std::shared_ptr<rocksdb::DB> db = Pin();
   if (!db) return 0;
-  rocksdb::Status status =
-      db->GetApproximateSizes(options, db->DefaultColumnFamily(), &range, 1, &size);
-  return status.ok() ? size : 0;
+  rocksdb::Range range(begin, end);
+  auto estimate = [&](bool files) {
+    rocksdb::SizeApproximationOptions options;
+    options.include_files = files;
+    options.include_memtables = !files;
+    uint64_t size = 0;
+    rocksdb::Status status =
+        db->GetApproximateSizes(options, db->DefaultColumnFamily(), &range, 1, &size);
+    return status.ok() ? size : 0;
+  };
+  uint64_t in_files = estimate(true);
+  uint64_t memtables = 0;
+  db->GetIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
+  // The memtables' share is at most their size.
+  uint64_t in_memtables = std::min(estimate(false), memtables);
+  if (in_files > decisive_bytes || in_files + memtables <= decisive_bytes) {
+    return in_files + in_memtables;  // Decided either way.
+  }
+  // The latest entries of the range in the memtables (a key deleted there counts nothing).
+  rocksdb::ReadOptions options;
+  options.read_tier = rocksdb::kMemtableTier;
+  rocksdb::Slice upper(end);
+  options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(options));
+  uint64_t counted = 0;
+  for (it->Seek(begin); it->Valid(); it->Next()) counted += it->key().size() + it->value().size();
+  return in_files + (it->status().ok() ? counted : in_memtables);
 }
 
 }  // namespace stave::storage

@@ -194,8 +194,13 @@ class Store {
   /// Approximate bytes of state on disk (for metrics).
   uint64_t ApproximateSize() const;
   /// Approximate bytes of the state tables with ids in [first_table_id, end_table_id), on disk
-  /// and in memtables (RocksDB's estimate over the key range; 0 for a tiny range).
-  uint64_t ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id) const;
+  /// and in memtables. RocksDB estimates the memtables' share from the shape of its skip list,
+  /// which can be far off either way (0 for megabytes of rows). Where that share could decide
+  /// whether the total passes `decisive_bytes` (a limit), it is counted instead, by reading
+  /// the range's entries in the memtables: at most the memtables' size, and only near the
+  /// limit.
+  uint64_t ApproximateStateTablesSize(uint32_t first_table_id, uint32_t end_table_id,
+                                      uint64_t decisive_bytes = UINT64_MAX) const;
 
  private:
   Store(std::string directory, std::unique_ptr<rocksdb::Env> env)

@@ -14,9 +14,9 @@ import json
 
 from stave_harness import Staved, check
 
-# Of 10 kB each: about 10 MB of state in the copying view, ten times the limit. RocksDB's
-# estimate of what its memtable holds of a key range comes from sampling its skip list, and
-# was seen below 1 MB for 3 MB of rows.
+# Of 10 kB each: about 10 MB of state in the copying view, ten times the limit, all in
+# RocksDB's memtables. RocksDB's estimate of a key range's share of them comes from the shape
+# of its skip list and once said 0 here; near the limit the engine counts it instead.
 ROWS = 1000
 
 

@@ -241,6 +241,59 @@ TEST(StoreTest, SnapshotIsStableAcrossLaterCommitsAndDropsDeleteRanges) {
   EXPECT_EQ(rows, 0u);
 }
 
+TEST(StoreTest, SnapshotScansTheRowsOfAPrefix) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 9);
+  for (int i = 0; i < 50; ++i) table.Put("other" + std::to_string(i), "v");
+  for (uint32_t i = 0; i < 3; ++i) {
+    std::string suffix;
+    AppendBigEndian32(i, &suffix);
+    table.PutInGroup("group", suffix, std::to_string(i));
+  }
+  EpochBatch batch(1);
+  table.FlushTo(&batch);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+  std::string prefix;
+  AppendBigEndian16(VirtualNodeOf("group"), &prefix);
+  prefix.append("group");
+  std::vector<std::string> values;
+  ASSERT_TRUE(store->NewSnapshot()
+                  .ValueOrThrow()
+                  ->ScanStateTable(9, prefix,
+                                   [&](std::string_view key, std::string_view value) {
+                                     EXPECT_EQ(key.substr(0, prefix.size()), prefix);
+                                     values.emplace_back(value);
+                                     return true;
+                                   })
+                  .ok());
+  EXPECT_EQ(values, (std::vector<std::string>{"0", "1", "2"}));
+}
+
+TEST(StoreTest, StateSizeIsCountedWhereItDecidesALimit) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  // Large rows in table 11, a few small ones in 12, and many small rows around them: all in
+  // the memtables, whose share of a range RocksDB only estimates.
+  StateTable big(store.get(), 11);
+  StateTable small(store.get(), 12);
+  StateTable filler(store.get(), 13);
+  for (int i = 0; i < 1000; ++i) big.Put("row" + std::to_string(i), std::string(10000, 'x'));
+  for (int i = 0; i < 3; ++i) small.Put("row" + std::to_string(i), "tiny");
+  for (int i = 0; i < 20000; ++i) filler.Put("row" + std::to_string(i), std::string(100, 'y'));
+  EpochBatch batch(1);
+  big.FlushTo(&batch);
+  small.FlushTo(&batch);
+  filler.FlushTo(&batch);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+
+  constexpr uint64_t kLimit = 1 << 20;
+  EXPECT_GE(store->ApproximateStateTablesSize(11, 12, kLimit), 1000u * 10000u);
+  EXPECT_LT(store->ApproximateStateTablesSize(12, 13, kLimit), 100u);
+  // Without a limit to decide, an estimate, at most what the memtables hold.
+  EXPECT_LT(store->ApproximateStateTablesSize(12, 13), 64u << 20);
+}
+
 TEST(StoreTest, OpenReportsAnUnusableDirectory) {
   auto result = Store::Open("/proc/stave-cannot-be-here");
   EXPECT_FALSE(result.ok());

@@ -151,6 +151,54 @@ TEST_F(DatabaseTest, ClosedWindowsLeaveNoState) {
   EXPECT_LE(most, 40u) << "state keys of the window aggregates";
 }
 
+// The same over views of the stream: a view passes the stream's watermark on to the views over
+// it, whose windows close and whose join forgets rows, so their state stays bounded too.
+TEST_F(DatabaseTest, WindowsAndJoinsOverViewsLeaveNoState) {
+  Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+  Run("CREATE STREAM s (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH (connector = "
+      "'datagen', 'fields.id.kind' = 'sequence', 'fields.ts.kind' = 'sequence', "
+      "'fields.ts.start' = '1', 'rows-per-second' = '50000')");
+  Run("CREATE MATERIALIZED VIEW evens AS SELECT id, ts FROM s WHERE id % 2 = 0");
+  Run("CREATE MATERIALIZED VIEW odds AS SELECT id, ts FROM s WHERE id % 2 = 1");
+  Run("CREATE MATERIALIZED VIEW per_window AS SELECT window_end AS w_end, count(*) AS n "
+      "FROM TUMBLE(s, ts, 100) GROUP BY window_end");
+  Run("CREATE MATERIALIZED VIEW final AS SELECT window_start, count(*) AS n "
+      "FROM TUMBLE(evens, ts, 1000) GROUP BY window_start EMIT ON WINDOW CLOSE");
+  Run("CREATE MATERIALIZED VIEW rolled AS SELECT window_start, sum(n) AS n "
+      "FROM TUMBLE(per_window, w_end, 1000) GROUP BY window_start EMIT ON WINDOW CLOSE");
+  Run("CREATE MATERIALIZED VIEW joined AS SELECT e.id FROM evens e JOIN odds o "
+      "ON e.id = o.id + 1 AND o.ts BETWEEN e.ts - 10 AND e.ts + 10");
+  std::vector<uint32_t> ids;
+  for (const char* name : {"per_window", "final", "rolled", "joined"}) {
+    ids.push_back(database_->catalog().Find(name)->id);
+  }
+  size_t most = 0;
+  size_t windows = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (windows < 200 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Run("CHECKPOINT");
+    size_t keys = 0;
+    for (uint32_t id : ids) keys += OperatorStateKeys(database_->store(), id);
+    most = std::max(most, keys);
+    windows = std::stoul(Rows("SELECT count(*) FROM rolled").front());
+  }
+  ASSERT_GE(windows, 200u);
+  // Every closed window, final: 500 even ids per 1000, and 1000 rows per rolled window (the
+  // first has the times 1 to 899: its 100-wide windows end at 100 to 900).
+  EXPECT_EQ(Rows("SELECT count(*) FROM final WHERE n <> 500 AND window_start > 0"),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(Rows("SELECT count(*) FROM rolled WHERE n <> 1000 AND window_start > 0"),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(Rows("SELECT n FROM rolled WHERE window_start = 0"), std::vector<std::string>{"899"});
+  // Every even id met its odd predecessor, once.
+  EXPECT_EQ(Rows("SELECT count(*) = count(DISTINCT id) FROM joined"),
+            std::vector<std::string>{"t"});
+  // Open windows, and the join's rows the other side's watermark has not passed: never the
+  // two hundred thousand rows the stream went through.
+  EXPECT_LE(most, 5000u) << "state keys of the windows and the join over views";
+}
+
 // An interval join on a key that never repeats: without cleaning its state would hold every
 // row of both endless streams; the watermark of each side lets the other forget its rows.
 TEST_F(DatabaseTest, IntervalJoinStateStaysBounded) {

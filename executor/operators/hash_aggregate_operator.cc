@@ -54,6 +54,7 @@ HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(const std::stri
   Group group;
   group.state.aggregates.assign(node_->aggregates.size(), AggregateState());
   group.dirty = true;
+  ++dirty_groups_;
   return &groups_.insert_or_assign(key, std::move(group)).first->second;
 }
 

@@ -188,6 +188,26 @@ TEST(HashAggregateOperatorTest, UpdatingWindowResultsAreEmittedAsRowsArriveAndCl
   EXPECT_EQ(aggregate.open_windows(), 0u);
 }
 
+// Windows opened and closed within one epoch (a backfill's rows and the watermark past them):
+// what the operator says it buffers counts their deletes, and never wraps below zero, which
+// would throttle every source of the engine.
+TEST(HashAggregateOperatorTest, WindowsClosedInTheirEpochLeaveTheBufferCountSane) {
+  testing::TestDirectory directory;
+  auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+  HashAggregateOperator aggregate(CountPerWindow(true), storage::StateTable(store.get(), 1));
+  CaptureOperator capture;
+  aggregate.set_downstream(&capture);
+  aggregate.Start();
+  aggregate.OnChunk(WindowRows({{0, "a"}, {10, "b"}, {20, "c"}}));
+  EXPECT_GT(aggregate.BufferedBytes(), 0u);
+  aggregate.OnWatermark(100);
+  EXPECT_EQ(capture.rows.size(), 3u);
+  EXPECT_LT(aggregate.BufferedBytes(), size_t{1} << 20);
+  storage::EpochBatch batch(1);
+  aggregate.OnBarrier(&batch);
+  EXPECT_EQ(aggregate.BufferedBytes(), 0u);
+}
+
 // Each parallel instance rebuilds the windows of its own virtual nodes only.
 TEST(HashAggregateOperatorTest, RecoveredInstancesIndexOnlyTheirOwnWindows) {
   testing::TestDirectory directory;

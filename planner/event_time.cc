@@ -17,17 +17,9 @@ EventTimeColumns DeriveEventTimeColumns(const PlanNode& plan) {
     }
     case PlanNodeKind::kFilter:
       return DeriveEventTimeColumns(*plan.input);
-    case PlanNodeKind::kProject: {
-      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
-      const auto& project = static_cast<const ProjectNode&>(plan);
-      for (size_t i = 0; i < project.expressions.size(); ++i) {
-        const BoundExpr& expr = *project.expressions[i];
-        if (expr.kind != BoundExpr::Kind::kColumn) continue;
-        auto found = input.find(expr.column);
-        if (found != input.end()) columns[i] = found->second;
-      }
-      return columns;
-    }
+    case PlanNodeKind::kProject:
+      return ThroughColumnReferences(static_cast<const ProjectNode&>(plan).expressions,
+                                     DeriveEventTimeColumns(*plan.input));
     case PlanNodeKind::kTimeWindow: {
       EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
       const auto& window = static_cast<const TimeWindowNode&>(plan);
@@ -47,18 +39,22 @@ EventTimeColumns DeriveEventTimeColumns(const PlanNode& plan) {
     case PlanNodeKind::kAggregate: {
       const auto& aggregate = static_cast<const AggregateNode&>(plan);
       if (aggregate.emit_on_window_close) return columns;
-      EventTimeColumns input = DeriveEventTimeColumns(*plan.input);
-      for (size_t k = 0; k < aggregate.group_keys.size(); ++k) {
-        const BoundExpr& key = *aggregate.group_keys[k];
-        if (key.kind != BoundExpr::Kind::kColumn) continue;
-        auto found = input.find(key.column);
-        if (found != input.end()) columns[k] = found->second;
-      }
-      return columns;
+      return ThroughColumnReferences(aggregate.group_keys, DeriveEventTimeColumns(*plan.input));
     }
     default:
       return columns;
   }
+}
+
+std::map<size_t, int64_t> ThroughColumnReferences(const std::vector<BoundExprPtr>& expressions,
+                                                  const std::map<size_t, int64_t>& input) {
+  std::map<size_t, int64_t> output;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    if (expressions[i]->kind != BoundExpr::Kind::kColumn) continue;
+    auto found = input.find(expressions[i]->column);
+    if (found != input.end()) output[i] = found->second;
+  }
+  return output;
 }
 
 EventTimeColumns VisibleEventTimeColumns(const PlanNode& plan, size_t visible_columns) {

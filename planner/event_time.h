@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "planner/logical_plan.h"
 
@@ -22,6 +23,12 @@ using EventTimeColumns = std::map<size_t, int64_t>;
 /// mix inputs of different watermarks, and EMIT ON WINDOW CLOSE, which emits rows below the
 /// watermark, have none.
 EventTimeColumns DeriveEventTimeColumns(const PlanNode& plan);
+
+/// What `input` (facts about the columns of a node's input) says of the node's outputs that
+/// are plain references to those columns: output position → the referenced column's fact. For a
+/// projection's expressions or an aggregate's group keys.
+std::map<size_t, int64_t> ThroughColumnReferences(const std::vector<BoundExprPtr>& expressions,
+                                                  const std::map<size_t, int64_t>& input);
 
 /// The event-time columns among the first `visible_columns` of `plan`'s output: what a
 /// materialized view over `plan` records (CatalogObject::event_time_columns).

@@ -7,6 +7,7 @@
 
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "planner/event_time.h"
 #include "planner/join_state_cleaning.h"
 #include "planner/stream_watermark.h"
 #include "planner/unnest_binding.h"
@@ -393,17 +394,9 @@ std::map<size_t, int64_t> WindowBounds(const PlanNode& plan) {
     }
     case PlanNodeKind::kFilter:
       return WindowBounds(*plan.input);
-    case PlanNodeKind::kProject: {
-      std::map<size_t, int64_t> input = WindowBounds(*plan.input);
-      std::map<size_t, int64_t> bounds;
-      const auto& expressions = static_cast<const ProjectNode&>(plan).expressions;
-      for (size_t i = 0; i < expressions.size(); ++i) {
-        if (expressions[i]->kind != BoundExpr::Kind::kColumn) continue;
-        auto it = input.find(expressions[i]->column);
-        if (it != input.end()) bounds[i] = it->second;
-      }
-      return bounds;
-    }
+    case PlanNodeKind::kProject:
+      return ThroughColumnReferences(static_cast<const ProjectNode&>(plan).expressions,
+                                     WindowBounds(*plan.input));
     case PlanNodeKind::kJoin: {
       const auto& join = static_cast<const JoinNode&>(plan);
       if (join.scalar_subquery) return {};

@@ -79,7 +79,7 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
                          return false;
                        }
                        if (published) {
-                         watermark_.Note(static_cast<uint32_t>(sequence & 0xFFFF), *published);
+                         watermark_.Note(ViewLogInstance(sequence), *published);
                        }
                        next_sequence_ = sequence + 1;
                        full = out.size() >= max_rows;

@@ -37,14 +37,14 @@ std::string ViewWatermark::Encode() const {
 }
 
 std::optional<ViewWatermark> ViewWatermark::Decode(std::string_view bytes) {
-  constexpr size_t kEntryBytes = 4 + 12;
+  constexpr size_t kEntryBytes = 4 + InstanceWatermark::kEncodedBytes;
   if (bytes.size() < 8 || (bytes.size() - 8) % kEntryBytes != 0) return std::nullopt;
   ViewWatermark decoded;
   decoded.watermark_ = static_cast<int64_t>(storage::ReadBigEndian64(bytes));
   for (size_t at = 8; at < bytes.size(); at += kEntryBytes) {
     uint32_t instance = storage::ReadBigEndian32(bytes.substr(at));
     std::optional<InstanceWatermark> published =
-        InstanceWatermark::Decode(bytes.substr(at + 4, 12));
+        InstanceWatermark::Decode(bytes.substr(at + 4, InstanceWatermark::kEncodedBytes));
     if (!published || instance >= published->parallelism) return std::nullopt;
     decoded.instances_[instance] = *published;
   }

@@ -19,7 +19,8 @@ using EventTimeColumns = std::map<size_t, int64_t>;
 /// time column of delta d gives window_start d + 1 - size and window_end d + 1 (the window
 /// of a row still to come ends after its time); filters, column references in projections,
 /// and the group keys of an aggregate that updates its groups as rows arrive (a group
-/// changes only while rows of it may come) keep them. Joins and unions, whose rows pair or
+/// changes only while rows of it may come, and the operator sends a change it holds for the
+/// barrier before a watermark past it) keep them. Joins and unions, whose rows pair or
 /// mix inputs of different watermarks, and EMIT ON WINDOW CLOSE, which emits rows below the
 /// watermark, have none.
 EventTimeColumns DeriveEventTimeColumns(const PlanNode& plan);

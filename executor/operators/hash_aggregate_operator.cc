@@ -5,6 +5,7 @@
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
 #include "executor/runtime/partitioner.h"
+#include "planner/event_time.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {
@@ -24,6 +25,9 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
     key_types_.push_back(key->type);
   }
   for (const auto& column : node_->output) output_types_.push_back(column.type);
+  if (node_->input && !node_->emit_on_window_close) {
+    event_time_keys_ = planner::DeriveEventTimeColumns(*node_);
+  }
 }
 
 void HashAggregateOperator::Start() {
@@ -115,10 +119,13 @@ void HashAggregateOperator::LoadOpenWindows() {
 
 void HashAggregateOperator::OnWatermark(int64_t watermark) {
   Chunk out = Chunk::WithTypes(output_types_);
+  AppendChangesBelow(watermark, &out);
   while (!open_windows_.empty() && open_windows_.begin()->first <= watermark) {
     for (const std::string& key : open_windows_.begin()->second) {
       Group* group = FindGroup(key);
       if (!group) continue;  // Its rows were retracted.
+      // The group's row stays in the output; only its state goes.
+      if (group->pending) AppendChange(key, group, &out);
       if (node_->emit_on_window_close && group->state.row_count > 0) {
         out.AppendRow(ResultRow(key, group->state), RowOp::kInsert);
       }
@@ -138,18 +145,6 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
   std::vector<AggregateInput> inputs;
   for (const auto& call : node_->aggregates) inputs.push_back(EvaluateAggregateInput(call, chunk));
 
-  // Each touched group with its result row before this chunk (nullopt: no row), in the
-  // order the groups were first touched, so the output is deterministic. Groups live in
-  // groups_'s nodes, which stay put while this chunk only adds groups.
-  struct Touched {
-    std::string key;
-    Group* group;
-    std::optional<std::vector<Value>> before;
-  };
-  std::vector<Touched> touched;
-  uint64_t chunk_number = ++chunks_seen_;
-  bool global = node_->group_keys.empty();
-
   std::string key;
   for (size_t row = 0; row < chunk.size(); ++row) {
     key.clear();
@@ -157,21 +152,18 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       storage::EncodeKeyValue(keys[k].GetValue(row), key_types_[k], &key);
     }
     Group* group = FindGroup(key);
-    if (!group || group->touched_by_chunk != chunk_number) {
-      std::optional<std::vector<Value>> before;
-      if (group && (global || group->state.row_count > 0)) before = ResultRow(key, group->state);
-      if (!group) {
-        group = CreateGroup(key);
-        for (size_t k : scaled_keys_) {
-          group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
-        }
-        if (node_->window_close) {
-          if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
-        }
+    bool created = group == nullptr;
+    if (created) {
+      group = CreateGroup(key);
+      for (size_t k : scaled_keys_) {
+        group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
       }
-      group->touched_by_chunk = chunk_number;
-      touched.push_back({key, group, std::move(before)});
+      if (node_->window_close) {
+        if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
+      }
     }
+    // With EMIT ON WINDOW CLOSE rows go out as their windows close, not at barriers.
+    if (!group->pending && !node_->emit_on_window_close) MarkPending(key, group, !created);
     int sign = RowSign(chunk.ops[row]);
     group->state.row_count += sign;
     for (size_t a = 0; a < node_->aggregates.size(); ++a) {
@@ -180,34 +172,84 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     if (!group->dirty) ++dirty_groups_;
     group->dirty = true;
   }
+}
 
-  if (node_->emit_on_window_close) return;  // Rows go out as their windows close.
+void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bool existed) {
+  group->pending = true;
+  group->emitted.reset();
+  if (existed && (node_->group_keys.empty() || group->state.row_count > 0)) {
+    group->emitted = ResultRow(key, group->state);
+  }
+  pending_keys_.push_back(key);
+  if (event_time_keys_.empty()) return;
+  // A key value v promises v >= w + delta for the watermarks w it may wait behind.
+  std::optional<int64_t> wait;
+  std::string_view rest = key;
+  Value value;
+  for (size_t k = 0; k <= event_time_keys_.rbegin()->first && k < key_types_.size(); ++k) {
+    storage::DecodeKeyValue(&rest, key_types_[k], &value);
+    auto delta = event_time_keys_.find(k);
+    if (delta == event_time_keys_.end() || value.is_null()) continue;
+    int64_t bound = 0;
+    if (__builtin_sub_overflow(value.int_value(), delta->second, &bound)) continue;
+    wait = wait ? std::min(*wait, bound) : bound;
+  }
+  if (wait) pending_by_time_.emplace(*wait, key);
+}
+
+void HashAggregateOperator::AppendChange(const std::string& key, Group* group, Chunk* out) {
+  std::optional<std::vector<Value>> now;
+  if (node_->group_keys.empty() || group->state.row_count > 0) now = ResultRow(key, group->state);
+  const std::optional<std::vector<Value>>& before = group->emitted;
+  if (before && now) {
+    if (*before != *now) {
+      out->AppendRow(*before, RowOp::kUpdateDelete);
+      out->AppendRow(*now, RowOp::kUpdateInsert);
+    }
+  } else if (now) {
+    out->AppendRow(*now, RowOp::kInsert);
+  } else if (before) {
+    out->AppendRow(*before, RowOp::kDelete);
+  }
+  group->pending = false;
+  group->emitted.reset();
+}
+
+void HashAggregateOperator::AppendChangesBelow(int64_t watermark, Chunk* out) {
+  while (!pending_by_time_.empty() && pending_by_time_.begin()->first < watermark) {
+    auto it = groups_.find(pending_by_time_.begin()->second);
+    if (it != groups_.end() && it->second.pending) AppendChange(it->first, &it->second, out);
+    pending_by_time_.erase(pending_by_time_.begin());
+  }
+}
+
+void HashAggregateOperator::EmitPending() {
   Chunk out = Chunk::WithTypes(output_types_);
-  for (auto& [group_key, group, before] : touched) {
-    bool exists = global || group->state.row_count > 0;
-    std::optional<std::vector<Value>> after;
-    if (exists) after = ResultRow(group_key, group->state);
-    if (before && after) {
-      if (*before != *after) {
-        out.AppendRow(*before, RowOp::kUpdateDelete);
-        out.AppendRow(*after, RowOp::kUpdateInsert);
-      }
-    } else if (after) {
-      out.AppendRow(*after, RowOp::kInsert);
-    } else if (before) {
-      out.AppendRow(*before, RowOp::kDelete);
+  for (const std::string& key : pending_keys_) {
+    auto it = groups_.find(key);
+    if (it == groups_.end() || !it->second.pending) continue;  // Emitted or dropped already.
+    AppendChange(key, &it->second, &out);
+    if (out.size() >= kChunkRows) {
+      Emit(std::move(out));
+      out = Chunk::WithTypes(output_types_);
     }
   }
   Emit(std::move(out));
+  pending_keys_.clear();
+  pending_by_time_.clear();
 }
 
 size_t HashAggregateOperator::BufferedBytes() const {
   // Each changed group is written to the epoch's batch at the barrier; estimate its size.
   constexpr size_t kBytesPerGroup = 64;
-  return state_.buffered_bytes() + dirty_groups_ * (kBytesPerGroup + 40 * node_->aggregates.size());
+  constexpr size_t kBytesPerValue = 48;
+  return state_.buffered_bytes() +
+         dirty_groups_ * (kBytesPerGroup + 40 * node_->aggregates.size()) +
+         pending_keys_.size() * kBytesPerValue * output_types_.size();
 }
 
 void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
+  EmitPending();
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& group = it->second;
     if (group.dirty) {

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -15,10 +16,13 @@
 namespace stave::executor {
 
 /// Grouped aggregation over a changelog, with its groups in a state table keyed by the
-/// memcomparable group key. For each input chunk it emits, per group the chunk touched, the
-/// change of that group's result row: an insert for a new group, an update pair for a
-/// changed one, a delete for a group whose last row was retracted. Without group keys
-/// there is exactly one group, whose row exists from the start (count 0).
+/// memcomparable group key. At each barrier it emits, per group the epoch changed, the
+/// change of that group's result row over the epoch: an insert for a new group, an update
+/// pair for a changed one, a delete for a group whose last row was retracted. Emitting once
+/// per epoch rather than per input chunk costs no freshness (views and sinks show an epoch
+/// only once it commits) and spares the operators downstream every intermediate row of a
+/// group that changes many times in an epoch. Without group keys there is exactly one
+/// group, whose row exists from the start (count 0).
 /// Groups are cached in memory; past its size the cache is trimmed after each barrier.
 ///
 /// Grouped by a window over event time (`node->window_close`), a group is dropped from state
@@ -53,14 +57,25 @@ class HashAggregateOperator : public StreamOperator {
   struct Group {
     GroupState state;
     bool dirty = false;
-    // The last chunk (of chunks_seen_) that touched the group: the first touch in a chunk
-    // takes the group's result row before the chunk.
-    uint64_t touched_by_chunk = 0;
+    // Changed since its row was last emitted; `emitted` is that row (nullopt: no row).
+    bool pending = false;
+    std::optional<std::vector<Value>> emitted;
   };
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
   Group* FindGroup(const std::string& key);
   Group* CreateGroup(const std::string& key);
+  /// Marks a group changed in this epoch, keeping the row it had before the change
+  /// (`existed`: the group was there before; a new group had no row).
+  void MarkPending(const std::string& key, Group* group, bool existed);
+  /// Appends the change of a pending group's row since it was last emitted; the group is
+  /// then no longer pending.
+  void AppendChange(const std::string& key, Group* group, Chunk* out);
+  /// Emits the changes of every pending group, in the order they were first changed.
+  void EmitPending();
+  /// Appends the changes of the pending groups that a watermark must not pass: those with
+  /// an event-time key below what the watermark promises of the rows still to come.
+  void AppendChangesBelow(int64_t watermark, Chunk* out);
   std::vector<Value> ResultRow(const std::string& key, const GroupState& state) const;
   /// When the window of a group key closes (nullopt: never, its bound is NULL).
   std::optional<int64_t> CloseTime(std::string_view key) const;
@@ -79,7 +94,17 @@ class HashAggregateOperator : public StreamOperator {
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;
   size_t dirty_groups_ = 0;  // Groups changed in this epoch, for the memory estimate.
-  uint64_t chunks_seen_ = 0;
+  // Keys of the pending groups, in the order they were first changed (so the output is
+  // deterministic). A key may repeat, or name a group dropped since (a closed window).
+  std::vector<std::string> pending_keys_;
+  // The group keys that carry event time: key index → delta (planner/event_time.h). Every
+  // change the operator emits after a watermark w must have such a key of at least
+  // w + delta, as for the rows that made it: a pending group's change goes out before a
+  // watermark past its key does.
+  std::map<size_t, int64_t> event_time_keys_;
+  // For the pending groups with event-time keys: the greatest watermark the group's change
+  // may wait behind → its key. Entries of groups emitted since are skipped.
+  std::multimap<int64_t, std::string> pending_by_time_;
   // Closing time → keys of the groups of windows still open (window_close only).
   std::map<int64_t, std::set<std::string>> open_windows_;
 };

@@ -42,7 +42,7 @@ Chunk Rows(const std::vector<std::tuple<RowOp, std::string, int64_t>>& rows) {
   return chunk;
 }
 
-TEST(HashAggregateOperatorTest, EmitsAChangelogAndRetracts) {
+TEST(HashAggregateOperatorTest, EmitsEachEpochsChangesAtItsBarrierAndRetracts) {
   testing::TestDirectory directory;
   auto store = storage::Store::Open(directory.path()).ValueOrThrow();
   HashAggregateOperator aggregate(SumByKey(), storage::StateTable(store.get(), 1));
@@ -50,33 +50,53 @@ TEST(HashAggregateOperatorTest, EmitsAChangelogAndRetracts) {
   aggregate.set_downstream(&capture);
   aggregate.Start();
 
-  aggregate.OnChunk(
-      Rows({{RowOp::kInsert, "a", 1}, {RowOp::kInsert, "b", 2}, {RowOp::kInsert, "a", 3}}));
+  aggregate.OnChunk(Rows({{RowOp::kInsert, "a", 1}, {RowOp::kInsert, "b", 2}}));
+  aggregate.OnChunk(Rows({{RowOp::kInsert, "a", 3}}));
+  EXPECT_TRUE(capture.rows.empty());  // Nothing before the epoch ends.
+  storage::EpochBatch batch1(1);
+  aggregate.OnBarrier(&batch1);
+  ASSERT_TRUE(store->Commit(&batch1).ok());
+  // One row per group for the whole epoch, in the order the groups first changed.
   ASSERT_EQ(capture.rows.size(), 2u);
   EXPECT_EQ(capture.rows[0].first, RowOp::kInsert);
   EXPECT_EQ(capture.rows[0].second,
             (std::vector<Value>{Value::String("a"), Value::Int(2), Value::Int(4)}));
+  EXPECT_EQ(capture.rows[1].second,
+            (std::vector<Value>{Value::String("b"), Value::Int(1), Value::Int(2)}));
   capture.rows.clear();
 
   aggregate.OnChunk(Rows({{RowOp::kDelete, "a", 1}, {RowOp::kDelete, "b", 2}}));
-  ASSERT_EQ(capture.rows.size(), 3u);
+  // c comes and goes within the epoch, and d changes and changes back: neither shows.
+  aggregate.OnChunk(Rows({{RowOp::kInsert, "c", 7}, {RowOp::kInsert, "d", 1}}));
+  aggregate.OnChunk(Rows({{RowOp::kDelete, "c", 7}, {RowOp::kInsert, "d", 1}}));
+  aggregate.OnChunk(Rows({{RowOp::kDelete, "d", 1}}));
+  storage::EpochBatch batch2(2);
+  aggregate.OnBarrier(&batch2);
+  ASSERT_TRUE(store->Commit(&batch2).ok());
+  ASSERT_EQ(capture.rows.size(), 4u);
   EXPECT_EQ(capture.rows[0].first, RowOp::kUpdateDelete);
+  EXPECT_EQ(capture.rows[0].second,
+            (std::vector<Value>{Value::String("a"), Value::Int(2), Value::Int(4)}));
   EXPECT_EQ(capture.rows[1].first, RowOp::kUpdateInsert);
   EXPECT_EQ(capture.rows[1].second,
             (std::vector<Value>{Value::String("a"), Value::Int(1), Value::Int(3)}));
   EXPECT_EQ(capture.rows[2].first, RowOp::kDelete);  // b has no rows left.
   EXPECT_EQ(capture.rows[2].second[0], Value::String("b"));
+  EXPECT_EQ(capture.rows[3].first, RowOp::kInsert);  // d, one row as at the epoch's start.
+  EXPECT_EQ(capture.rows[3].second,
+            (std::vector<Value>{Value::String("d"), Value::Int(1), Value::Int(1)}));
 
-  // After a commit, a new operator over the same state continues from it.
-  storage::EpochBatch batch(1);
-  aggregate.OnBarrier(&batch);
-  ASSERT_TRUE(store->Commit(&batch).ok());
+  // A new operator over the same state continues from it.
   HashAggregateOperator recovered(SumByKey(), storage::StateTable(store.get(), 1));
   CaptureOperator capture2;
   recovered.set_downstream(&capture2);
   recovered.Start();
   recovered.OnChunk(Rows({{RowOp::kInsert, "a", 10}}));
+  storage::EpochBatch batch3(3);
+  recovered.OnBarrier(&batch3);
   ASSERT_EQ(capture2.rows.size(), 2u);
+  EXPECT_EQ(capture2.rows[0].second,
+            (std::vector<Value>{Value::String("a"), Value::Int(1), Value::Int(3)}));
   EXPECT_EQ(capture2.rows[1].second,
             (std::vector<Value>{Value::String("a"), Value::Int(2), Value::Int(13)}));
 }
@@ -172,20 +192,36 @@ TEST(HashAggregateOperatorTest, EmitOnWindowCloseEmitsFinalRowsOnceAndForgetsThe
   EXPECT_EQ(keys, 0u);  // Every window closed: no state left.
 }
 
-TEST(HashAggregateOperatorTest, UpdatingWindowResultsAreEmittedAsRowsArriveAndCleanedOnClose) {
+TEST(HashAggregateOperatorTest, UpdatingWindowResultsAreEmittedByTheirCloseAtTheLatest) {
   testing::TestDirectory directory;
   auto store = storage::Store::Open(directory.path()).ValueOrThrow();
   HashAggregateOperator aggregate(CountPerWindow(false), storage::StateTable(store.get(), 1));
   CaptureOperator capture;
   aggregate.set_downstream(&capture);
   aggregate.Start();
-  aggregate.OnChunk(WindowRows({{0, "a"}, {0, "a"}}));
-  ASSERT_EQ(capture.rows.size(), 1u);
+  aggregate.OnChunk(WindowRows({{0, "a"}, {0, "a"}, {10, "b"}}));
+  storage::EpochBatch batch1(1);
+  aggregate.OnBarrier(&batch1);
+  ASSERT_TRUE(store->Commit(&batch1).ok());
+  ASSERT_EQ(capture.rows.size(), 2u);
   EXPECT_EQ(capture.rows[0].second, WindowRow(0, "a", 2));
+  EXPECT_EQ(capture.rows[1].second, WindowRow(10, "b", 1));
   capture.rows.clear();
+
+  // A window that closes before the barrier emits its change as it closes, since its
+  // state goes at once; the row stays in the output.
+  aggregate.OnChunk(WindowRows({{0, "a"}, {10, "b"}}));
   aggregate.OnWatermark(10);
-  EXPECT_TRUE(capture.rows.empty());  // The row stays as it was; only the state goes.
-  EXPECT_EQ(aggregate.open_windows(), 0u);
+  ASSERT_EQ(capture.rows.size(), 2u);
+  EXPECT_EQ(capture.rows[0].first, RowOp::kUpdateDelete);
+  EXPECT_EQ(capture.rows[1].first, RowOp::kUpdateInsert);
+  EXPECT_EQ(capture.rows[1].second, WindowRow(0, "a", 3));
+  EXPECT_EQ(aggregate.open_windows(), 1u);
+  capture.rows.clear();
+  storage::EpochBatch batch2(2);
+  aggregate.OnBarrier(&batch2);
+  ASSERT_EQ(capture.rows.size(), 2u);  // b's window is open: its change waits for the barrier.
+  EXPECT_EQ(capture.rows[1].second, WindowRow(10, "b", 2));
 }
 
 // Windows opened and closed within one epoch (a backfill's rows and the watermark past them):

@@ -1,0 +1,12 @@
+// Linked into the programs (staved, the benchmarks) when they use jemalloc; see
+// CMakeLists.txt, "The allocator".
+//
+// jemalloc reads this at its first allocation. Transparent huge pages for its extents: the
+// engine's hash tables (aggregate groups, state write buffers) are read at random, and with
+// 4 KiB pages nearly every such read also misses the TLB; on a virtual machine each miss
+// costs a nested page walk. Background threads return freed memory to the system off the
+// engine's threads.
+extern "C" {
+// NOLINTNEXTLINE: the name and type are jemalloc's interface.
+const char* malloc_conf = "thp:always,metadata_thp:auto,background_thread:true";
+}

@@ -32,6 +32,7 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
 
 void HashAggregateOperator::Start() {
   if (node_->window_close) LoadOpenWindows();
+  cache_complete_ = !node_->group_keys.empty() && !OwnsStoredGroups();
   if (!node_->group_keys.empty() || !owns_global_group_) return;
   // A global aggregate has one row from the start, as `SELECT count(*)` over no rows does.
   if (FindGroup("") != nullptr) return;
@@ -41,9 +42,27 @@ void HashAggregateOperator::Start() {
   Emit(std::move(out));
 }
 
+bool HashAggregateOperator::OwnsStoredGroups() const {
+  std::shared_ptr<const storage::Snapshot> snapshot = state_.store()->NewSnapshot().ValueOrThrow();
+  bool found = false;
+  for (uint32_t node = 0; node < storage::kVirtualNodeCount && !found; ++node) {
+    if (InstanceOfVirtualNode(static_cast<uint16_t>(node), parallelism_) != instance_) continue;
+    std::string prefix;
+    storage::AppendBigEndian16(static_cast<uint16_t>(node), &prefix);
+    Status status = snapshot->ScanStateTable(state_.table_id(), prefix,
+                                             [&](std::string_view, std::string_view) {
+                                               found = true;
+                                               return false;
+                                             });
+    if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+  }
+  return found;
+}
+
 HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string& key) {
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
+  if (cache_complete_) return nullptr;
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
   if (!stored) return nullptr;
   Group group;
@@ -57,9 +76,15 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
 HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(const std::string& key) {
   Group group;
   group.state.aggregates.assign(node_->aggregates.size(), AggregateState());
-  group.dirty = true;
-  ++dirty_groups_;
-  return &groups_.insert_or_assign(key, std::move(group)).first->second;
+  Group* created = &groups_.insert_or_assign(key, std::move(group)).first->second;
+  MarkDirty(key, created);
+  return created;
+}
+
+void HashAggregateOperator::MarkDirty(const std::string& key, Group* group) {
+  if (group->dirty) return;
+  group->dirty = true;
+  changed_keys_.push_back(key);
 }
 
 std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
@@ -129,7 +154,6 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
       if (node_->emit_on_window_close && group->state.row_count > 0) {
         out.AppendRow(ResultRow(key, group->state), RowOp::kInsert);
       }
-      if (group->dirty) --dirty_groups_;
       groups_.erase(key);
       state_.Delete(key);
     }
@@ -169,8 +193,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     for (size_t a = 0; a < node_->aggregates.size(); ++a) {
       Accumulate(node_->aggregates[a], &group->state.aggregates[a], inputs[a], row, sign);
     }
-    if (!group->dirty) ++dirty_groups_;
-    group->dirty = true;
+    MarkDirty(key, group);
   }
 }
 
@@ -180,7 +203,6 @@ void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bo
   if (existed && (node_->group_keys.empty() || group->state.row_count > 0)) {
     group->emitted = ResultRow(key, group->state);
   }
-  pending_keys_.push_back(key);
   if (event_time_keys_.empty()) return;
   // A key value v promises v >= w + delta for the watermarks w it may wait behind.
   std::optional<int64_t> wait;
@@ -223,57 +245,47 @@ void HashAggregateOperator::AppendChangesBelow(int64_t watermark, Chunk* out) {
   }
 }
 
-void HashAggregateOperator::EmitPending() {
-  Chunk out = Chunk::WithTypes(output_types_);
-  for (const std::string& key : pending_keys_) {
-    auto it = groups_.find(key);
-    if (it == groups_.end() || !it->second.pending) continue;  // Emitted or dropped already.
-    AppendChange(key, &it->second, &out);
-    if (out.size() >= kChunkRows) {
-      Emit(std::move(out));
-      out = Chunk::WithTypes(output_types_);
-    }
-  }
-  Emit(std::move(out));
-  pending_keys_.clear();
-  pending_by_time_.clear();
-}
-
 size_t HashAggregateOperator::BufferedBytes() const {
   // Each changed group is written to the epoch's batch at the barrier; estimate its size.
   constexpr size_t kBytesPerGroup = 64;
   constexpr size_t kBytesPerValue = 48;
   return state_.buffered_bytes() +
-         dirty_groups_ * (kBytesPerGroup + 40 * node_->aggregates.size()) +
-         pending_keys_.size() * kBytesPerValue * output_types_.size();
+         changed_keys_.size() * (kBytesPerGroup + 40 * node_->aggregates.size() +
+                                 kBytesPerValue * output_types_.size());
 }
 
 void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
-  EmitPending();
-  for (auto it = groups_.begin(); it != groups_.end();) {
+  // The epoch's changes go out in the order the groups first changed, so the output is
+  // deterministic; each changed group's state goes into the batch.
+  Chunk out = Chunk::WithTypes(output_types_);
+  for (const std::string& key : changed_keys_) {
+    auto it = groups_.find(key);
+    if (it == groups_.end() || !it->second.dirty) continue;  // Dropped or written already.
     Group& group = it->second;
-    if (group.dirty) {
-      if (node_->group_keys.empty() || group.state.row_count > 0) {
-        state_.Put(it->first, EncodeGroupState(group.state, node_->aggregates));
-      } else {
-        state_.Delete(it->first);
-      }
-      group.dirty = false;
+    if (group.pending) AppendChange(key, &group, &out);
+    if (out.size() >= kChunkRows) {
+      Emit(std::move(out));
+      out = Chunk::WithTypes(output_types_);
     }
-    if (!node_->group_keys.empty() && group.state.row_count <= 0) {
-      it = groups_.erase(it);
+    group.dirty = false;
+    if (node_->group_keys.empty() || group.state.row_count > 0) {
+      state_.Put(key, EncodeGroupState(group.state, node_->aggregates));
     } else {
-      ++it;
+      state_.Delete(key);
+      groups_.erase(it);
     }
   }
+  Emit(std::move(out));
+  changed_keys_.clear();
+  pending_by_time_.clear();
   state_.FlushTo(batch);
-  dirty_groups_ = 0;
   if (groups_.size() > cached_groups_) {
     // Trim, not clear: every group kept spares a read from RocksDB when it is touched
     // again. After the barrier all groups are clean, so any may go.
     for (auto it = groups_.begin(); groups_.size() > cached_groups_ * 3 / 4;) {
       it = groups_.erase(it);
     }
+    cache_complete_ = false;
   }
   StreamOperator::OnBarrier(batch);
 }

@@ -71,8 +71,10 @@ class HashAggregateOperator : public StreamOperator {
   /// Appends the change of a pending group's row since it was last emitted; the group is
   /// then no longer pending.
   void AppendChange(const std::string& key, Group* group, Chunk* out);
-  /// Emits the changes of every pending group, in the order they were first changed.
-  void EmitPending();
+  /// Marks a group changed in this epoch: its state is written at the barrier.
+  void MarkDirty(const std::string& key, Group* group);
+  /// Whether the state table holds groups of this instance (read at Start).
+  bool OwnsStoredGroups() const;
   /// Appends the changes of the pending groups that a watermark must not pass: those with
   /// an event-time key below what the watermark promises of the rows still to come.
   void AppendChangesBelow(int64_t watermark, Chunk* out);
@@ -93,10 +95,12 @@ class HashAggregateOperator : public StreamOperator {
   std::vector<size_t> scaled_keys_;
   std::vector<DataType> output_types_;
   std::unordered_map<std::string, Group> groups_;
-  size_t dirty_groups_ = 0;  // Groups changed in this epoch, for the memory estimate.
-  // Keys of the pending groups, in the order they were first changed (so the output is
-  // deterministic). A key may repeat, or name a group dropped since (a closed window).
-  std::vector<std::string> pending_keys_;
+  // Keys of the groups changed in this epoch, in the order they first changed. A key may
+  // repeat, or name a group dropped since (a closed window).
+  std::vector<std::string> changed_keys_;
+  // Whether every group of this instance that exists is in groups_: true from a start with
+  // no stored groups until the first trim, so that a new group costs no read of RocksDB.
+  bool cache_complete_ = false;
   // The group keys that carry event time: key index → delta (planner/event_time.h). Every
   // change the operator emits after a watermark w must have such a key of at least
   // w + delta, as for the rows that made it: a pending group's change goes out before a

@@ -12,11 +12,14 @@
 
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
+#include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
 
 #include "storage/data_directory.h"
+#include "storage/epoch_file.h"
 #include "storage/failpoint_file_system.h"
 
 #include "storage/key_codec.h"
@@ -28,6 +31,12 @@ constexpr std::string_view kCommittedEpochName = "committed_epoch";
 constexpr std::string_view kNextObjectIdName = "next_object_id";
 constexpr uint64_t kMaxWalBytes = uint64_t{32} << 20;
 constexpr size_t kHintPrefixBytes = 7;  // Section, table id, virtual node.
+// An epoch of at least this many bytes commits as an ingested file rather than a write
+// (storage/epoch_file.h). Below it, a file per epoch would only multiply small files.
+constexpr size_t kIngestBytes = size_t{16} << 20;
+// The name of an epoch's file while it is written, in the data directory. A crash may leave
+// one behind: the next start removes it.
+constexpr std::string_view kEpochFileSuffix = ".epoch-sst";
 
 // `full_disk`: which disk ran out of space, should it be ENOSPC (RocksDB's NoSpace).
 Status FromRocks(const rocksdb::Status& status, std::string_view what,
@@ -245,6 +254,11 @@ rocksdb::Options DatabaseOptions(rocksdb::Env* env) {
   options.memtable_insert_with_hint_prefix_extractor.reset(
       rocksdb::NewFixedPrefixTransform(kHintPrefixBytes));
   options.allow_concurrent_memtable_write = false;
+  // Reads of keys that do not exist (a new group, a join key without a match) skip the files
+  // that cannot hold them: whole-key Bloom filters, about 1.25 bytes of memory per key.
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
 
@@ -261,6 +275,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
 }
 
 Status Store::OpenDatabase() {
+  // Epoch files a crash left unfinished or not ingested: never part of the database.
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_, error)) {
+    if (entry.path().string().ends_with(kEpochFileSuffix)) {
+      std::filesystem::remove(entry.path(), error);
+    }
+  }
   rocksdb::DB* raw = nullptr;
   rocksdb::Options options = DatabaseOptions(env_.get());
   rocksdb::Status status = rocksdb::DB::Open(options, directory_, &raw);
@@ -335,7 +356,9 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
 Status Store::Commit(EpochBatch* batch) {
   std::lock_guard lock(commit_mutex_);
   batch->batch_.Put(MetaKey(kCommittedEpochName), EncodeU64(batch->epoch()));
-  Status status = WriteSynced(&batch->batch_, "committing an epoch");
+  Status status = batch->batch_.GetDataSize() >= kIngestBytes
+                      ? IngestSynced(batch->batch_, batch->epoch())
+                      : WriteSynced(&batch->batch_, "committing an epoch");
   if (!status.ok()) return status;
   committed_epoch_.store(batch->epoch(), std::memory_order_release);
   if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
@@ -363,7 +386,7 @@ Status CheckDiskTakesWrites(rocksdb::FileSystem* file_system, const std::string&
 
 }  // namespace
 
-Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
+Status Store::RecoverFromWriteFailure(std::string_view what) {
   if (write_failed_.load(std::memory_order_acquire)) {
     // Resuming RocksDB while the disk still fails makes it flush, and a failed write of its
     // MANIFEST is fatal (only a reopen recovers): so first a small file of our own, written
@@ -384,11 +407,38 @@ Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
       spdlog::warn("reopened the data directory at committed epoch {}", committed_epoch());
     }
   }
+  return Status::Ok();
+}
+
+Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
+  if (Status recovered = RecoverFromWriteFailure(what); !recovered.ok()) return recovered;
   std::shared_ptr<rocksdb::DB> db = Pin();
   if (!db) return DatabaseClosed();
   rocksdb::WriteOptions options;
   options.sync = true;
   Status status = FromRocks(db->Write(options, batch), what);
+  write_failed_.store(!status.ok(), std::memory_order_release);
+  return status;
+}
+
+Status Store::IngestSynced(const rocksdb::WriteBatch& batch, uint64_t epoch) {
+  constexpr std::string_view kWhat = "committing an epoch";
+  if (Status recovered = RecoverFromWriteFailure(kWhat); !recovered.ok()) return recovered;
+  std::shared_ptr<rocksdb::DB> db = Pin();
+  if (!db) return DatabaseClosed();
+  std::string path = directory_ + "/" + std::to_string(epoch) + std::string(kEpochFileSuffix);
+  // Written and synced through the same file system as RocksDB's own files. Ingesting it is
+  // atomic and durable: RocksDB links it into the database, syncs the directory, and
+  // records it in its synced MANIFEST, or leaves the database as it was.
+  rocksdb::Status written = WriteEpochFile(batch, DatabaseOptions(env_.get()), path);
+  if (written.ok()) {
+    rocksdb::IngestExternalFileOptions options;
+    options.move_files = true;  // A hard link: the file is written once.
+    written = db->IngestExternalFile({path}, options);
+  }
+  // Ingested, the file lives on under RocksDB's name for it; failed, it is of no use.
+  env_->GetFileSystem()->DeleteFile(path, rocksdb::IOOptions(), nullptr).PermitUncheckedError();
+  Status status = FromRocks(written, kWhat);
   write_failed_.store(!status.ok(), std::memory_order_release);
   return status;
 }

@@ -223,6 +223,12 @@ class Store {
   // the next write resumes it first (or reopens it), so writing works again once the disk
   // does.
   Status WriteSynced(rocksdb::WriteBatch* batch, std::string_view what);
+  // Commits an epoch's batch as one ingested file (storage/epoch_file.h), as durably and
+  // atomically as WriteSynced.
+  Status IngestSynced(const rocksdb::WriteBatch& batch, uint64_t epoch);
+  // After a failed write: checks that the disk takes writes again, then has RocksDB resume
+  // or reopens it. OK when no write failed.
+  Status RecoverFromWriteFailure(std::string_view what);
 
   const std::string directory_;
   std::unique_ptr<rocksdb::Env> env_;  // RocksDB's files, through NewFailpointFileSystem.

@@ -1,0 +1,105 @@
+#include "storage/epoch_file.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <rocksdb/sst_file_writer.h>
+
+namespace stave::storage {
+namespace {
+
+// The records of a batch, in batch order. The slices point into the batch.
+class RecordCollector : public rocksdb::WriteBatch::Handler {
+ public:
+  struct Point {
+    rocksdb::Slice key;
+    rocksdb::Slice value;
+    bool is_delete;
+    size_t order;
+  };
+  struct Range {
+    rocksdb::Slice begin;
+    rocksdb::Slice end;
+    size_t order;
+  };
+
+  rocksdb::Status PutCF(uint32_t family, const rocksdb::Slice& key,
+                        const rocksdb::Slice& value) override {
+    if (family != 0) return NotInDefaultFamily();
+    points.push_back({key, value, false, order_++});
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status DeleteCF(uint32_t family, const rocksdb::Slice& key) override {
+    if (family != 0) return NotInDefaultFamily();
+    points.push_back({key, rocksdb::Slice(), true, order_++});
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status SingleDeleteCF(uint32_t family, const rocksdb::Slice& key) override {
+    return DeleteCF(family, key);
+  }
+  rocksdb::Status DeleteRangeCF(uint32_t family, const rocksdb::Slice& begin,
+                                const rocksdb::Slice& end) override {
+    if (family != 0) return NotInDefaultFamily();
+    ranges.push_back({begin, end, order_++});
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status MergeCF(uint32_t, const rocksdb::Slice&, const rocksdb::Slice&) override {
+    return rocksdb::Status::NotSupported("an epoch file holds no merge records");
+  }
+
+  std::vector<Point> points;
+  std::vector<Range> ranges;
+
+ private:
+  static rocksdb::Status NotInDefaultFamily() {
+    return rocksdb::Status::NotSupported("an epoch file holds the default column family only");
+  }
+  size_t order_ = 0;
+};
+
+}  // namespace
+
+rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::Options& options,
+                               const std::string& path) {
+  RecordCollector records;
+  rocksdb::Status status = batch.Iterate(&records);
+  if (!status.ok()) return status;
+  // State tables flush in sorted runs, so this sort mostly merges.
+  std::vector<RecordCollector::Point>& points = records.points;
+  std::stable_sort(points.begin(), points.end(),
+                   [](const auto& a, const auto& b) { return a.key.compare(b.key) < 0; });
+
+  // Every record of the file gets the same sequence number at ingestion, and a range
+  // deletion hides only older records: so the file keeps the writes that come after a range
+  // deletion in the batch, and drops those that come before it.
+  auto hidden_by_later_range = [&](const RecordCollector::Point& point) {
+    for (const auto& range : records.ranges) {
+      if (range.order > point.order && point.key.compare(range.begin) >= 0 &&
+          point.key.compare(range.end) < 0) {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  rocksdb::Options file_options = options;
+  // The file lands in level 0; compactions compress it as they move it down.
+  file_options.compression = rocksdb::kNoCompression;
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(file_options), file_options);
+  status = writer.Open(path);
+  for (size_t i = 0; i < points.size() && status.ok(); ++i) {
+    const auto& point = points[i];
+    // Stable: of several writes of a key, the last in the batch comes last.
+    if (i + 1 < points.size() && points[i + 1].key == point.key) continue;
+    if (!records.ranges.empty() && hidden_by_later_range(point)) continue;
+    status = point.is_delete ? writer.Delete(point.key) : writer.Put(point.key, point.value);
+  }
+  for (const auto& range : records.ranges) {
+    if (!status.ok()) break;
+    status = writer.DeleteRange(range.begin, range.end);
+  }
+  if (status.ok()) status = writer.Finish();  // Syncs the file.
+  return status;
+}
+
+}  // namespace stave::storage

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "storage/state_table.h"
+#include "storage/store.h"
+#include "tests/test_directory.h"
+
+namespace stave::storage {
+namespace {
+
+using TempDirectory = stave::testing::TestDirectory;
+
+// Rows of state table `table` in a snapshot of the last commit: key → value.
+std::map<std::string, std::string> Rows(Store* store, uint32_t table) {
+  std::map<std::string, std::string> rows;
+  Status status = store->NewSnapshot().ValueOrThrow()->ScanStateTable(
+      table, [&](std::string_view key, std::string_view value) {
+        rows.emplace(std::string(key.substr(2)), std::string(value));  // Past the virtual node.
+        return true;
+      });
+  EXPECT_TRUE(status.ok()) << status.message();
+  return rows;
+}
+
+// An epoch large enough to commit as an ingested file has the effect a write of its batch
+// would: the last write of a key wins, deletes delete, and a range deletion drops what the
+// database held and what the batch wrote before it, but not what the batch wrote after it.
+TEST(EpochFileTest, ALargeEpochCommitsAsTheWriteOfItsBatchWould) {
+  TempDirectory directory;
+  const std::string padding(200, 'p');
+  {
+    auto store = Store::Open(directory.path()).ValueOrThrow();
+    StateTable kept(store.get(), 1);
+    StateTable dropped(store.get(), 2);
+    StateTable refilled(store.get(), 3);
+    EpochBatch first(1);  // A small epoch: a write.
+    kept.Put("deleted", "old");
+    kept.Put("overwritten", "old");
+    dropped.Put("gone", "old");
+    refilled.Put("gone", "old");
+    kept.FlushTo(&first);
+    dropped.FlushTo(&first);
+    refilled.FlushTo(&first);
+    ASSERT_TRUE(store->Commit(&first).ok());
+
+    EpochBatch second(2);  // Past 16 MB: an ingested file.
+    for (int i = 0; i < 80000; ++i) kept.Put("bulk" + std::to_string(i), padding);
+    kept.Put("overwritten", "first");
+    kept.Delete("deleted");
+    kept.FlushTo(&second);
+    dropped.Put("written before the drop", "x");
+    dropped.FlushTo(&second);
+    second.DeleteStateTables(2, 4);               // Drops tables 2 and 3 ...
+    refilled.Put("written after the drop", "y");  // ... and then table 3 is written again.
+    refilled.FlushTo(&second);
+    EpochBatch overwrite(2);
+    kept.Put("overwritten", "last");  // A later share of the same epoch.
+    kept.FlushTo(&overwrite);
+    second.Append({&overwrite});
+    ASSERT_GT(second.ByteSize(), size_t{16} << 20);
+    ASSERT_TRUE(store->Commit(&second).ok());
+    EXPECT_EQ(store->committed_epoch(), 2u);
+  }
+  // As committed, also after a restart; no file of the epoch is left beside the database.
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  EXPECT_EQ(store->committed_epoch(), 2u);
+  std::map<std::string, std::string> kept = Rows(store.get(), 1);
+  EXPECT_EQ(kept.size(), 80001u);
+  EXPECT_EQ(kept["overwritten"], "last");
+  EXPECT_EQ(kept.count("deleted"), 0u);
+  EXPECT_EQ(kept["bulk79999"], padding);
+  EXPECT_TRUE(Rows(store.get(), 2).empty());
+  EXPECT_EQ(Rows(store.get(), 3),
+            (std::map<std::string, std::string>{{"written after the drop", "y"}}));
+  for (const auto& entry : std::filesystem::directory_iterator(directory.path())) {
+    EXPECT_FALSE(entry.path().string().ends_with(".epoch-sst")) << entry.path();
+  }
+}
+
+// A crash between writing an epoch's file and ingesting it leaves the file behind, not part
+// of the database: the next start removes it and is at the epoch committed before.
+TEST(EpochFileTest, AFileLeftByACrashIsRemovedAtStart) {
+  TempDirectory directory;
+  {
+    auto store = Store::Open(directory.path()).ValueOrThrow();
+    EpochBatch first(1);
+    ASSERT_TRUE(store->Commit(&first).ok());
+  }
+  std::string left = directory.path() + "/2.epoch-sst";
+  { std::ofstream(left) << "a file half written"; }
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  EXPECT_EQ(store->committed_epoch(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(left));
+}
+
+}  // namespace
+}  // namespace stave::storage

@@ -60,8 +60,20 @@ void MaterializeOperator::Start() {
   if (stored && stored->size() == 8) next_row_id_ = storage::ReadBigEndian64(*stored);
 }
 
+bool MaterializeOperator::NextRowHasKey(const Chunk& chunk, size_t row, std::string_view key,
+                                        std::string* scratch) const {
+  if (row >= chunk.size() || chunk.ops[row] != RowOp::kUpdateInsert) return false;
+  scratch->clear();
+  for (size_t column : key_columns_) {
+    storage::EncodeKeyValue(chunk.columns[column].GetValue(row), chunk.columns[column].type,
+                            scratch);
+  }
+  return *scratch == key;
+}
+
 void MaterializeOperator::OnChunk(Chunk chunk) {
   std::string key;
+  std::string next_key;
   std::string value;
   std::vector<Value> row(visible_types_.size());
   for (size_t r = 0; r < chunk.size(); ++r) {
@@ -112,7 +124,10 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
       } else {
         rows_.Put(key, value);
       }
-    } else {
+    } else if (!(keyed_ && chunk.ops[r] == RowOp::kUpdateDelete &&
+                 NextRowHasKey(chunk, r + 1, key, &next_key))) {
+      // The delete of an update pair that keeps its key is left out: the insert that
+      // follows overwrites the row.
       rows_.Delete(key);
     }
     if (logging_) {

@@ -65,6 +65,10 @@ class MaterializeOperator : public StreamOperator {
   size_t BufferedBytes() const override { return rows_.buffered_bytes() + logged_bytes_; }
 
  private:
+  /// Whether row `row` of `chunk` is the insert of an update pair with key `key` (keyed
+  /// views); `scratch` takes its key.
+  bool NextRowHasKey(const Chunk& chunk, size_t row, std::string_view key,
+                     std::string* scratch) const;
   uint32_t view_id_;
   uint32_t instance_;
   storage::RowTypes visible_types_;

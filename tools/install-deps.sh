@@ -11,7 +11,7 @@ packages=(
   libantlr4-runtime-dev antlr4 librocksdb-dev librdkafka-dev libpqxx-dev
   libboost-dev libboost-system-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev libssl-dev libre2-dev
-  libmpfr-dev libjemalloc-dev
+  libmpfr-dev libjemalloc-dev libabsl-dev
   # psql, to connect.
   postgresql-client
 )

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "executor/aggregate_state.h"
 #include "executor/operators/stream_operator.h"
 #include "planner/logical_plan.h"
@@ -94,7 +96,10 @@ class HashAggregateOperator : public StreamOperator {
   /// The group keys of unconstrained numeric type, whose scales GroupState::key_scales keeps.
   std::vector<size_t> scaled_keys_;
   std::vector<DataType> output_types_;
-  std::unordered_map<std::string, Group> groups_;
+  // Open addressing: a lookup touches the control bytes and the slot, which OnChunk
+  // prefetches a few rows ahead, where a node-based map chases a bucket and then a node.
+  absl::flat_hash_map<std::string, Group> groups_;
+  std::vector<std::string> row_keys_;  // OnChunk's encoded group key of each row.
   // Keys of the groups changed in this epoch, in the order they first changed. A key may
   // repeat, or name a group dropped since (a closed window).
   std::vector<std::string> changed_keys_;

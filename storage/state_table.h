@@ -5,7 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "common/status.h"
 #include "storage/store.h"
@@ -75,18 +76,20 @@ class StateTable {
  private:
   const Store* store_;
   uint32_t table_id_;
-  // By state key (without the table prefix, so a short key stays inside std::string's own
-  // bytes), looked up by string_view. RocksDB keys are built in a reused scratch string.
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
-  };
   // A change: the new value, or nullopt for a delete, and the key's virtual node.
   struct Change {
     std::optional<std::string> value;
     uint16_t virtual_node;
   };
-  using Buffer = std::unordered_map<std::string, Change, KeyHash, std::equal_to<>>;
+  // By state key (without the table prefix, so a short key stays inside std::string's own
+  // bytes), looked up by string_view. RocksDB keys are built in a reused scratch string.
+  // Open addressing: a write touches the control bytes and one slot, and allocates nothing
+  // for a short key, where a node-based map allocates a node per key and chases it.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  using Buffer = absl::flat_hash_map<std::string, Change, KeyHash, std::equal_to<>>;
 
   void Write(std::string_view key, std::optional<std::string> value, uint16_t virtual_node);
   /// FullKey into key_scratch_.

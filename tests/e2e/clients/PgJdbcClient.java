@@ -145,7 +145,11 @@ public class PgJdbcClient {
 
       // setQueryTimeout, as DBeaver and Metabase set it: pgJDBC sends a CancelRequest when the
       // time is up, and the statement fails with 57014. A cross join that meets nothing runs
-      // for minutes otherwise.
+      // for minutes otherwise. It holds its intermediate rows, about 1 GB a second: the
+      // session's memory limit is raised so that the timeout, not the limit, ends it.
+      try (Statement limit = connection.createStatement()) {
+        limit.execute("SET query_memory_limit = '8GB'");
+      }
       try (PreparedStatement slow = connection.prepareStatement(
                "SELECT count(*) FROM jdbc_items a, jdbc_items b, jdbc_items c, jdbc_items d "
                + "WHERE a.id + b.id + c.id + d.id = ?")) {

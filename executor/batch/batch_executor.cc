@@ -47,6 +47,9 @@ struct BatchContext {
   const Cancellation* cancellation;
   QueryMemory* memory;
   mutable size_t held_by_inputs = 0;
+  // The most rows the consumer of the node about to run will read (a LIMIT above it, through
+  // nodes that keep every row): a scan or series may stop there. Each node takes it on entry.
+  mutable uint64_t rows_wanted = UINT64_MAX;
 
   void ThrowIfCancelled() const { ::stave::ThrowIfCancelled(cancellation); }
 };
@@ -59,9 +62,10 @@ void Emit(Chunk chunk, std::vector<Chunk>* chunks, MemoryReservation* reservatio
   chunks->push_back(std::move(chunk));
 }
 
-// Reads the rows of `scan`: all of them, or only `only_row` (a key and value as
-// ScanStateTable shows them) when a point lookup found it.
+// Reads the rows of `scan`: all of them (at most `rows_wanted`), or only `only_row` (a key
+// and value as ScanStateTable shows them) when a point lookup found it.
 std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& context,
+                        uint64_t rows_wanted,
                         const std::pair<std::string, std::string>* only_row = nullptr) {
   std::vector<DataType> types = TypesOf(scan.output);
   if (scan.system_rows) {
@@ -92,7 +96,9 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
   Chunk current = Chunk::WithTypes(types);
   ToColumns to_columns{&current};
   bool corrupt = false;
+  uint64_t rows = 0;
   auto visit = [&](std::string_view key, std::string_view value) {
+    if (rows++ == rows_wanted) return false;
     if (!storage::VisitRow(value, visible, to_columns)) {
       corrupt = true;
       return false;
@@ -182,7 +188,7 @@ std::optional<std::vector<Chunk>> PointLookup(const planner::FilterNode& filter,
           .ValueOrThrow();
   if (!value) return std::vector<Chunk>{};
   row.second = std::move(*value);
-  return Scan(scan, context, &row);
+  return Scan(scan, context, UINT64_MAX, &row);
 }
 
 std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chunk> input,
@@ -576,12 +582,21 @@ std::vector<Chunk> Run(const planner::PlanNode& node, const BatchContext& contex
 
 std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& context) {
   context.ThrowIfCancelled();
+  uint64_t rows_wanted = context.rows_wanted;
+  context.rows_wanted = UINT64_MAX;
   switch (node.kind) {
     case planner::PlanNodeKind::kScan:
-      return Scan(static_cast<const planner::ScanNode&>(node), context);
+      return Scan(static_cast<const planner::ScanNode&>(node), context, rows_wanted);
     case planner::PlanNodeKind::kValues: {
+      // Released when the node returns: Run charges its output as a whole then.
+      MemoryReservation reservation(context.memory);
+      ValuesRowsCursor cursor(static_cast<const planner::ValuesNode&>(node));
       std::vector<Chunk> chunks;
-      chunks.push_back(ValuesRows(static_cast<const planner::ValuesNode&>(node)));
+      while (!cursor.done() && cursor.next_row() < rows_wanted) {
+        Emit(cursor.Next(std::min<uint64_t>(kChunkRows, rows_wanted - cursor.next_row())), &chunks,
+             &reservation);
+        context.ThrowIfCancelled();
+      }
       return chunks;
     }
     case planner::PlanNodeKind::kRepeat: {
@@ -616,6 +631,7 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
     }
     case planner::PlanNodeKind::kProject: {
       const auto& project = static_cast<const planner::ProjectNode&>(node);
+      context.rows_wanted = rows_wanted;  // A projection keeps every row.
       std::vector<Chunk> output;
       for (Chunk& chunk : Run(*node.input, context)) {
         context.ThrowIfCancelled();
@@ -637,8 +653,13 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
                        context);
     case planner::PlanNodeKind::kSort:
       return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, context), context);
-    case planner::PlanNodeKind::kLimit:
-      return Limit(static_cast<const planner::LimitNode&>(node), Run(*node.input, context));
+    case planner::PlanNodeKind::kLimit: {
+      const auto& limit = static_cast<const planner::LimitNode&>(node);
+      uint64_t rows_out =
+          limit.limit < 0 ? rows_wanted : std::min<uint64_t>(rows_wanted, limit.limit);
+      if (rows_out != UINT64_MAX) context.rows_wanted = limit.offset + rows_out;
+      return Limit(limit, Run(*node.input, context));
+    }
     case planner::PlanNodeKind::kJoin: {
       const auto& join = static_cast<const planner::JoinNode&>(node);
       return Join(join, Run(*join.input, context), Run(*join.right, context), context);

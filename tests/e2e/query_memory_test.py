@@ -1,5 +1,5 @@
 """Memory limits of ad-hoc queries against a real staved through psycopg 3: a SELECT whose
-sort, hash join, aggregate or cross join would hold more than its budget fails with 53200
+sort, hash join, aggregate, cross join or series would hold more than its budget fails with 53200
 out_of_memory (and the server and the session go on), SET query_memory_limit changes the
 budget per session, and --query-memory-limit sets the server's default.
 
@@ -59,6 +59,14 @@ def main():
             # would otherwise grow the server by gigabytes.
             expect_out_of_memory(conn, "SELECT count(*) FROM items a, items b", "16MB")
             check(conn.execute("SELECT count(*) FROM items").fetchone()[0] == ROWS, "count")
+            # A series is made a chunk at a time and counted like any other rows: one of a
+            # quintillion numbers is refused, and a LIMIT above it reads only what it returns.
+            expect_out_of_memory(
+                conn, "SELECT count(*) FROM generate_series(1, 1000000000000000000)", "16MB")
+            rows = conn.execute(
+                "SELECT g * 2 FROM generate_series(1, 1000000000000000000) AS g LIMIT 3 OFFSET 2"
+            ).fetchall()
+            check([r[0] for r in rows] == [6, 8, 10], "series under a limit: %r" % rows)
 
             # A session's own budget: each kind of operator that holds rows is limited.
             conn.execute("SET query_memory_limit = '256kB'")
@@ -67,6 +75,8 @@ def main():
             expect_out_of_memory(conn, "SELECT s, count(*) FROM items GROUP BY s", "256kB")
             expect_out_of_memory(
                 conn, "SELECT a.n FROM items a JOIN items b ON a.n = b.n", "256kB")
+            # A scan under a LIMIT stops at the rows it returns, so it holds little.
+            check(len(conn.execute("SELECT n, s FROM items LIMIT 5").fetchall()) == 5, "limit")
             # A query that holds little still runs under it: a point lookup by the key.
             row = conn.execute("SELECT s FROM items WHERE n = 7").fetchone()
             check(row[0] == TEXT + "00007", "point lookup: %r" % (row,))

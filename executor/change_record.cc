@@ -1,5 +1,7 @@
 #include "executor/change_record.h"
 
+#include <cstring>
+
 #include "storage/key_codec.h"
 #include "storage/varint.h"
 
@@ -46,6 +48,46 @@ std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
   if (watermark) {
     record.push_back(kWatermarkMarker);
     record.append(watermark->Encode());
+  }
+  return record;
+}
+
+std::string EncodeChangeRecord(const Chunk& changes, const storage::RowTypes& types) {
+  std::string record;
+  AppendVarint(changes.size(), &record);
+  std::string row;
+  for (size_t r = 0; r < changes.size(); ++r) {
+    record.push_back(static_cast<char>(changes.ops[r]));
+    // EncodeRow's layout, read straight from the columns.
+    row.clear();
+    for (size_t c = 0; c < types.size(); ++c) {
+      const Column& column = changes.columns[c];
+      if (column.IsNull(r)) {
+        row.push_back(0);
+        continue;
+      }
+      row.push_back(1);
+      switch (types[c].physical()) {
+        case PhysicalType::kInt64:
+          storage::AppendFixed64(static_cast<uint64_t>(column.ints[r]), &row);
+          break;
+        case PhysicalType::kFloat64: {
+          uint64_t bits;
+          std::memcpy(&bits, &column.doubles[r], 8);
+          storage::AppendFixed64(bits, &row);
+          break;
+        }
+        case PhysicalType::kString:
+          AppendVarint(column.strings[r].size(), &row);
+          row.append(column.strings[r]);
+          break;
+        case PhysicalType::kDecimal:
+          storage::AppendRowDecimal(column.decimals[r], &row);
+          break;
+      }
+    }
+    AppendVarint(row.size(), &record);
+    record.append(row);
   }
   return record;
 }

@@ -41,6 +41,9 @@ struct InstanceWatermark {
 std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
                                const storage::RowTypes& types,
                                std::optional<InstanceWatermark> watermark = std::nullopt);
+/// The same for the rows of `changes` (its first types.size() columns), each of the kind its
+/// op says, with no watermark.
+std::string EncodeChangeRecord(const Chunk& changes, const storage::RowTypes& types);
 /// Appends the record's rows to `chunk`, and sets `*watermark` to its watermark if it has
 /// one (and `watermark` is not null). Returns false if it is malformed.
 bool DecodeChangeRecord(std::string_view record, const storage::RowTypes& types, Chunk* chunk,

@@ -97,6 +97,34 @@ void Column::AppendFrom(const Column& other, size_t row) {
   }
 }
 
+void Column::AppendRange(const Column& other, size_t begin, size_t end) {
+  nulls.insert(nulls.end(), other.nulls.begin() + begin, other.nulls.begin() + end);
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      ints.insert(ints.end(), other.ints.begin() + begin, other.ints.begin() + end);
+      break;
+    case PhysicalType::kFloat64:
+      doubles.insert(doubles.end(), other.doubles.begin() + begin, other.doubles.begin() + end);
+      break;
+    case PhysicalType::kString:
+      strings.insert(strings.end(), other.strings.begin() + begin, other.strings.begin() + end);
+      break;
+    case PhysicalType::kDecimal:
+      decimals.insert(decimals.end(), other.decimals.begin() + begin, other.decimals.begin() + end);
+      break;
+  }
+}
+
+size_t Column::MemoryBytes() const {
+  size_t bytes = nulls.capacity() + ints.capacity() * sizeof(int64_t) +
+                 doubles.capacity() * sizeof(double) + strings.capacity() * sizeof(std::string) +
+                 decimals.capacity() * sizeof(Decimal);
+  for (const std::string& string : strings) {
+    if (string.capacity() > 15) bytes += string.capacity();  // Beyond the inline buffer.
+  }
+  return bytes;
+}
+
 Value Column::GetValue(size_t row) const {
   if (nulls[row]) return Value::Null();
   switch (type.physical()) {
@@ -147,6 +175,17 @@ Chunk Chunk::Select(const std::vector<uint8_t>& keep) const {
     if (keep[row]) out.ops.push_back(ops[row]);
   }
   return out;
+}
+
+void Chunk::AppendRange(const Chunk& other, size_t begin, size_t end) {
+  for (size_t c = 0; c < columns.size(); ++c) columns[c].AppendRange(other.columns[c], begin, end);
+  ops.insert(ops.end(), other.ops.begin() + begin, other.ops.begin() + end);
+}
+
+size_t Chunk::MemoryBytes() const {
+  size_t bytes = ops.capacity();
+  for (const Column& column : columns) bytes += column.MemoryBytes();
+  return bytes;
 }
 
 size_t Chunk::EstimatedBytes() const {

@@ -41,6 +41,10 @@ struct Column {
   void AppendValue(const Value& value);
   /// Appends row `row` of `other` (same physical type).
   void AppendFrom(const Column& other, size_t row);
+  /// Appends rows [begin, end) of `other` (same physical type).
+  void AppendRange(const Column& other, size_t begin, size_t end);
+  /// The memory the column's values take, roughly.
+  size_t MemoryBytes() const;
 
   Value GetValue(size_t row) const;
 };
@@ -63,6 +67,10 @@ struct Chunk {
   /// per integer, float, date or timestamp value, 16 per numeric, a string's length, and one
   /// byte per row for its kind of change. Not the memory the chunk takes.
   size_t EstimatedBytes() const;
+  /// Appends rows [begin, end) of `other` (same column types).
+  void AppendRange(const Chunk& other, size_t begin, size_t end);
+  /// The memory the chunk's rows take, roughly (unlike EstimatedBytes).
+  size_t MemoryBytes() const;
   /// The rows whose `keep` flag is set, in order.
   Chunk Select(const std::vector<uint8_t>& keep) const;
 };

@@ -744,8 +744,10 @@ Database::PlannedSink Database::PlanSink(const parser::CreateSinkStatement& crea
   }
   storage::RowTypes types;
   for (const planner::Column& column : object->columns) types.push_back(column.type);
-  auto writer = std::make_shared<SinkWriter>(id, object->name, std::move(opened.target),
-                                             store_.get(), std::move(types), record);
+  auto writer = std::make_shared<SinkWriter>(
+      id, object->name, std::move(opened.target), store_.get(), std::move(types), record,
+      metrics_.Counter("stave_sink_rows_delivered_total", {{"sink", object->name}},
+                       "Row changes a sink made durable in its target (committed there)."));
   planned.job = BuildSinkJob(
       *object, query, store_.get(), &metrics_,
       [this](uint32_t table_id) { return FindTable(table_id); },

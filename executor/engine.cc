@@ -454,6 +454,12 @@ void Engine::Run() {
         early_checkpoints_->fetch_add(1, std::memory_order_relaxed);
       }
     }
+    for (const auto& [id, job] : jobs_) {
+      if (dirty_ && !due && job->WantsEarlyCheckpoint()) {
+        due = true;
+        early_checkpoints_->fetch_add(1, std::memory_order_relaxed);
+      }
+    }
     if (!requests.empty() || stopping || due) {
       last_barrier = Clock::now();
       if (!requests.empty() || dirty_) {

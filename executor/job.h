@@ -85,6 +85,17 @@ class Job {
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
+  /// Pauses the sources' reading while `*flag` is true (see SourceTask::PauseWhile).
+  void PauseSourcesWhile(const std::atomic<bool>* flag) {
+    for (auto& source : sources_) source->PauseWhile(flag);
+  }
+  /// Asks for the next checkpoint before its interval while `*flag` is true (an operator's
+  /// epoch is full). Before the job starts.
+  void CheckpointEarlyWhile(const std::atomic<bool>* flag) { early_checkpoint_while_ = flag; }
+  bool WantsEarlyCheckpoint() const {
+    return early_checkpoint_while_ && early_checkpoint_while_->load(std::memory_order_acquire);
+  }
+
   uint32_t id() const { return id_; }
   const std::string& name() const { return name_; }
   size_t parallelism() const { return parallelism_; }
@@ -141,6 +152,7 @@ class Job {
   JobContext context_;
   std::shared_ptr<std::atomic<bool>> log_changes_;
   std::vector<std::shared_ptr<SourceTask>> sources_;
+  const std::atomic<bool>* early_checkpoint_while_ = nullptr;
   std::vector<std::shared_ptr<OperatorTask>> operator_tasks_;
   /// The shape for Describe: each source's label, stage and side; each stage's tasks.
   struct SourceShape {

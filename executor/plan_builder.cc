@@ -469,6 +469,7 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
                        "Row changes a sink handed to its target (after compaction per key)."),
       metrics->Counter("stave_sink_out_bytes_total", {{"sink", sink.name}},
                        "Estimated bytes of the row changes a sink handed to its target."));
+  const std::atomic<bool>* epoch_full = sink_operator->epoch_full();
   std::string sink_label = "Sink " + sink.name + " (" + sink.connector + ")";
   if (parallelism == 1) {
     dataflow.stages.back().instances[0].push_back(std::move(sink_operator));
@@ -486,6 +487,11 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
                                    std::move(dataflow.stages),
                                    std::make_shared<std::atomic<bool>>(false), options.throttle);
   job->set_on_commit([writer](uint64_t epoch) { writer->OnEpochCommitted(epoch); });
+  // A target slower than the dataflow slows its input, rather than filling checkpoints.
+  job->PauseSourcesWhile(writer->lagging());
+  // An epoch kept small: held in memory until delivered, and cheap to write ahead.
+  job->PauseSourcesWhile(epoch_full);
+  job->CheckpointEarlyWhile(epoch_full);
   return job;
 }
 

@@ -6,16 +6,6 @@
 #include "storage/varint.h"
 
 namespace stave::storage {
-namespace {
-
-void AppendFixed64(uint64_t value, std::string* out) {
-  char bytes[8];
-  std::memcpy(bytes, &value, 8);
-  out->append(bytes, 8);
-}
-
-}  // namespace
-
 // A wide numeric's tag in place of its kind: its scale, its sign, then its unscaled digits
 // as text (they are rare; the text keeps them exact and simple).
 constexpr uint8_t kWideFiniteTag = 4;

@@ -21,6 +21,13 @@ using RowTypes = std::vector<DataType>;
 /// and the bytes for strings, or a numeric as AppendRowDecimal writes it.
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out);
 
+/// Appends the 8 bytes a row holds an integer or a double's bits in.
+inline void AppendFixed64(uint64_t value, std::string* out) {
+  char bytes[8];
+  std::memcpy(bytes, &value, 8);
+  out->append(bytes, 8);
+}
+
 /// A numeric in a row: its kind (0 finite, 1 NaN, 2 Infinity, 3 -Infinity), then for a
 /// finite value the scale and the zigzagged unscaled value's low and high 64 bits, each a
 /// varint (a small value takes 4 bytes). A wide value (decimal.h) is tag 4, its scale, a

@@ -3,26 +3,33 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "common/value.h"
+#include "executor/chunk.h"
 
 namespace stave::executor {
 
-/// One change a sink writes to its target: a row to insert or upsert, or a row (of which
-/// the target's key matters) to delete. An epoch's changes are compacted first: in upsert
-/// mode each key appears at most once, so their order within the epoch does not matter.
-struct SinkChange {
-  bool is_delete = false;
-  std::vector<Value> row;
-};
+/// A sink's changes travel in chunks of its columns. A change is an insert (in upsert mode,
+/// an upsert: RowOp::kInsert) or a delete (RowOp::kDelete), of whose row the target's key
+/// matters. An epoch's changes are compacted first: in upsert mode each key appears at most
+/// once, so their order within the epoch does not matter.
+inline bool IsSinkDelete(const Chunk& changes, size_t row) { return RowSign(changes.ops[row]) < 0; }
+
+/// An epoch's changes, in parts of at most SinkWriter::kChangesPerRecord: the parts its
+/// checkpoint keeps them in.
+using SinkEpochChanges = std::vector<Chunk>;
+
+/// How many changes `changes` holds.
+inline uint64_t CountChanges(const SinkEpochChanges& changes) {
+  uint64_t count = 0;
+  for (const Chunk& part : changes) count += part.size();
+  return count;
+}
 
 /// Hands an epoch's changes over in batches: calls `consume` once per batch, so that an
 /// epoch of any size streams through bounded memory.
-using SinkChangeBatches =
-    std::function<void(const std::function<void(std::span<const SinkChange>)>& consume)>;
+using SinkChangeBatches = std::function<void(const std::function<void(const Chunk&)>& consume)>;
 
 /// The external system a sink writes to, as one connection that the sink's writer thread
 /// drives. Every method may throw (a std::exception whose what() is for users) when the

@@ -22,60 +22,117 @@ void SinkOperator::OnChunk(Chunk chunk) {
     discarded_bytes_ += chunk.EstimatedBytes();
     return;
   }
-  for (size_t row = 0; row < chunk.size(); ++row) {
-    SinkChange change{RowSign(chunk.ops[row]) < 0, {}};
-    change.row.reserve(types_.size());
-    size_t bytes = sizeof(SinkChange) + types_.size() * sizeof(Value);
-    for (size_t column = 0; column < types_.size(); ++column) {
-      change.row.push_back(chunk.columns[column].GetValue(row));
-      if (types_[column].physical() == PhysicalType::kString && !change.row.back().is_null()) {
-        bytes += change.row.back().string_value().size();
+  if (chunk.empty()) return;
+  chunk.columns.resize(types_.size());  // The sink's columns come first.
+  // The halves of an update are a delete and an insert to the target.
+  for (RowOp& op : chunk.ops) op = RowSign(op) < 0 ? RowOp::kDelete : RowOp::kInsert;
+  buffered_bytes_ += chunk.MemoryBytes();
+  Gather(std::move(chunk));
+  if (buffered_bytes_ >= kMaxEpochBytes) epoch_full_.store(true, std::memory_order_release);
+}
+
+void SinkOperator::Gather(Chunk chunk) {
+  // Into full parts: each becomes one record of the checkpoint, and one batch for the target.
+  size_t first_part = parts_.size();
+  size_t first_row = 0;
+  if (!parts_.empty() && parts_.back().size() < SinkWriter::kChangesPerRecord) {
+    first_part = parts_.size() - 1;
+    first_row = parts_.back().size();
+  }
+  for (size_t begin = 0; begin < chunk.size();) {
+    if (parts_.empty() || parts_.back().size() == SinkWriter::kChangesPerRecord) {
+      if (begin == 0 && chunk.size() == SinkWriter::kChangesPerRecord) {
+        parts_.push_back(std::move(chunk));  // A full part already: moved, not copied.
+        break;
       }
+      parts_.push_back(Chunk::WithTypes(types_));
+      for (Column& column : parts_.back().columns) column.Reserve(SinkWriter::kChangesPerRecord);
+      parts_.back().ops.reserve(SinkWriter::kChangesPerRecord);
     }
-    if (key_columns_.empty()) {
-      appended_.push_back(std::move(change));
-      buffered_bytes_ += bytes;
-      continue;
+    Chunk& part = parts_.back();
+    size_t end = std::min(chunk.size(), begin + SinkWriter::kChangesPerRecord - part.size());
+    part.AppendRange(chunk, begin, end);
+    begin = end;
+  }
+  if (key_columns_.empty()) return;
+  std::string key;
+  for (size_t p = first_part; p < parts_.size(); ++p) {
+    const Chunk& part = parts_[p];
+    for (size_t row = p == first_part ? first_row : 0; row < part.size(); ++row) {
+      key.clear();
+      for (size_t column : key_columns_) {
+        storage::EncodeKeyValue(part.columns[column].GetValue(row), types_[column], &key);
+      }
+      auto [it, inserted] =
+          last_by_key_.try_emplace(key, static_cast<uint32_t>(p), static_cast<uint32_t>(row));
+      if (inserted) {
+        buffered_bytes_ += key.size() + 48;
+        continue;
+      }
+      // The last change of a key is what the target gets.
+      auto [old_part, old_row] = it->second;
+      if (replaced_.size() <= old_part) replaced_.resize(old_part + 1);
+      std::vector<uint8_t>& flags = replaced_[old_part];
+      if (flags.size() < parts_[old_part].size()) flags.resize(parts_[old_part].size());
+      flags[old_row] = 1;
+      ++replaced_count_;
+      it->second = {static_cast<uint32_t>(p), static_cast<uint32_t>(row)};
     }
-    std::string key;
-    for (size_t column : key_columns_) {
-      storage::EncodeKeyValue(change.row[column], types_[column], &key);
-    }
-    auto [it, inserted] = last_by_key_.try_emplace(std::move(key));
-    if (inserted) buffered_bytes_ += bytes + it->first.size();
-    it->second = std::move(change);  // The last change of a key is what the target gets.
   }
 }
 
-std::vector<SinkChange> SinkOperator::TakeChanges() {
-  std::vector<SinkChange> changes = std::move(appended_);
-  appended_.clear();
-  changes.reserve(changes.size() + last_by_key_.size());
-  for (auto& [key, change] : last_by_key_) changes.push_back(std::move(change));
+SinkEpochChanges SinkOperator::TakeChanges() {
+  SinkEpochChanges changes;
+  if (replaced_count_ == 0) {
+    changes = std::move(parts_);
+  } else {
+    // Only the changes no later one replaced, packed into full parts again.
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      const Chunk& part = parts_[p];
+      const std::vector<uint8_t>* flags = p < replaced_.size() ? &replaced_[p] : nullptr;
+      for (size_t row = 0; row < part.size(); ++row) {
+        if (flags != nullptr && row < flags->size() && (*flags)[row]) continue;
+        if (changes.empty() || changes.back().size() == SinkWriter::kChangesPerRecord) {
+          changes.push_back(Chunk::WithTypes(types_));
+        }
+        Chunk& out = changes.back();
+        for (size_t column = 0; column < types_.size(); ++column) {
+          out.columns[column].AppendFrom(part.columns[column], row);
+        }
+        out.ops.push_back(part.ops[row]);
+      }
+    }
+  }
+  parts_.clear();
   last_by_key_.clear();
+  replaced_.clear();
+  replaced_count_ = 0;
   buffered_bytes_ = 0;
+  epoch_full_.store(false, std::memory_order_release);
   return changes;
 }
 
 void SinkOperator::OnBarrier(storage::EpochBatch* batch) {
   barrier_epoch_ = batch->epoch();
   barrier_bytes_ = buffered_bytes_;
-  auto changes = std::make_shared<const std::vector<SinkChange>>(TakeChanges());
+  auto changes = std::make_shared<const SinkEpochChanges>(TakeChanges());
   barrier_changes_ = changes;
-  if (changes->empty() || !writer_->two_phase()) return;  // Empty epochs prepare nothing.
+  barrier_count_ = CountChanges(*changes);
+  if (barrier_count_ == 0 || !writer_->two_phase()) return;  // Empty epochs prepare nothing.
   {
     std::lock_guard lock(mutex_);
     prepare_answered_ = false;
     prepared_id_.reset();
   }
-  writer_->RequestPrepare(barrier_epoch_, changes, [this](std::optional<std::string> id) {
-    {
-      std::lock_guard lock(mutex_);
-      prepare_answered_ = true;
-      prepared_id_ = std::move(id);
-    }
-    if (wake_) wake_();
-  });
+  writer_->RequestPrepare(barrier_epoch_, changes, barrier_count_,
+                          [this](std::optional<std::string> id) {
+                            {
+                              std::lock_guard lock(mutex_);
+                              prepare_answered_ = true;
+                              prepared_id_ = std::move(id);
+                            }
+                            if (wake_) wake_();
+                          });
 }
 
 bool SinkOperator::BarrierPending() const {
@@ -90,41 +147,26 @@ void SinkOperator::FinishBarrier(storage::EpochBatch* batch) {
     prepared = std::move(prepared_id_);
     prepared_id_.reset();
   }
-  const std::vector<SinkChange>& changes = *barrier_changes_;
-  if (!changes.empty() && !prepared && !writer_->discards()) {
-    // Owed: the checkpoint keeps the changes until the target has them.
+  const SinkEpochChanges& changes = *barrier_changes_;
+  if (barrier_count_ > 0 && !prepared && !writer_->discards()) {
+    // Owed: the checkpoint keeps the changes until the target has them, one record a part.
     uint32_t index = 0;
-    for (size_t first = 0; first < changes.size(); first += SinkWriter::kChangesPerRecord) {
-      size_t count = std::min(changes.size() - first, SinkWriter::kChangesPerRecord);
-      batch->PutTableLogRecord(
-          writer_->log_id(), ViewLogSequence(barrier_epoch_, index++),
-          SinkWriter::EncodeOwed(std::span(changes).subspan(first, count), types_));
+    for (const Chunk& part : changes) {
+      batch->PutTableLogRecord(writer_->log_id(), ViewLogSequence(barrier_epoch_, index++),
+                               SinkWriter::EncodeOwed(part, types_));
     }
-    writer_->NoteOwed(barrier_epoch_, barrier_changes_, barrier_bytes_);
+    writer_->NoteOwed(barrier_epoch_, barrier_changes_, barrier_count_, barrier_bytes_);
   }
   if (rows_written_) {
-    rows_written_->fetch_add(changes.size() + discarded_rows_, std::memory_order_relaxed);
+    rows_written_->fetch_add(barrier_count_ + discarded_rows_, std::memory_order_relaxed);
   }
-  if (bytes_written_ && discarded_rows_ > 0) {
-    bytes_written_->fetch_add(discarded_bytes_, std::memory_order_relaxed);
+  if (bytes_written_) {
+    size_t bytes = discarded_bytes_;
+    for (const Chunk& part : changes) bytes += part.EstimatedBytes();
+    bytes_written_->fetch_add(bytes, std::memory_order_relaxed);
   }
   discarded_rows_ = 0;
   discarded_bytes_ = 0;
-  if (bytes_written_) {
-    // Estimated as Chunk::EstimatedBytes does: 8 bytes a fixed-size value, a string's length,
-    // one byte per change for its kind.
-    size_t bytes = 0;
-    for (const SinkChange& change : changes) {
-      bytes += 1;
-      for (size_t column = 0; column < change.row.size(); ++column) {
-        const Value& value = change.row[column];
-        if (value.is_null()) continue;
-        bool text = types_[column].physical() == PhysicalType::kString;
-        bytes += text ? value.string_value().size() : 8;
-      }
-    }
-    bytes_written_->fetch_add(bytes, std::memory_order_relaxed);
-  }
   barrier_changes_.reset();
   // Owed epochs the target has finished leave the checkpoint.
   uint64_t finished = writer_->finished_epoch();

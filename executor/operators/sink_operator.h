@@ -31,6 +31,12 @@ class SinkOperator : public StreamOperator {
                std::vector<size_t> key_columns, std::atomic<uint64_t>* rows_written,
                std::atomic<uint64_t>* bytes_written = nullptr);
 
+  /// True while the epoch being gathered holds kMaxEpochBytes or more: the sink's sources
+  /// pause until its barrier, so that an epoch stays small enough to be kept in memory
+  /// until its delivery and written ahead cheaply.
+  const std::atomic<bool>* epoch_full() const { return &epoch_full_; }
+  static constexpr size_t kMaxEpochBytes = size_t{32} << 20;
+
   void OnChunk(Chunk chunk) override;
   size_t BufferedBytes() const override { return buffered_bytes_; }
   void OnBarrier(storage::EpochBatch* batch) override;
@@ -38,8 +44,11 @@ class SinkOperator : public StreamOperator {
   void FinishBarrier(storage::EpochBatch* batch) override;
 
  private:
+  /// Appends the rows of `chunk` (kInsert or kDelete) to the epoch's parts; in upsert mode
+  /// marks the earlier change of each of their keys as replaced.
+  void Gather(Chunk chunk);
   /// The epoch's changes, compacted per key in upsert mode.
-  std::vector<SinkChange> TakeChanges();
+  SinkEpochChanges TakeChanges();
 
   std::shared_ptr<SinkWriter> writer_;
   storage::RowTypes types_;
@@ -47,10 +56,15 @@ class SinkOperator : public StreamOperator {
   std::atomic<uint64_t>* rows_written_;
   std::atomic<uint64_t>* bytes_written_;
 
-  // The epoch being gathered.
-  std::vector<SinkChange> appended_;                         // Append mode.
-  std::unordered_map<std::string, SinkChange> last_by_key_;  // Upsert mode.
+  // The epoch being gathered: its changes in order, in parts of at most kChangesPerRecord.
+  SinkEpochChanges parts_;
+  // Upsert mode: where the last change of each key is (part, row), and per part the rows a
+  // later change of their key replaced (1), which the target does not get.
+  std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> last_by_key_;
+  std::vector<std::vector<uint8_t>> replaced_;
+  size_t replaced_count_ = 0;
   size_t buffered_bytes_ = 0;
+  std::atomic<bool> epoch_full_{false};
   size_t barrier_bytes_ = 0;  // buffered_bytes_ of the epoch at its barrier.
   // Rows (and their estimated bytes) of the epoch a discarding target was not handed: they
   // count as written at the barrier, like the rows of any other target.
@@ -59,7 +73,8 @@ class SinkOperator : public StreamOperator {
 
   // The barrier being finished.
   uint64_t barrier_epoch_ = 0;
-  std::shared_ptr<const std::vector<SinkChange>> barrier_changes_;
+  std::shared_ptr<const SinkEpochChanges> barrier_changes_;
+  uint64_t barrier_count_ = 0;
   mutable std::mutex mutex_;
   bool prepare_answered_ = true;            // GUARDED_BY(mutex_)
   std::optional<std::string> prepared_id_;  // GUARDED_BY(mutex_)

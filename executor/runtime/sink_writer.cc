@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "common/failpoint.h"
@@ -54,30 +56,20 @@ std::optional<SinkRecord> SinkRecord::Decode(std::string_view bytes) {
   }
 }
 
-std::string SinkWriter::EncodeOwed(std::span<const SinkChange> changes,
-                                   const storage::RowTypes& types) {
-  // The layout of a change record (DecodeChangeRecord reads it).
-  std::string record;
-  storage::AppendVarint(changes.size(), &record);
-  std::string row;
-  for (const SinkChange& change : changes) {
-    record.push_back(static_cast<char>(change.is_delete ? RowOp::kDelete : RowOp::kInsert));
-    row.clear();
-    storage::EncodeRow(change.row, types, &row);
-    storage::AppendVarint(row.size(), &record);
-    record.append(row);
-  }
-  return record;
+std::string SinkWriter::EncodeOwed(const Chunk& changes, const storage::RowTypes& types) {
+  return EncodeChangeRecord(changes, types);
 }
 
 SinkWriter::SinkWriter(uint32_t log_id, std::string name, std::unique_ptr<SinkTarget> target,
-                       const storage::Store* store, storage::RowTypes types, SinkRecord recovered)
+                       const storage::Store* store, storage::RowTypes types, SinkRecord recovered,
+                       std::atomic<uint64_t>* rows_delivered)
     : log_id_(log_id),
       name_(std::move(name)),
       target_(std::move(target)),
       store_(store),
       types_(std::move(types)),
       generation_(recovered.generation + 1),
+      rows_delivered_(rows_delivered),
       record_(std::move(recovered)) {
   record_.generation = generation_;
 }
@@ -101,6 +93,7 @@ void SinkWriter::Start(uint64_t committed_epoch) {
   {
     std::lock_guard lock(mutex_);
     owed_.insert(owed.begin(), owed.end());
+    UpdateLagging();
   }
   thread_ = std::thread([this] { Run(); });
 }
@@ -126,15 +119,15 @@ std::string SinkWriter::DropTarget() {
   }
 }
 
-void SinkWriter::RequestPrepare(uint64_t epoch,
-                                std::shared_ptr<const std::vector<SinkChange>> changes,
+void SinkWriter::RequestPrepare(uint64_t epoch, std::shared_ptr<const SinkEpochChanges> changes,
+                                uint64_t count,
                                 std::function<void(std::optional<std::string>)> done) {
   {
     std::lock_guard lock(mutex_);
     // Refused at once when it is clear the epoch must be owed, so that the barrier never
     // waits for the thread to finish a long delivery or a backoff.
-    if (!MustOwe(epoch, changes->size()) && Clock::now() >= retry_at_) {
-      prepare_ = PrepareRequest{epoch, std::move(changes), std::move(done)};
+    if (!MustOwe(epoch, count) && Clock::now() >= retry_at_) {
+      prepare_ = PrepareRequest{epoch, std::move(changes), count, std::move(done)};
       wake_.notify_all();
       return;
     }
@@ -149,14 +142,21 @@ bool SinkWriter::MustOwe(uint64_t epoch, size_t changes) const {
          changes > target_->max_changes_per_transaction();
 }
 
-void SinkWriter::NoteOwed(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes,
-                          size_t bytes) {
+void SinkWriter::NoteOwed(uint64_t epoch, std::shared_ptr<const SinkEpochChanges> changes,
+                          uint64_t count, size_t bytes) {
   std::lock_guard lock(mutex_);
   owed_.insert(epoch);
   if (changes && owed_memory_bytes_ + bytes <= kOwedMemoryBytes) {
-    owed_in_memory_[epoch] = {std::move(changes), bytes};
+    owed_in_memory_[epoch] = {std::move(changes), count, bytes};
     owed_memory_bytes_ += bytes;
   }
+  UpdateLagging();
+}
+
+void SinkWriter::UpdateLagging() {
+  size_t waiting = 0;
+  for (uint64_t epoch : owed_) waiting += epoch > finished_;
+  lagging_.store(waiting >= kOwedEpochsToPause, std::memory_order_release);
 }
 
 void SinkWriter::OnEpochCommitted(uint64_t epoch) {
@@ -208,7 +208,7 @@ void SinkWriter::RefusePrepare(std::unique_lock<std::mutex>* lock) {
 }
 
 SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
-  std::shared_ptr<const std::vector<SinkChange>> in_memory;
+  std::shared_ptr<const SinkEpochChanges> in_memory;
   {
     std::lock_guard lock(mutex_);
     auto it = owed_in_memory_.find(epoch);
@@ -216,15 +216,11 @@ SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
   }
   if (in_memory) {
     // The same parts as the records in the checkpoint, so a staged delivery may resume.
-    return [in_memory](const std::function<void(std::span<const SinkChange>)>& consume) {
-      std::span<const SinkChange> all(*in_memory);
-      for (size_t first = 0; first < all.size(); first += kChangesPerRecord) {
-        consume(all.subspan(first, std::min(all.size() - first, kChangesPerRecord)));
-      }
+    return [in_memory](const std::function<void(const Chunk&)>& consume) {
+      for (const Chunk& part : *in_memory) consume(part);
     };
   }
-  return [this, epoch](const std::function<void(std::span<const SinkChange>)>& consume) {
-    std::vector<SinkChange> batch;
+  return [this, epoch](const std::function<void(const Chunk&)>& consume) {
     Status status = store_->ReadTableLog(
         log_id_, ViewLogSequence(epoch, 0), [&](uint64_t sequence, std::string_view bytes) {
           if (sequence >> 16 != epoch) return false;
@@ -234,11 +230,7 @@ SinkChangeBatches SinkWriter::OwedChanges(uint64_t epoch) const {
                                                 "corrupt",
                                                 name_, epoch));
           }
-          batch.clear();
-          for (size_t row = 0; row < chunk.size(); ++row) {
-            batch.push_back({RowSign(chunk.ops[row]) < 0, chunk.GetRow(row)});
-          }
-          consume(batch);
+          consume(chunk);
           return true;
         });
     status.ThrowIfError();
@@ -249,7 +241,7 @@ uint64_t SinkWriter::CountOwed(uint64_t epoch) const {
   {
     std::lock_guard lock(mutex_);
     auto it = owed_in_memory_.find(epoch);
-    if (it != owed_in_memory_.end()) return it->second.changes->size();
+    if (it != owed_in_memory_.end()) return it->second.count;
   }
   uint64_t count = 0;
   store_
@@ -315,6 +307,7 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
     lock->lock();
     connected_ = true;
     finished_ = std::max(finished_, progress);
+    UpdateLagging();
   }
   // A transaction prepared for an epoch whose checkpoint has committed.
   if (record_.prepared_epoch > finished_ && record_.prepared_epoch <= committed_) {
@@ -324,6 +317,7 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
     failpoint::Hit("sink_before_commit_prepared");
     target_->CommitPrepared(epoch, id);
     failpoint::Hit("sink_after_commit_prepared");
+    CountDelivered(std::exchange(prepared_changes_, 0));
     lock->lock();
     finished_ = std::max(finished_, epoch);
   }
@@ -333,8 +327,10 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
     if (epoch > finished_) {
       lock->unlock();
       failpoint::Hit("sink_before_deliver");
-      target_->Deliver(epoch, CountOwed(epoch), OwedChanges(epoch));
+      uint64_t changes = CountOwed(epoch);
+      target_->Deliver(epoch, changes, OwedChanges(epoch));
       failpoint::Hit("sink_after_deliver");
+      CountDelivered(changes);
       lock->lock();
       finished_ = std::max(finished_, epoch);
     }
@@ -343,11 +339,12 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
       owed_memory_bytes_ -= it->second.bytes;
       owed_in_memory_.erase(it);
     }
+    UpdateLagging();
   }
   if (!prepare_) return;
   // Pre-commit at the barrier: only once every earlier epoch is finished.
   uint64_t epoch = prepare_->epoch;
-  if (MustOwe(epoch, prepare_->changes->size()) || record_.prepared_epoch > finished_) {
+  if (MustOwe(epoch, prepare_->count) || record_.prepared_epoch > finished_) {
     RefusePrepare(lock);
     return;
   }
@@ -357,12 +354,15 @@ void SinkWriter::Step(std::unique_lock<std::mutex>* lock) {
   lock->unlock();
   try {
     failpoint::Hit("sink_before_prepare");
-    target_->Prepare(epoch, id, [&](const auto& consume) { consume(*request.changes); });
+    target_->Prepare(epoch, id, [&](const auto& consume) {
+      for (const Chunk& part : *request.changes) consume(part);
+    });
     failpoint::Hit("sink_after_prepare");
   } catch (...) {
     request.done(std::nullopt);  // Owed instead; a half-prepared id is rolled back on reconnect.
     throw;
   }
+  prepared_changes_ = request.count;
   lock->lock();
   record_.prepared_epoch = epoch;
   record_.prepared_id = id;

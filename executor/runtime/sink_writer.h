@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -9,7 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,9 +64,11 @@ struct SinkStatus {
 class SinkWriter {
  public:
   /// `log_id`: the store log holding the sink's owed epochs (its object id). `recovered`:
-  /// the sink's record from the last checkpoint (default for a new sink).
+  /// the sink's record from the last checkpoint (default for a new sink). `rows_delivered`
+  /// (optional) counts the changes this run made durable in the target.
   SinkWriter(uint32_t log_id, std::string name, std::unique_ptr<SinkTarget> target,
-             const storage::Store* store, storage::RowTypes types, SinkRecord recovered);
+             const storage::Store* store, storage::RowTypes types, SinkRecord recovered,
+             std::atomic<uint64_t>* rows_delivered = nullptr);
   ~SinkWriter();
   SinkWriter(const SinkWriter&) = delete;
   SinkWriter& operator=(const SinkWriter&) = delete;
@@ -79,22 +81,28 @@ class SinkWriter {
   /// why that failed, or an empty string.
   std::string DropTarget();
 
+  /// True while the target lags behind: kOwedEpochsToPause epochs or more wait for it. The
+  /// sink's sources pause meanwhile, so a slow or unreachable target slows the sink's input
+  /// instead of filling checkpoints with owed rows; barriers, and checkpoints, go on.
+  const std::atomic<bool>* lagging() const { return &lagging_; }
+  static constexpr size_t kOwedEpochsToPause = 2;
+
   bool two_phase() const { return target_->two_phase(); }
   bool discards() const { return target_->discards(); }
   uint32_t log_id() const { return log_id_; }
   /// The generation of this run: the recovered one plus one.
   uint64_t generation() const { return generation_; }
 
-  /// Two-phase: asks to prepare `epoch`'s changes. `done` is called (on the writer's
+  /// Two-phase: asks to prepare `epoch`'s `count` changes. `done` is called (on the writer's
   /// thread, or at once) with the prepared id, or nullopt if the epoch must be owed
   /// instead.
-  void RequestPrepare(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes,
-                      std::function<void(std::optional<std::string>)> done);
+  void RequestPrepare(uint64_t epoch, std::shared_ptr<const SinkEpochChanges> changes,
+                      uint64_t count, std::function<void(std::optional<std::string>)> done);
   /// The changes of `epoch` are owed: its checkpoint holds them. `changes` is the same data
-  /// in memory, which the writer keeps (within a budget) to deliver without reading the
-  /// checkpoint back; `bytes` is its size.
-  void NoteOwed(uint64_t epoch, std::shared_ptr<const std::vector<SinkChange>> changes = nullptr,
-                size_t bytes = 0);
+  /// in memory (`count` changes), which the writer keeps (within a budget) to deliver
+  /// without reading the checkpoint back; `bytes` is its size.
+  void NoteOwed(uint64_t epoch, std::shared_ptr<const SinkEpochChanges> changes = nullptr,
+                uint64_t count = 0, size_t bytes = 0);
   /// A checkpoint committed.
   void OnEpochCommitted(uint64_t epoch);
 
@@ -105,9 +113,8 @@ class SinkWriter {
   void SetPaused(bool paused);
   SinkStatus status() const;
 
-  /// An owed record (the layout of a change record) of `changes`.
-  static std::string EncodeOwed(std::span<const SinkChange> changes,
-                                const storage::RowTypes& types);
+  /// An owed record (the layout of a change record) of `changes` (one part).
+  static std::string EncodeOwed(const Chunk& changes, const storage::RowTypes& types);
   /// Changes per owed record: an epoch of any size is kept and delivered in parts of this
   /// many (the parts a large epoch is staged in).
   static constexpr size_t kChangesPerRecord = 4096;
@@ -117,7 +124,8 @@ class SinkWriter {
  private:
   struct PrepareRequest {
     uint64_t epoch;
-    std::shared_ptr<const std::vector<SinkChange>> changes;
+    std::shared_ptr<const SinkEpochChanges> changes;
+    uint64_t count;
     std::function<void(std::optional<std::string>)> done;
   };
 
@@ -132,6 +140,11 @@ class SinkWriter {
   /// stopping or paused, an earlier epoch is still owed, or it is too large for one
   /// transaction. REQUIRES: mutex_ held.
   bool MustOwe(uint64_t epoch, size_t changes) const;
+  /// Sets lagging_ from the owed epochs. REQUIRES: mutex_ held.
+  void UpdateLagging();
+  void CountDelivered(uint64_t changes) {
+    if (rows_delivered_) rows_delivered_->fetch_add(changes, std::memory_order_relaxed);
+  }
   /// Answers a pending prepare request with "owe it".
   void RefusePrepare(std::unique_lock<std::mutex>* lock);
 
@@ -142,6 +155,11 @@ class SinkWriter {
   const storage::Store* store_;
   const storage::RowTypes types_;
   uint64_t generation_;
+  std::atomic<uint64_t>* const rows_delivered_;
+  std::atomic<bool> lagging_{false};
+  // Changes in the transaction this run prepared (record_.prepared_id), counted as delivered
+  // once it commits. Used by the thread only.
+  uint64_t prepared_changes_ = 0;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -151,7 +169,8 @@ class SinkWriter {
   uint64_t finished_ = 0;    // GUARDED_BY(mutex_)
   std::set<uint64_t> owed_;  // GUARDED_BY(mutex_)
   struct OwedInMemory {
-    std::shared_ptr<const std::vector<SinkChange>> changes;
+    std::shared_ptr<const SinkEpochChanges> changes;
+    uint64_t count;
     size_t bytes;
   };
   std::map<uint64_t, OwedInMemory> owed_in_memory_;  // GUARDED_BY(mutex_)

@@ -77,13 +77,26 @@ void SourceTask::CountBytes(const Chunk& chunk) {
   if (counters_.stream_bytes) counters_.stream_bytes->fetch_add(bytes, std::memory_order_relaxed);
 }
 
+bool SourceTask::Paused() const {
+  {
+    // A barrier that waits for rows still to be read is never held up by a pause.
+    std::lock_guard lock(mutex_);
+    if (request_) return false;
+  }
+  if (throttle_ && throttle_->load(std::memory_order_acquire)) return true;
+  for (const std::atomic<bool>* flag : paused_while_) {
+    if (flag->load(std::memory_order_acquire)) return true;
+  }
+  return false;
+}
+
 Task::PollResult SourceTask::PollSlice() {
   for (int slice = 0; slice < kChunksPerSlice; ++slice) {
     if (!outbox_->Flush()) return PollResult::kWait;  // Downstream is full: backpressure.
     MaybeInjectBarrier();
     if (!outbox_->Flush()) return PollResult::kWait;
     if (finished_) return PollResult::kWait;  // Woken for barriers only.
-    if (throttle_ && throttle_->load(std::memory_order_acquire)) {
+    if (Paused()) {
       WakeAt(std::chrono::steady_clock::now() + kThrottlePause);
       return PollResult::kWait;
     }

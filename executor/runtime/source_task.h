@@ -45,6 +45,9 @@ class SourceTask : public JobTask {
 
   SourceReader* reader() { return reader_.get(); }
   Outbox* outbox() { return outbox_.get(); }
+  /// Also pauses reading while `*flag` is true (a sink's target lagging behind); barriers
+  /// still pass. Before the task runs.
+  void PauseWhile(const std::atomic<bool>* flag) { paused_while_.push_back(flag); }
 
   /// Asks for the barrier of `epoch` once the source has read `targets`. Thread-safe.
   void RequestBarrier(uint64_t epoch, SourceTargets targets, int64_t time = 0);
@@ -62,11 +65,14 @@ class SourceTask : public JobTask {
   void MaybeInjectBarrier();
   /// Adds the bytes of the last Poll (which returned `chunk`) to the byte counters.
   void CountBytes(const Chunk& chunk);
+  /// Whether reading pauses now: the engine's throttle or a PauseWhile flag.
+  bool Paused() const;
 
   std::unique_ptr<SourceReader> reader_;
   std::unique_ptr<Outbox> outbox_;
   Counters counters_;
   const std::atomic<bool>* throttle_;
+  std::vector<const std::atomic<bool>*> paused_while_;
   std::string position_name_;
   bool finished_ = false;
   // The reader's count of bad records when last looked at (counters_ gets the difference).
@@ -75,7 +81,7 @@ class SourceTask : public JobTask {
   uint64_t payload_bytes_seen_ = 0;         // The reader's payload bytes when last looked at.
   // Read in the current epoch, written with its barrier.
   std::vector<DeadLetter> dead_letters_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::optional<BarrierRequest> request_;  // GUARDED_BY(mutex_)
 };
 

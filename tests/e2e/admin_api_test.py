@@ -262,6 +262,7 @@ def test_pipeline(binary, postgres):
                      "stave_view_rows_out_total", "stave_view_in_bytes_total",
                      "stave_view_out_bytes_total", "stave_sink_rows_in_total",
                      "stave_sink_rows_out_total", "stave_sink_in_bytes_total",
+                     "stave_sink_rows_delivered_total",
                      "stave_sink_out_bytes_total", "stave_operator_in_bytes_total",
                      "stave_operator_out_bytes_total", "stave_job_state_bytes",
                      "stave_connections_accepted_total", "stave_connections_refused_total"):
@@ -297,6 +298,9 @@ def test_pipeline(binary, postgres):
         check(sample_value(metrics, "stave_operator_rows_in_total", job="parity", node="source0") > 0,
               "parity's source rows")
         check(sample_value(metrics, "stave_sink_finished_epoch", sink="parity_out") > 0, "sink epoch")
+        # The parity view's two rows, as upserts the target committed.
+        check(sample_value(metrics, "stave_sink_rows_delivered_total", sink="parity_out") >= 2,
+              "rows delivered")
         check(sample_value(metrics, "stave_committed_epoch") >= epoch, "committed epoch")
 
         # Failpoints over HTTP (this server has --enable-failpoints): a bad spec is refused, a

@@ -125,6 +125,7 @@ class RecordingTarget : public SinkTarget {
     std::string what;  // "prepare", "commit_prepared", "deliver".
     uint64_t epoch;
     std::vector<std::string> changes;  // "+k,v" or "-k,v", sorted.
+    std::vector<size_t> batches;       // The size of each batch handed over.
   };
 
   void Connect() override {}
@@ -153,13 +154,14 @@ class RecordingTarget : public SinkTarget {
 
  private:
   void Record(std::string what, uint64_t epoch, const SinkChangeBatches& changes) {
-    Call call{std::move(what), epoch, {}};
+    Call call{std::move(what), epoch, {}, {}};
     if (changes) {
-      changes([&](std::span<const SinkChange> batch) {
-        for (const SinkChange& change : batch) {
-          call.changes.push_back((change.is_delete ? "-" : "+") +
-                                 std::to_string(change.row[0].int_value()) + "," +
-                                 change.row[1].string_value());
+      changes([&](const Chunk& batch) {
+        call.batches.push_back(batch.size());
+        for (size_t row = 0; row < batch.size(); ++row) {
+          call.changes.push_back((IsSinkDelete(batch, row) ? "-" : "+") +
+                                 std::to_string(batch.columns[0].ints[row]) + "," +
+                                 batch.columns[1].strings[row]);
         }
       });
       std::sort(call.changes.begin(), call.changes.end());
@@ -260,6 +262,34 @@ TEST_F(SinkProtocolTest, ProgressOwesTheEpochThenDeliversItCompactedPerKey) {
   Checkpoint();  // An empty epoch: it delivers nothing and drops the finished owed epoch.
   EXPECT_EQ(OwedRecords(), 0u);
   EXPECT_EQ(target_->calls().size(), 1u);
+}
+
+TEST_F(SinkProtocolTest, ALargeEpochIsCompactedAcrossItsPartsAndDeliveredInThem) {
+  Start(/*two_phase=*/false);
+  // Keys 0..2999 as one chunk, then keys 0..1999 again a row at a time, then 5000..6999.
+  std::vector<std::tuple<RowOp, int64_t, std::string>> first;
+  for (int64_t k = 0; k < 3000; ++k) first.emplace_back(RowOp::kInsert, k, "a");
+  Feed(first);
+  for (int64_t k = 0; k < 2000; ++k) Feed({{RowOp::kInsert, k, "b"}});
+  std::vector<std::tuple<RowOp, int64_t, std::string>> last;
+  for (int64_t k = 5000; k < 7000; ++k) last.emplace_back(RowOp::kInsert, k, "c");
+  Feed(last);
+  Checkpoint();
+  WaitFor([&] { return writer_->finished_epoch() == 1; });
+  std::vector<RecordingTarget::Call> calls = target_->calls();
+  ASSERT_EQ(calls.size(), 1u);
+  std::vector<std::string> expected;
+  for (int64_t k = 0; k < 3000; ++k)
+    expected.push_back("+" + std::to_string(k) + (k < 2000 ? ",b" : ",a"));
+  for (int64_t k = 5000; k < 7000; ++k) expected.push_back("+" + std::to_string(k) + ",c");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(calls[0].changes, expected);
+  // Full parts, each one record of the checkpoint: a delivery read back from it after a
+  // restart hands over the same batches.
+  EXPECT_EQ(calls[0].batches, (std::vector<size_t>{SinkWriter::kChangesPerRecord,
+                                                   5000 - SinkWriter::kChangesPerRecord}));
+  EXPECT_EQ(OwedRecords(), 2u);
+  EXPECT_EQ(rows_written_.load(), 5000u);
 }
 
 TEST_F(SinkProtocolTest, TwoPhasePreparesAtTheBarrierAndCommitsAfterTheCheckpoint) {

@@ -18,7 +18,7 @@ class BlackholeSinkTarget : public SinkTarget {
   }
   void Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) override {
     (void)epoch, (void)count;
-    changes([](std::span<const SinkChange>) {});
+    changes([](const Chunk&) {});
   }
   void Drop() override {}
 };

@@ -404,21 +404,21 @@ void KafkaSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBa
   std::vector<size_t> all_columns(options_.column_names.size());
   for (size_t i = 0; i < all_columns.size(); ++i) all_columns[i] = i;
   InTransaction(producer_.get(), [&] {
-    changes([&](std::span<const SinkChange> batch) {
-      for (const SinkChange& change : batch) {
+    std::vector<Value> row(all_columns.size());
+    changes([&](const Chunk& batch) {
+      for (size_t r = 0; r < batch.size(); ++r) {
+        for (size_t c = 0; c < row.size(); ++c) row[c] = batch.columns[c].GetValue(r);
         key.clear();
         if (!options_.key.empty()) {
-          AppendJsonRow(change.row, options_.key, options_.column_names, options_.column_types,
-                        &key);
+          AppendJsonRow(row, options_.key, options_.column_names, options_.column_types, &key);
         }
-        if (change.is_delete) {
+        if (IsSinkDelete(batch, r)) {
           Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA,
                   options_.key.empty() ? nullptr : &key, nullptr);
           continue;
         }
         value.clear();
-        AppendJsonRow(change.row, all_columns, options_.column_names, options_.column_types,
-                      &value);
+        AppendJsonRow(row, all_columns, options_.column_names, options_.column_types, &value);
         Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA,
                 options_.key.empty() ? nullptr : &key, &value);
       }

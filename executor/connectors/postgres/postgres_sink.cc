@@ -133,9 +133,13 @@ void AppendArrayElement(const std::optional<std::string>& text, std::string* arr
   *array += '"';
 }
 
-std::optional<std::string> ParameterText(const Value& value, DataType type) {
-  if (value.is_null()) return std::nullopt;
-  return value.ToText(type);
+// Row `row` of `column` as PostgreSQL reads a value of `type` in text, nullopt for NULL.
+std::optional<std::string> FieldText(const Column& column, size_t row, const DataType& type) {
+  if (column.IsNull(row)) return std::nullopt;
+  if (type.id == TypeId::kInt64 || type.id == TypeId::kInt32 || type.id == TypeId::kInt16) {
+    return std::to_string(column.ints[row]);  // No Value for the commonest case.
+  }
+  return column.GetValue(row).ToText(type);
 }
 
 }  // namespace
@@ -573,18 +577,26 @@ void PostgresSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChang
 }
 
 void PostgresSinkTarget::WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes) {
-  changes([&](std::span<const SinkChange> batch) {
-    if (options_.mode == PostgresSinkOptions::Mode::kAppend) {
-      WriteAppends(batch);
-      return;
+  std::vector<size_t> all_columns(options_.columns.size());
+  for (size_t i = 0; i < all_columns.size(); ++i) all_columns[i] = i;
+  if (options_.mode == PostgresSinkOptions::Mode::kAppend) {
+    std::vector<std::string> quoted;
+    for (const std::string& column : options_.columns) {
+      quoted.push_back(QuotePostgresIdentifier(column));
     }
-    std::vector<const SinkChange*> upserts;
-    std::vector<const SinkChange*> deletes;
-    for (const SinkChange& change : batch)
-      (change.is_delete ? deletes : upserts).push_back(&change);
+    CopyRows(qualified_table_, quoted, "", changes, /*with_op=*/false);
+    WriteProgress(epoch);
+    return;
+  }
+  changes([&](const Chunk& batch) {
+    std::vector<uint32_t> upserts;
+    std::vector<uint32_t> deletes;
+    for (size_t row = 0; row < batch.size(); ++row) {
+      (IsSinkDelete(batch, row) ? deletes : upserts).push_back(static_cast<uint32_t>(row));
+    }
     // Compacted per key: an epoch never upserts and deletes the same key, so order is free.
-    WriteDeletes(deletes);
-    WriteUpserts(upserts);
+    if (!deletes.empty()) WriteArrays("stave_delete", batch, deletes, options_.primary_key);
+    if (!upserts.empty()) WriteArrays("stave_upsert", batch, upserts, all_columns);
   });
   WriteProgress(epoch);
 }
@@ -624,11 +636,12 @@ void PostgresSinkTarget::DeliverStaged(uint64_t epoch, const SinkChangeBatches& 
   std::vector<std::string> staging_columns = {"stave_epoch", "stave_part", "stave_delete"};
   staging_columns.insert(staging_columns.end(), names.begin(), names.end());
   int64_t part = 0;
-  changes([&](std::span<const SinkChange> batch) {
+  changes([&](const Chunk& batch) {
     if (!staged.count(part)) {
       Execute("BEGIN");
-      CopyRows(qualified_staging_, staging_columns, fmt::format("{}\t{}\t", epoch, part), batch,
-               /*with_op=*/true);
+      CopyRows(
+          qualified_staging_, staging_columns, fmt::format("{}\t{}\t", epoch, part),
+          [&](const auto& consume) { consume(batch); }, /*with_op=*/true);
       Execute("COMMIT");
       failpoint::Hit("sink_after_staged_part");
     }
@@ -675,18 +688,9 @@ void PostgresSinkTarget::DeliverStaged(uint64_t epoch, const SinkChangeBatches& 
   Execute("COMMIT");
 }
 
-void PostgresSinkTarget::WriteAppends(std::span<const SinkChange> rows) {
-  std::vector<std::string> quoted;
-  for (const std::string& column : options_.columns) {
-    quoted.push_back(QuotePostgresIdentifier(column));
-  }
-  CopyRows(qualified_table_, quoted, "", rows, /*with_op=*/false);
-}
-
 void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<std::string>& columns,
-                                  const std::string& prefix, std::span<const SinkChange> rows,
+                                  const std::string& prefix, const SinkChangeBatches& batches,
                                   bool with_op) {
-  if (rows.empty()) return;
   pqxx::nontransaction work(*connection_);
   // COPY, the fastest way in. libpqxx 6's stream_to takes only tuples, whose width is fixed
   // at compile time, so the rows go through its older tablewriter as lines of COPY's text
@@ -696,15 +700,25 @@ void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<st
   pqxx::tablewriter writer(work, table, columns.begin(), columns.end());
 #pragma GCC diagnostic pop
   std::string line;
-  for (const SinkChange& change : rows) {
-    line = prefix;
-    if (with_op) line += change.is_delete ? "t\t" : "f\t";
-    for (size_t i = 0; i < options_.columns.size(); ++i) {
-      if (i) line += '\t';
-      AppendCopyField(ParameterText(change.row[i], options_.types[i]), &line);
+  batches([&](const Chunk& rows) {
+    for (size_t row = 0; row < rows.size(); ++row) {
+      line = prefix;
+      if (with_op) line += IsSinkDelete(rows, row) ? "t\t" : "f\t";
+      for (size_t i = 0; i < options_.columns.size(); ++i) {
+        if (i) line += '\t';
+        const Column& column = rows.columns[i];
+        if (column.type.physical() == PhysicalType::kInt64 && !column.IsNull(row) &&
+            (options_.types[i].id == TypeId::kInt64 || options_.types[i].id == TypeId::kInt32 ||
+             options_.types[i].id == TypeId::kInt16)) {
+          fmt::format_int digits(column.ints[row]);  // Needs no escaping.
+          line.append(digits.data(), digits.size());
+          continue;
+        }
+        AppendCopyField(FieldText(column, row, options_.types[i]), &line);
+      }
+      writer.write_raw_line(line);
     }
-    writer.write_raw_line(line);
-  }
+  });
   writer.complete();
 }
 
@@ -744,8 +758,8 @@ void PostgresSinkTarget::PrepareStatements() {
                                    qualified_table_, key_arrays, key, match));
 }
 
-void PostgresSinkTarget::WriteArrays(const std::string& statement,
-                                     const std::vector<const SinkChange*>& rows,
+void PostgresSinkTarget::WriteArrays(const std::string& statement, const Chunk& changes,
+                                     const std::vector<uint32_t>& rows,
                                      const std::vector<size_t>& columns) {
   pqxx::nontransaction work(*connection_);
   std::vector<std::string> arrays(columns.size());
@@ -756,25 +770,13 @@ void PostgresSinkTarget::WriteArrays(const std::string& statement,
       array = "{";
       for (size_t r = first; r < end; ++r) {
         if (r > first) array += ',';
-        AppendArrayElement(ParameterText(rows[r]->row[columns[c]], options_.types[columns[c]]),
-                           &array);
+        AppendArrayElement(
+            FieldText(changes.columns[columns[c]], rows[r], options_.types[columns[c]]), &array);
       }
       array += '}';
     }
     work.exec_prepared(statement, pqxx::prepare::make_dynamic_params(arrays));
   }
-}
-
-void PostgresSinkTarget::WriteUpserts(const std::vector<const SinkChange*>& rows) {
-  if (rows.empty()) return;
-  std::vector<size_t> all(options_.columns.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  WriteArrays("stave_upsert", rows, all);
-}
-
-void PostgresSinkTarget::WriteDeletes(const std::vector<const SinkChange*>& rows) {
-  if (rows.empty()) return;
-  WriteArrays("stave_delete", rows, options_.primary_key);
 }
 
 void PostgresSinkTarget::Drop() {

@@ -97,16 +97,14 @@ class PostgresSinkTarget : public SinkTarget {
   void WriteEpoch(uint64_t epoch, const SinkChangeBatches& changes);
   /// Prepares the upsert and delete statements on a new connection.
   void PrepareStatements();
-  /// Runs prepared `statement` over `rows`, binding one array per column of `columns`.
-  void WriteArrays(const std::string& statement, const std::vector<const SinkChange*>& rows,
-                   const std::vector<size_t>& columns);
-  void WriteUpserts(const std::vector<const SinkChange*>& rows);
-  void WriteDeletes(const std::vector<const SinkChange*>& rows);
-  void WriteAppends(std::span<const SinkChange> rows);
-  /// COPY of `rows` into `table`: `prefix` fields (already in COPY's text format) first,
-  /// then the row's columns.
+  /// Runs prepared `statement` over rows `rows` of `changes`, binding one array per column
+  /// of `columns`.
+  void WriteArrays(const std::string& statement, const Chunk& changes,
+                   const std::vector<uint32_t>& rows, const std::vector<size_t>& columns);
+  /// One COPY of the rows of every batch into `table`: `prefix` fields (already in COPY's
+  /// text format) first, then (`with_op`) whether the row is a delete, then its columns.
   void CopyRows(const std::string& table, const std::vector<std::string>& columns,
-                const std::string& prefix, std::span<const SinkChange> rows, bool with_op);
+                const std::string& prefix, const SinkChangeBatches& batches, bool with_op);
   void WriteProgress(uint64_t epoch);
   /// The last epoch the progress table records for this sink, 0 if none.
   uint64_t ReadProgress();

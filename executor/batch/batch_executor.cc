@@ -50,6 +50,9 @@ struct BatchContext {
   // The most rows the consumer of the node about to run will read (a LIMIT above it, through
   // nodes that keep every row): a scan or series may stop there. Each node takes it on entry.
   mutable uint64_t rows_wanted = UINT64_MAX;
+  // Likewise, which of that node's output columns its consumer reads (1), or empty for all:
+  // a scan leaves the others NULL instead of copying them out of the row.
+  mutable std::vector<uint8_t> columns_wanted;
 
   void ThrowIfCancelled() const { ::stave::ThrowIfCancelled(cancellation); }
 };
@@ -62,10 +65,24 @@ void Emit(Chunk chunk, std::vector<Chunk>* chunks, MemoryReservation* reservatio
   chunks->push_back(std::move(chunk));
 }
 
-// Reads the rows of `scan`: all of them (at most `rows_wanted`), or only `only_row` (a key
-// and value as ScanStateTable shows them) when a point lookup found it.
+// Marks in `wanted` (one flag per column of the input) the columns `expr` reads. False if it
+// holds a subquery, whose correlated references to the row are not visible here.
+bool MarkColumns(const planner::BoundExpr& expr, std::vector<uint8_t>* wanted) {
+  if (expr.kind == planner::BoundExpr::Kind::kSubquery) return false;
+  if (expr.kind == planner::BoundExpr::Kind::kColumn && expr.column < wanted->size()) {
+    (*wanted)[expr.column] = 1;
+  }
+  for (const planner::BoundExprPtr& arg : expr.args) {
+    if (!MarkColumns(*arg, wanted)) return false;
+  }
+  return true;
+}
+
+// Reads the rows of `scan`: all of them (at most `rows_wanted`; of the columns in
+// `columns_wanted`, if not empty, the others NULL), or only `only_row` (a key and value as
+// ScanStateTable shows them) when a point lookup found it.
 std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& context,
-                        uint64_t rows_wanted,
+                        uint64_t rows_wanted, const std::vector<uint8_t>& columns_wanted = {},
                         const std::pair<std::string, std::string>* only_row = nullptr) {
   std::vector<DataType> types = TypesOf(scan.output);
   if (scan.system_rows) {
@@ -80,13 +97,25 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
   // reading the row.
   struct ToColumns {
     Chunk* chunk;
-    void Null(size_t i) { chunk->columns[i].AppendNull(); }
-    void Int(size_t i, int64_t value) { chunk->columns[i].AppendInt(value); }
-    void Double(size_t i, double value) { chunk->columns[i].AppendDouble(value); }
-    void String(size_t i, std::string_view value) {
-      chunk->columns[i].AppendString(std::string(value));
+    const std::vector<uint8_t>& wanted;
+    bool Skips(size_t i) {
+      if (wanted.empty() || wanted[i]) return false;
+      chunk->columns[i].AppendNull();
+      return true;
     }
-    void Numeric(size_t i, const Decimal& value) { chunk->columns[i].AppendDecimal(value); }
+    void Null(size_t i) { chunk->columns[i].AppendNull(); }
+    void Int(size_t i, int64_t value) {
+      if (!Skips(i)) chunk->columns[i].AppendInt(value);
+    }
+    void Double(size_t i, double value) {
+      if (!Skips(i)) chunk->columns[i].AppendDouble(value);
+    }
+    void String(size_t i, std::string_view value) {
+      if (!Skips(i)) chunk->columns[i].AppendString(std::string(value));
+    }
+    void Numeric(size_t i, const Decimal& value) {
+      if (!Skips(i)) chunk->columns[i].AppendDecimal(value);
+    }
   };
   bool has_row_id = scan.object->HasRowId();
   bool has_row_key = scan.object->type == planner::ObjectType::kMaterializedView;
@@ -94,7 +123,7 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
   MemoryReservation reservation(context.memory);
   std::vector<Chunk> chunks;
   Chunk current = Chunk::WithTypes(types);
-  ToColumns to_columns{&current};
+  ToColumns to_columns{&current, columns_wanted};
   bool corrupt = false;
   uint64_t rows = 0;
   auto visit = [&](std::string_view key, std::string_view value) {
@@ -188,7 +217,7 @@ std::optional<std::vector<Chunk>> PointLookup(const planner::FilterNode& filter,
           .ValueOrThrow();
   if (!value) return std::vector<Chunk>{};
   row.second = std::move(*value);
-  return Scan(scan, context, UINT64_MAX, &row);
+  return Scan(scan, context, UINT64_MAX, {}, &row);
 }
 
 std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chunk> input,
@@ -584,9 +613,21 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
   context.ThrowIfCancelled();
   uint64_t rows_wanted = context.rows_wanted;
   context.rows_wanted = UINT64_MAX;
+  std::vector<uint8_t> columns_wanted = std::move(context.columns_wanted);
+  context.columns_wanted.clear();
+  // The columns of the node's input that `exprs` read, for context.columns_wanted: empty (all)
+  // when one holds a subquery.
+  auto input_columns_read = [&](const std::vector<const planner::BoundExpr*>& exprs) {
+    std::vector<uint8_t> wanted(node.input->output.size(), 0);
+    for (const planner::BoundExpr* expr : exprs) {
+      if (expr != nullptr && !MarkColumns(*expr, &wanted)) return std::vector<uint8_t>();
+    }
+    return wanted;
+  };
   switch (node.kind) {
     case planner::PlanNodeKind::kScan:
-      return Scan(static_cast<const planner::ScanNode&>(node), context, rows_wanted);
+      return Scan(static_cast<const planner::ScanNode&>(node), context, rows_wanted,
+                  columns_wanted);
     case planner::PlanNodeKind::kValues: {
       // Released when the node returns: Run charges its output as a whole then.
       MemoryReservation reservation(context.memory);
@@ -621,6 +662,9 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
     case planner::PlanNodeKind::kFilter: {
       const auto& filter = static_cast<const planner::FilterNode&>(node);
       std::optional<std::vector<Chunk>> looked_up = PointLookup(filter, context);
+      if (!columns_wanted.empty() && MarkColumns(*filter.predicate, &columns_wanted)) {
+        context.columns_wanted = std::move(columns_wanted);  // The filter keeps the columns.
+      }
       std::vector<Chunk> output;
       for (Chunk& chunk : looked_up ? std::move(*looked_up) : Run(*node.input, context)) {
         context.ThrowIfCancelled();
@@ -632,10 +676,20 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
     case planner::PlanNodeKind::kProject: {
       const auto& project = static_cast<const planner::ProjectNode&>(node);
       context.rows_wanted = rows_wanted;  // A projection keeps every row.
+      // Outputs nobody reads are NULL, so their inputs need not be read either.
+      std::vector<planner::BoundExprPtr> expressions = project.expressions;
+      std::vector<const planner::BoundExpr*> read;
+      for (size_t i = 0; i < expressions.size(); ++i) {
+        if (!columns_wanted.empty() && !columns_wanted[i]) {
+          expressions[i] = planner::BoundExpr::MakeConstant(Value::Null(), expressions[i]->type);
+        }
+        read.push_back(expressions[i].get());
+      }
+      context.columns_wanted = input_columns_read(read);
       std::vector<Chunk> output;
       for (Chunk& chunk : Run(*node.input, context)) {
         context.ThrowIfCancelled();
-        output.push_back(ProjectOperator::Apply(project.expressions, std::move(chunk)));
+        output.push_back(ProjectOperator::Apply(expressions, std::move(chunk)));
       }
       return output;
     }
@@ -648,9 +702,16 @@ std::vector<Chunk> RunNode(const planner::PlanNode& node, const BatchContext& co
       }
       return output;
     }
-    case planner::PlanNodeKind::kAggregate:
-      return Aggregate(static_cast<const planner::AggregateNode&>(node), Run(*node.input, context),
-                       context);
+    case planner::PlanNodeKind::kAggregate: {
+      const auto& aggregate = static_cast<const planner::AggregateNode&>(node);
+      std::vector<const planner::BoundExpr*> read;
+      for (const planner::BoundExprPtr& key : aggregate.group_keys) read.push_back(key.get());
+      for (const planner::AggregateCall& call : aggregate.aggregates) {
+        read.insert(read.end(), {call.arg.get(), call.order_key.get(), call.filter.get()});
+      }
+      context.columns_wanted = input_columns_read(read);
+      return Aggregate(aggregate, Run(*node.input, context), context);
+    }
     case planner::PlanNodeKind::kSort:
       return Sort(static_cast<const planner::SortNode&>(node), Run(*node.input, context), context);
     case planner::PlanNodeKind::kLimit: {
@@ -714,7 +775,7 @@ class BatchSubqueryRunner : public SubqueryRunner {
 QueryResult ExecuteBatchQuery(const planner::BoundQuery& query, const storage::Snapshot& snapshot,
                               const Cancellation* cancellation, size_t memory_limit_bytes) {
   QueryMemory memory(memory_limit_bytes);
-  BatchContext context{snapshot, cancellation, &memory};
+  BatchContext context{snapshot, cancellation, &memory, 0, UINT64_MAX, {}};
   BatchSubqueryRunner subquery_runner(&context);
   ScopedSubqueryRunner subqueries(&subquery_runner);
   QueryResult result;

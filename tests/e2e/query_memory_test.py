@@ -75,6 +75,13 @@ def main():
             expect_out_of_memory(conn, "SELECT s, count(*) FROM items GROUP BY s", "256kB")
             expect_out_of_memory(
                 conn, "SELECT a.n FROM items a JOIN items b ON a.n = b.n", "256kB")
+            # A scan reads only the columns the query uses: without the text, these hold
+            # a fraction of the table.
+            check(conn.execute("SELECT count(*) FROM items").fetchone()[0] == ROWS, "count, 256kB")
+            groups = conn.execute("SELECT g, count(*) FROM items GROUP BY g ORDER BY g").fetchall()
+            check(len(groups) == 7 and sum(c for _, c in groups) == ROWS, "groups: %r" % groups)
+            rows = conn.execute("SELECT n FROM items WHERE g = 3 AND n < 100 ORDER BY n").fetchall()
+            check([r[0] for r in rows] == [n for n in range(100) if n % 7 == 3], "filter: %r" % rows)
             # A scan under a LIMIT stops at the rows it returns, so it holds little.
             check(len(conn.execute("SELECT n, s FROM items LIMIT 5").fetchall()) == 5, "limit")
             # A query that holds little still runs under it: a point lookup by the key.

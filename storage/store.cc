@@ -211,6 +211,12 @@ Status Snapshot::ScanStateTable(
   options.snapshot = snapshot_;
   rocksdb::Slice upper(end);
   options.iterate_upper_bound = &upper;
+  if (prefix.empty()) {
+    // A whole table: read ahead in large requests rather than a block at a time, and keep
+    // the blocks of this one pass out of the cache that holds the working set.
+    options.readahead_size = size_t{4} << 20;
+    options.fill_cache = false;
+  }
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(options));
   for (it->Seek(begin); it->Valid(); it->Next()) {
     std::string_view key(it->key().data(), it->key().size());

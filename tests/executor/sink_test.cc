@@ -363,5 +363,33 @@ TEST_F(SinkProtocolTest, PausedSinkOwesAndCatchesUpOnResume) {
   EXPECT_EQ(target_->calls().at(0).what, "deliver");
 }
 
+TEST_F(SinkProtocolTest, SourcesPauseWhileTwoEpochsWaitForTheTarget) {
+  Start(/*two_phase=*/false);
+  writer_->SetPaused(true);  // The target takes nothing meanwhile.
+  Feed({{RowOp::kInsert, 1, "a"}});
+  Checkpoint();
+  EXPECT_FALSE(writer_->lagging()->load());
+  Feed({{RowOp::kInsert, 2, "b"}});
+  Checkpoint();
+  EXPECT_TRUE(writer_->lagging()->load());
+  writer_->SetPaused(false);
+  WaitFor([&] { return writer_->finished_epoch() == 2; });
+  EXPECT_FALSE(writer_->lagging()->load());
+}
+
+TEST_F(SinkProtocolTest, AFullEpochPausesTheSourcesUntilItsBarrier) {
+  Start(/*two_phase=*/false);
+  std::string megabyte(size_t{1} << 20, 'x');
+  for (int64_t k = 0; k < 31; ++k) Feed({{RowOp::kInsert, k, megabyte}});
+  EXPECT_FALSE(sink_->epoch_full()->load());
+  for (int64_t k = 31; k < 34; ++k) Feed({{RowOp::kInsert, k, megabyte}});
+  EXPECT_TRUE(sink_->epoch_full()->load());
+  // The barrier takes the epoch (its commit, 34 MB synced, is not what this test is about).
+  storage::EpochBatch batch(1);
+  sink_->OnBarrier(&batch);
+  EXPECT_FALSE(sink_->epoch_full()->load());
+  sink_->FinishBarrier(&batch);
+}
+
 }  // namespace
 }  // namespace stave::executor

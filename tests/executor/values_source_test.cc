@@ -55,7 +55,9 @@ TEST(ValuesSourceTest, ASeriesComesAChunkAtATimeAndResumesFromItsPosition) {
 }
 
 TEST(ValuesSourceTest, AHugeSeriesCostsOnlyTheRowsAskedFor) {
-  ValuesRowsCursor cursor(*Series(INT64_MIN, INT64_MAX, 1));
+  // A cursor reads its node: each node outlives its cursor.
+  auto all = Series(INT64_MIN, INT64_MAX, 1);
+  ValuesRowsCursor cursor(*all);
   Chunk chunk = cursor.Next(3);
   EXPECT_EQ(Ints(chunk), (std::vector<int64_t>{INT64_MIN, INT64_MIN + 1, INT64_MIN + 2}));
   EXPECT_FALSE(cursor.done());
@@ -63,11 +65,14 @@ TEST(ValuesSourceTest, AHugeSeriesCostsOnlyTheRowsAskedFor) {
   EXPECT_EQ(Ints(cursor.Next(10)), (std::vector<int64_t>{INT64_MAX - 1}));
 
   // The last step may not pass the stop, nor overflow.
-  ValuesRowsCursor near_end(*Series(INT64_MAX - 5, INT64_MAX, 4));
+  auto steps = Series(INT64_MAX - 5, INT64_MAX, 4);
+  ValuesRowsCursor near_end(*steps);
   EXPECT_EQ(Ints(near_end.Next(10)), (std::vector<int64_t>{INT64_MAX - 5, INT64_MAX - 1}));
   EXPECT_TRUE(near_end.done());
-  EXPECT_TRUE(ValuesRowsCursor(*Series(1, 0, 1)).done());
-  EXPECT_THROW(ValuesRowsCursor(*Series(1, 5, 0)), SqlError);
+  auto empty = Series(1, 0, 1);
+  EXPECT_TRUE(ValuesRowsCursor(*empty).done());
+  auto zero_step = Series(1, 5, 0);
+  EXPECT_THROW(ValuesRowsCursor{*zero_step}, SqlError);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "executor/change_record.h"
 
-#include <cstring>
-
 #include "storage/key_codec.h"
 #include "storage/varint.h"
 
@@ -53,39 +51,23 @@ std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
 }
 
 std::string EncodeChangeRecord(const Chunk& changes, const storage::RowTypes& types) {
+  // A row's fields read straight from the chunk's columns: no Value per field.
+  struct FromColumns {
+    const Chunk& chunk;
+    size_t row;
+    bool IsNull(size_t i) const { return chunk.columns[i].IsNull(row); }
+    int64_t Int(size_t i) const { return chunk.columns[i].ints[row]; }
+    double Double(size_t i) const { return chunk.columns[i].doubles[row]; }
+    std::string_view String(size_t i) const { return chunk.columns[i].strings[row]; }
+    const Decimal& Numeric(size_t i) const { return chunk.columns[i].decimals[row]; }
+  };
   std::string record;
   AppendVarint(changes.size(), &record);
   std::string row;
   for (size_t r = 0; r < changes.size(); ++r) {
     record.push_back(static_cast<char>(changes.ops[r]));
-    // EncodeRow's layout, read straight from the columns.
     row.clear();
-    for (size_t c = 0; c < types.size(); ++c) {
-      const Column& column = changes.columns[c];
-      if (column.IsNull(r)) {
-        row.push_back(0);
-        continue;
-      }
-      row.push_back(1);
-      switch (types[c].physical()) {
-        case PhysicalType::kInt64:
-          storage::AppendFixed64(static_cast<uint64_t>(column.ints[r]), &row);
-          break;
-        case PhysicalType::kFloat64: {
-          uint64_t bits;
-          std::memcpy(&bits, &column.doubles[r], 8);
-          storage::AppendFixed64(bits, &row);
-          break;
-        }
-        case PhysicalType::kString:
-          AppendVarint(column.strings[r].size(), &row);
-          row.append(column.strings[r]);
-          break;
-        case PhysicalType::kDecimal:
-          storage::AppendRowDecimal(column.decimals[r], &row);
-          break;
-      }
-    }
+    storage::EncodeRowFrom(FromColumns{changes, r}, types, &row);
     AppendVarint(row.size(), &record);
     record.append(row);
   }

@@ -67,33 +67,15 @@ bool ReadRowDecimal(std::string_view* in, Decimal* value) {
 }
 
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out) {
-  for (size_t i = 0; i < types.size(); ++i) {
-    const Value& value = row[i];
-    if (value.is_null()) {
-      out->push_back(0);
-      continue;
-    }
-    out->push_back(1);
-    switch (types[i].physical()) {
-      case PhysicalType::kInt64:
-        AppendFixed64(static_cast<uint64_t>(value.int_value()), out);
-        break;
-      case PhysicalType::kFloat64: {
-        uint64_t bits;
-        double d = value.double_value();
-        std::memcpy(&bits, &d, 8);
-        AppendFixed64(bits, out);
-        break;
-      }
-      case PhysicalType::kString:
-        AppendVarint(value.string_value().size(), out);
-        out->append(value.string_value());
-        break;
-      case PhysicalType::kDecimal:
-        AppendRowDecimal(value.decimal_value(), out);
-        break;
-    }
-  }
+  struct FromValues {
+    const std::vector<Value>& row;
+    bool IsNull(size_t i) const { return row[i].is_null(); }
+    int64_t Int(size_t i) const { return row[i].int_value(); }
+    double Double(size_t i) const { return row[i].double_value(); }
+    std::string_view String(size_t i) const { return row[i].string_value(); }
+    const Decimal& Numeric(size_t i) const { return row[i].decimal_value(); }
+  };
+  EncodeRowFrom(FromValues{row}, types, out);
 }
 
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types) {

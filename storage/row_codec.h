@@ -21,13 +21,6 @@ using RowTypes = std::vector<DataType>;
 /// and the bytes for strings, or a numeric as AppendRowDecimal writes it.
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out);
 
-/// Appends the 8 bytes a row holds an integer or a double's bits in.
-inline void AppendFixed64(uint64_t value, std::string* out) {
-  char bytes[8];
-  std::memcpy(bytes, &value, 8);
-  out->append(bytes, 8);
-}
-
 /// A numeric in a row: its kind (0 finite, 1 NaN, 2 Infinity, 3 -Infinity), then for a
 /// finite value the scale and the zigzagged unscaled value's low and high 64 bits, each a
 /// varint (a small value takes 4 bytes). A wide value (decimal.h) is tag 4, its scale, a
@@ -36,6 +29,45 @@ void AppendRowDecimal(const Decimal& value, std::string* out);
 /// Reads what AppendRowDecimal wrote from the front of `*in`, advancing it; false if the
 /// bytes are malformed.
 bool ReadRowDecimal(std::string_view* in, Decimal* value);
+
+/// EncodeRow's layout, written from any holder of a row's fields (the writing counterpart of
+/// VisitRow): `fields.IsNull(i)`, `fields.Int(i)`, `fields.Double(i)`, `fields.String(i)` (a
+/// string_view) and `fields.Numeric(i)` for column `i`.
+template <typename Fields>
+void EncodeRowFrom(const Fields& fields, const RowTypes& types, std::string* out) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (fields.IsNull(i)) {
+      out->push_back(0);
+      continue;
+    }
+    out->push_back(1);
+    switch (types[i].physical()) {
+      case PhysicalType::kInt64:
+      case PhysicalType::kFloat64: {
+        uint64_t bits;
+        if (types[i].physical() == PhysicalType::kInt64) {
+          bits = static_cast<uint64_t>(fields.Int(i));
+        } else {
+          double d = fields.Double(i);
+          std::memcpy(&bits, &d, 8);
+        }
+        char bytes[8];
+        std::memcpy(bytes, &bits, 8);
+        out->append(bytes, 8);
+        break;
+      }
+      case PhysicalType::kString: {
+        std::string_view string = fields.String(i);
+        AppendVarint(string.size(), out);
+        out->append(string);
+        break;
+      }
+      case PhysicalType::kDecimal:
+        AppendRowDecimal(fields.Numeric(i), out);
+        break;
+    }
+  }
+}
 
 /// Decodes a row written by EncodeRow. Returns nullopt if the bytes do not match `types`.
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types);

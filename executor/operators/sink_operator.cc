@@ -31,29 +31,40 @@ void SinkOperator::OnChunk(Chunk chunk) {
   if (buffered_bytes_ >= kMaxEpochBytes) epoch_full_.store(true, std::memory_order_release);
 }
 
+namespace {
+
+// Appends the rows of `rows` to `parts`, filling the last part up to kChangesPerRecord rows
+// before it starts another: each part becomes one record of the checkpoint, and one batch for
+// the target.
+void Pack(Chunk rows, const storage::RowTypes& types, SinkEpochChanges* parts) {
+  for (size_t begin = 0; begin < rows.size();) {
+    if (parts->empty() || parts->back().size() == SinkWriter::kChangesPerRecord) {
+      if (begin == 0 && rows.size() == SinkWriter::kChangesPerRecord) {
+        parts->push_back(std::move(rows));  // A full part already: moved, not copied.
+        return;
+      }
+      parts->push_back(Chunk::WithTypes(types));
+      for (Column& column : parts->back().columns) column.Reserve(SinkWriter::kChangesPerRecord);
+      parts->back().ops.reserve(SinkWriter::kChangesPerRecord);
+    }
+    Chunk& part = parts->back();
+    size_t end = std::min(rows.size(), begin + SinkWriter::kChangesPerRecord - part.size());
+    part.AppendRange(rows, begin, end);
+    begin = end;
+  }
+}
+
+}  // namespace
+
 void SinkOperator::Gather(Chunk chunk) {
-  // Into full parts: each becomes one record of the checkpoint, and one batch for the target.
+  // Where the chunk's rows land: at the end of the last part, or in a new one.
   size_t first_part = parts_.size();
   size_t first_row = 0;
   if (!parts_.empty() && parts_.back().size() < SinkWriter::kChangesPerRecord) {
     first_part = parts_.size() - 1;
     first_row = parts_.back().size();
   }
-  for (size_t begin = 0; begin < chunk.size();) {
-    if (parts_.empty() || parts_.back().size() == SinkWriter::kChangesPerRecord) {
-      if (begin == 0 && chunk.size() == SinkWriter::kChangesPerRecord) {
-        parts_.push_back(std::move(chunk));  // A full part already: moved, not copied.
-        break;
-      }
-      parts_.push_back(Chunk::WithTypes(types_));
-      for (Column& column : parts_.back().columns) column.Reserve(SinkWriter::kChangesPerRecord);
-      parts_.back().ops.reserve(SinkWriter::kChangesPerRecord);
-    }
-    Chunk& part = parts_.back();
-    size_t end = std::min(chunk.size(), begin + SinkWriter::kChangesPerRecord - part.size());
-    part.AppendRange(chunk, begin, end);
-    begin = end;
-  }
+  Pack(std::move(chunk), types_, &parts_);
   if (key_columns_.empty()) return;
   std::string key;
   for (size_t p = first_part; p < parts_.size(); ++p) {
@@ -88,19 +99,13 @@ SinkEpochChanges SinkOperator::TakeChanges() {
   } else {
     // Only the changes no later one replaced, packed into full parts again.
     for (size_t p = 0; p < parts_.size(); ++p) {
-      const Chunk& part = parts_[p];
-      const std::vector<uint8_t>* flags = p < replaced_.size() ? &replaced_[p] : nullptr;
-      for (size_t row = 0; row < part.size(); ++row) {
-        if (flags != nullptr && row < flags->size() && (*flags)[row]) continue;
-        if (changes.empty() || changes.back().size() == SinkWriter::kChangesPerRecord) {
-          changes.push_back(Chunk::WithTypes(types_));
-        }
-        Chunk& out = changes.back();
-        for (size_t column = 0; column < types_.size(); ++column) {
-          out.columns[column].AppendFrom(part.columns[column], row);
-        }
-        out.ops.push_back(part.ops[row]);
+      if (p >= replaced_.size() || replaced_[p].empty()) {
+        Pack(std::move(parts_[p]), types_, &changes);
+        continue;
       }
+      std::vector<uint8_t> keep(parts_[p].size(), 1);
+      for (size_t row = 0; row < replaced_[p].size(); ++row) keep[row] = !replaced_[p][row];
+      Pack(parts_[p].Select(keep), types_, &changes);
     }
   }
   parts_.clear();

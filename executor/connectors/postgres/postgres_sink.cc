@@ -133,12 +133,15 @@ void AppendArrayElement(const std::optional<std::string>& text, std::string* arr
   *array += '"';
 }
 
+// Whether a value of `type` is written as its plain integer (no Value needed, no escaping).
+bool IsPlainInteger(const DataType& type) {
+  return type.id == TypeId::kInt64 || type.id == TypeId::kInt32 || type.id == TypeId::kInt16;
+}
+
 // Row `row` of `column` as PostgreSQL reads a value of `type` in text, nullopt for NULL.
 std::optional<std::string> FieldText(const Column& column, size_t row, const DataType& type) {
   if (column.IsNull(row)) return std::nullopt;
-  if (type.id == TypeId::kInt64 || type.id == TypeId::kInt32 || type.id == TypeId::kInt16) {
-    return std::to_string(column.ints[row]);  // No Value for the commonest case.
-  }
+  if (IsPlainInteger(type)) return std::to_string(column.ints[row]);
   return column.GetValue(row).ToText(type);
 }
 
@@ -707,10 +710,8 @@ void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<st
       for (size_t i = 0; i < options_.columns.size(); ++i) {
         if (i) line += '\t';
         const Column& column = rows.columns[i];
-        if (column.type.physical() == PhysicalType::kInt64 && !column.IsNull(row) &&
-            (options_.types[i].id == TypeId::kInt64 || options_.types[i].id == TypeId::kInt32 ||
-             options_.types[i].id == TypeId::kInt16)) {
-          fmt::format_int digits(column.ints[row]);  // Needs no escaping.
+        if (!column.IsNull(row) && IsPlainInteger(options_.types[i])) {
+          fmt::format_int digits(column.ints[row]);
           line.append(digits.data(), digits.size());
           continue;
         }

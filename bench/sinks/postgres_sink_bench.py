@@ -49,20 +49,28 @@ def timed_psql(pg, sql_file, db="postgres"):
     return time.time() - started
 
 
+def settle(pg, table):
+    # Each run starts on a quiet server: the table a run filled is dropped at once, so no
+    # autovacuum of its millions of rows runs into the next measurement, and a checkpoint
+    # writes the dirty pages out now rather than during it.
+    pg.psql("DROP TABLE IF EXISTS %s; CHECKPOINT" % table)
+
+
 def copy_baseline(pg, n, work):
-    pg.psql("DROP TABLE IF EXISTS copy_base; CREATE TABLE copy_base (id bigint, k bigint, v bigint)")
+    pg.psql("CREATE TABLE copy_base (id bigint, k bigint, v bigint)")
     data = os.path.join(work, "rows.tsv")
     with open(data, "w") as f:
         f.write(rows_text(n))
     script = os.path.join(work, "copy.sql")
     with open(script, "w") as f:
         f.write("\\copy copy_base FROM '%s'\n" % data)
-    return timed_psql(pg, script)
+    elapsed = timed_psql(pg, script)
+    settle(pg, "copy_base")
+    return elapsed
 
 
 def upsert_baseline(pg, n, work):
-    pg.psql("DROP TABLE IF EXISTS upsert_base; "
-            "CREATE TABLE upsert_base (id bigint PRIMARY KEY, k bigint, v bigint)")
+    pg.psql("CREATE TABLE upsert_base (id bigint PRIMARY KEY, k bigint, v bigint)")
     script = os.path.join(work, "upsert.sql")
     with open(script, "w") as f:
         f.write("BEGIN;\n")
@@ -72,7 +80,9 @@ def upsert_baseline(pg, n, work):
             f.write("INSERT INTO upsert_base (id, k, v) VALUES %s ON CONFLICT (id) DO UPDATE SET "
                     "k = EXCLUDED.k, v = EXCLUDED.v;\n" % values)
         f.write("COMMIT;\n")
-    return timed_psql(pg, script)
+    elapsed = timed_psql(pg, script)
+    settle(pg, "upsert_base")
+    return elapsed
 
 
 def stream_sql(name, n):
@@ -112,7 +122,8 @@ def run_stave(staved, pg, n, index, label, options):
     staved.psql("DROP SINK %s" % sink)
     staved.psql("DROP STREAM %s" % stream)
     if options is not None:
-        pg.psql("DROP TABLE %s" % table)
+        settle(pg, table)
+    print("  %s: %.0f K rows/s" % (label, n / elapsed / 1000), file=sys.stderr)
     return elapsed
 
 
@@ -132,7 +143,9 @@ def main():
             for repeat in range(args.repeats):
                 print("repeat %d/%d" % (repeat + 1, args.repeats), file=sys.stderr)
                 times.setdefault("copy", []).append(copy_baseline(pg, n, work))
+                print("  copy: %.0f K rows/s" % (n / times["copy"][-1] / 1000), file=sys.stderr)
                 times.setdefault("upsert", []).append(upsert_baseline(pg, n, work))
+                print("  upsert: %.0f K rows/s" % (n / times["upsert"][-1] / 1000), file=sys.stderr)
                 times.setdefault("generator", []).append(run_stave(staved, pg, n, index, "generator", None))
                 index += 1
                 for label, options in MODES:

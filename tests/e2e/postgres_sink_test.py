@@ -329,6 +329,25 @@ def errors_and_secrets(pg, server, url):
     check(PASSWORD not in server.read_log(), "a password is in the log")
 
 
+def copy_escapes(pg, server, url):
+    # COPY's text format escapes tab, newline, carriage return and backslash, and spells NULL
+    # \N; the rows go out in blocks of many lines, so there are enough to span several.
+    server.psql("CREATE TABLE texts (id BIGINT, word VARCHAR) APPEND ONLY")
+    for commit in ["progress", "two_phase"]:
+        server.psql("CREATE SINK texts_%s FROM texts WITH (connector = 'postgres', url = '%s', "
+                    "table = 'texts_%s', commit = '%s')" % (commit, url, commit, commit))
+    server.psql("INSERT INTO texts SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE repeat('x', g % 90) || "
+                "E'\\t\\\\\\n\\r\\\\N' || g || 'é' END FROM generate_series(1, 6000) g")
+    server.psql("CHECKPOINT")
+    digest = "md5(string_agg(id || ':' || coalesce(word, '<null>'), ',' ORDER BY id))"
+    want = server.rows("SELECT %s FROM texts" % digest)
+    for commit in ["progress", "two_phase"]:
+        deadline = time.time() + 30
+        while pg.query("SELECT %s FROM texts_%s" % (digest, commit)) != [want]:
+            check(time.time() < deadline, "texts_%s differs from the table" % commit)
+            time.sleep(0.2)
+
+
 def socket_source(pg, server, url):
     port = free_port()
     server.psql("CREATE STREAM lines (line VARCHAR) WITH (connector = 'socket', host = '127.0.0.1', "
@@ -379,6 +398,7 @@ def main():
         server.start()
         feeder = kills_and_outage(args, pg, server, url, rng)
         errors_and_secrets(pg, server, url)
+        copy_escapes(pg, server, url)
         socket_source(pg, server, url)
         pause_resume_drop(pg, server, feeder)
         # Two-phase needs prepared transactions: said at CREATE SINK.

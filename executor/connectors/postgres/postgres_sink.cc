@@ -702,24 +702,35 @@ void PostgresSinkTarget::CopyRows(const std::string& table, const std::vector<st
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   pqxx::tablewriter writer(work, table, columns.begin(), columns.end());
 #pragma GCC diagnostic pop
-  std::string line;
+  // Lines go out in blocks of about kCopyBlockBytes: COPY's messages need not end at a row,
+  // and the writer copies and sends what it is given once, not once a row.
+  constexpr size_t kCopyBlockBytes = 64 << 10;
+  std::string block;
+  block.reserve(kCopyBlockBytes + 1024);
+  auto send = [&] {
+    block.pop_back();  // The writer ends what it sends with a newline of its own.
+    writer.write_raw_line(block);
+    block.clear();
+  };
   batches([&](const Chunk& rows) {
     for (size_t row = 0; row < rows.size(); ++row) {
-      line = prefix;
-      if (with_op) line += IsSinkDelete(rows, row) ? "t\t" : "f\t";
+      block += prefix;
+      if (with_op) block += IsSinkDelete(rows, row) ? "t\t" : "f\t";
       for (size_t i = 0; i < options_.columns.size(); ++i) {
-        if (i) line += '\t';
+        if (i) block += '\t';
         const Column& column = rows.columns[i];
         if (!column.IsNull(row) && IsPlainInteger(options_.types[i])) {
           fmt::format_int digits(column.ints[row]);
-          line.append(digits.data(), digits.size());
+          block.append(digits.data(), digits.size());
           continue;
         }
-        AppendCopyField(FieldText(column, row, options_.types[i]), &line);
+        AppendCopyField(FieldText(column, row, options_.types[i]), &block);
       }
-      writer.write_raw_line(line);
+      block += '\n';
+      if (block.size() >= kCopyBlockBytes) send();
     }
   });
+  if (!block.empty()) send();
   writer.complete();
 }
 

@@ -85,7 +85,7 @@ class SinkWriter {
   /// sink's sources pause meanwhile, so a slow or unreachable target slows the sink's input
   /// instead of filling checkpoints with owed rows; barriers, and checkpoints, go on.
   const std::atomic<bool>* lagging() const { return &lagging_; }
-  static constexpr size_t kOwedEpochsToPause = 2;
+  static constexpr size_t kOwedEpochsToPause = 3;
 
   bool two_phase() const { return target_->two_phase(); }
   bool discards() const { return target_->discards(); }
@@ -119,7 +119,7 @@ class SinkWriter {
   /// many (the parts a large epoch is staged in).
   static constexpr size_t kChangesPerRecord = 4096;
   /// Memory for owed epochs kept to deliver without reading them back.
-  static constexpr size_t kOwedMemoryBytes = size_t{64} << 20;
+  static constexpr size_t kOwedMemoryBytes = size_t{128} << 20;
 
  private:
   struct PrepareRequest {

@@ -363,17 +363,18 @@ TEST_F(SinkProtocolTest, PausedSinkOwesAndCatchesUpOnResume) {
   EXPECT_EQ(target_->calls().at(0).what, "deliver");
 }
 
-TEST_F(SinkProtocolTest, SourcesPauseWhileTwoEpochsWaitForTheTarget) {
+TEST_F(SinkProtocolTest, SourcesPauseWhileSeveralEpochsWaitForTheTarget) {
   Start(/*two_phase=*/false);
   writer_->SetPaused(true);  // The target takes nothing meanwhile.
-  Feed({{RowOp::kInsert, 1, "a"}});
-  Checkpoint();
-  EXPECT_FALSE(writer_->lagging()->load());
-  Feed({{RowOp::kInsert, 2, "b"}});
-  Checkpoint();
+  uint64_t epochs = SinkWriter::kOwedEpochsToPause;
+  for (uint64_t epoch = 1; epoch <= epochs; ++epoch) {
+    EXPECT_FALSE(writer_->lagging()->load()) << epoch;
+    Feed({{RowOp::kInsert, static_cast<int64_t>(epoch), "a"}});
+    Checkpoint();
+  }
   EXPECT_TRUE(writer_->lagging()->load());
   writer_->SetPaused(false);
-  WaitFor([&] { return writer_->finished_epoch() == 2; });
+  WaitFor([&] { return writer_->finished_epoch() == epochs; });
   EXPECT_FALSE(writer_->lagging()->load());
 }
 

@@ -83,8 +83,12 @@ rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::
   };
 
   rocksdb::Options file_options = options;
-  // The file lands in level 0; compactions compress it as they move it down.
+  // The file lands in level 0; compactions compress it as they move it down. SstFileWriter
+  // takes the last level's compression when levels have their own (as the database's do),
+  // and the bottommost one before either: all three must say none.
   file_options.compression = rocksdb::kNoCompression;
+  file_options.compression_per_level.clear();
+  file_options.bottommost_compression = rocksdb::kDisableCompressionOption;
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(file_options), file_options);
   status = writer.Open(path);
   for (size_t i = 0; i < points.size() && status.ok(); ++i) {

@@ -5,6 +5,9 @@
 #include <map>
 #include <string>
 
+#include <rocksdb/sst_file_reader.h>
+
+#include "storage/epoch_file.h"
 #include "storage/state_table.h"
 #include "storage/store.h"
 #include "tests/test_directory.h"
@@ -95,6 +98,26 @@ TEST(EpochFileTest, AFileLeftByACrashIsRemovedAtStart) {
   auto store = Store::Open(directory.path()).ValueOrThrow();
   EXPECT_EQ(store->committed_epoch(), 1u);
   EXPECT_FALSE(std::filesystem::exists(left));
+}
+
+// An epoch's file is written uncompressed: it is on the commit's path, and compactions
+// compress it later if it lives on. SstFileWriter would otherwise take the compression of the
+// last level (LZ4 where, as in the database, levels have their own).
+TEST(EpochFileTest, TheFileIsNotCompressed) {
+  TempDirectory directory;
+  rocksdb::Options options;
+  options.OptimizeLevelStyleCompaction();
+  ASSERT_FALSE(options.compression_per_level.empty());
+  rocksdb::WriteBatch batch;
+  for (int i = 0; i < 10000; ++i) {
+    ASSERT_TRUE(batch.Put("key" + std::to_string(i), std::string(100, 'x')).ok());
+  }
+  std::string path = directory.path() + "/1.epoch-sst";
+  ASSERT_TRUE(WriteEpochFile(batch, options, path).ok());
+  rocksdb::SstFileReader reader(options);
+  ASSERT_TRUE(reader.Open(path).ok());
+  EXPECT_EQ(reader.GetTableProperties()->compression_name, "NoCompression");
+  EXPECT_GT(std::filesystem::file_size(path), size_t{10000} * 100);
 }
 
 }  // namespace

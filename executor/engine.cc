@@ -9,6 +9,7 @@
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/thread_name.h"
 #include "executor/batch/query_memory.h"
 #include "executor/plan_builder.h"
 
@@ -61,7 +62,10 @@ void Engine::Start(JobSet jobs) {
     job->Start(scheduler_.get(), this);
     if (job->failed()) OnJobFailed(id, job->error());
   }
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameCurrentThread("stave:engine");
+    Run();
+  });
 }
 
 void Engine::Stop() {

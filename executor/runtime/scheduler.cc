@@ -1,5 +1,7 @@
 #include "executor/runtime/scheduler.h"
 
+#include "common/thread_name.h"
+
 namespace stave::executor {
 
 using Clock = std::chrono::steady_clock;
@@ -33,7 +35,11 @@ void Task::WakeAt(Clock::time_point when) {
 
 Scheduler::Scheduler(size_t workers) {
   if (workers == 0) workers = 1;
-  for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  for (size_t i = 0; i < workers; ++i)
+    threads_.emplace_back([this] {
+      NameCurrentThread("stave:worker");
+      WorkerLoop();
+    });
 }
 
 Scheduler::~Scheduler() {

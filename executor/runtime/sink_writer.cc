@@ -11,6 +11,7 @@
 #include "common/json_integer.h"
 #include "common/redact.h"
 #include "common/sql_error.h"
+#include "common/thread_name.h"
 #include "executor/change_record.h"
 #include "storage/varint.h"
 
@@ -95,7 +96,10 @@ void SinkWriter::Start(uint64_t committed_epoch) {
     owed_.insert(owed.begin(), owed.end());
     UpdateLagging();
   }
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameCurrentThread("stave:sink");
+    Run();
+  });
 }
 
 void SinkWriter::Stop() {

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/thread_name.h"
+
 namespace stave::server::pgwire {
 
 using boost::asio::ip::tcp;
@@ -99,6 +101,7 @@ Status TcpServer::Start() {
   started_ = true;
   AcceptNext();
   accept_thread_ = std::thread([this] {
+    NameCurrentThread("stave:accept");
     try {
       io_context_.run();
     } catch (const std::exception& e) {
@@ -181,7 +184,10 @@ void TcpServer::OnAccepted(tcp::socket socket) {
       Connection* serving = connection.get();
       connections_.push_back(std::move(connection));
       try {
-        serving->thread = std::thread([this, serving] { Serve(serving); });
+        serving->thread = std::thread([this, serving] {
+          NameCurrentThread("stave:session");
+          Serve(serving);
+        });
         accepted_.fetch_add(1, std::memory_order_relaxed);
       } catch (const std::system_error& e) {
         spdlog::error("{} server: cannot start a connection thread: {}", name_, e.what());

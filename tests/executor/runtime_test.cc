@@ -2,9 +2,12 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "executor/runtime/channel.h"
@@ -118,6 +121,30 @@ TEST(SchedulerTest, TimersWakeWaitingTasks) {
   while (!task->done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
   EXPECT_EQ(task->polls_.load(), 2);
+}
+
+// The workers carry a name, so `top -H` and `perf` tell the dataflows' time from the rest.
+TEST(SchedulerTest, WorkersAreNamed) {
+  auto named_workers = [] {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream comm(entry.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name == "stave:worker") ++count;
+    }
+    return count;
+  };
+  int before = named_workers();
+  {
+    Scheduler scheduler(3);
+    // A thread names itself once it runs: wait for all three.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (named_workers() < before + 3 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(named_workers(), before + 3);
+  }
+  EXPECT_EQ(named_workers(), before);
 }
 
 TEST(PartitionerTest, RowsGoToTheInstanceOwningTheirKey) {

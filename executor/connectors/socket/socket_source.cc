@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "common/sql_error.h"
+#include "common/thread_name.h"
 
 namespace stave::executor {
 namespace {
@@ -89,7 +90,12 @@ SocketSource::~SocketSource() {
 
 SourceReader::PollStatus SocketSource::Poll(size_t max_rows, Chunk* chunk,
                                             Clock::time_point* wake_at) {
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  if (!thread_.joinable()) {
+    thread_ = std::thread([this] {
+      NameCurrentThread("stave:socket");
+      Run();
+    });
+  }
   std::vector<std::string> taken;
   {
     std::lock_guard lock(mutex_);

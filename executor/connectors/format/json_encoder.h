@@ -17,7 +17,7 @@ namespace stave::executor {
 void AppendJsonString(std::string_view text, std::string* out);
 
 /// Appends `value`, of type `type`, as a JSON value, the way AppendJsonObject writes a
-/// column's value: for rows held as Values (a sink's changes) rather than in a chunk.
+/// column's value: for values held apart from a chunk (an array's elements).
 void AppendJsonValue(const Value& value, DataType type, std::string* out);
 
 /// Appends row `row` of `chunk` as a flat JSON object, `{"name":value,...}`, of the columns

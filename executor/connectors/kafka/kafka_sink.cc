@@ -68,20 +68,6 @@ std::vector<size_t> ParseKey(const std::string& value,
   return key;
 }
 
-// Appends `row`'s `columns` as a flat JSON object, as AppendJsonObject does for a chunk's row.
-void AppendJsonRow(const std::vector<Value>& row, const std::vector<size_t>& columns,
-                   const std::vector<std::string>& names, const std::vector<DataType>& types,
-                   std::string* out) {
-  out->push_back('{');
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(names[columns[i]], out);
-    out->push_back(':');
-    AppendJsonValue(row[columns[i]], types[columns[i]], out);
-  }
-  out->push_back('}');
-}
-
 }  // namespace
 
 KafkaSinkOptions KafkaSinkOptions::Parse(const std::map<std::string, std::string>& options,
@@ -399,28 +385,27 @@ uint64_t KafkaSinkTarget::ReadProgress() {
 void KafkaSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) {
   (void)count;
   if (!producer_) Connect();
-  std::string key;
-  std::string value;
   std::vector<size_t> all_columns(options_.column_names.size());
   for (size_t i = 0; i < all_columns.size(); ++i) all_columns[i] = i;
+  std::vector<std::string> key_names;
+  for (size_t column : options_.key) key_names.push_back(options_.column_names[column]);
+  std::string key_text;
+  std::string value;
+  const std::string* key = options_.key.empty() ? nullptr : &key_text;
   InTransaction(producer_.get(), [&] {
-    std::vector<Value> row(all_columns.size());
     changes([&](const Chunk& batch) {
       for (size_t r = 0; r < batch.size(); ++r) {
-        for (size_t c = 0; c < row.size(); ++c) row[c] = batch.columns[c].GetValue(r);
-        key.clear();
-        if (!options_.key.empty()) {
-          AppendJsonRow(row, options_.key, options_.column_names, options_.column_types, &key);
+        if (key) {
+          key_text.clear();
+          AppendJsonObject(batch, r, options_.key, key_names, &key_text);
         }
         if (IsSinkDelete(batch, r)) {
-          Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA,
-                  options_.key.empty() ? nullptr : &key, nullptr);
+          Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA, key, nullptr);
           continue;
         }
         value.clear();
-        AppendJsonRow(row, all_columns, options_.column_names, options_.column_types, &value);
-        Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA,
-                options_.key.empty() ? nullptr : &key, &value);
+        AppendJsonObject(batch, r, all_columns, options_.column_names, &value);
+        Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA, key, &value);
       }
     });
     // The rows are acknowledged before the progress record is sent: on a cluster that

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <absl/cleanup/cleanup.h>
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -195,6 +198,8 @@ KafkaSource::KafkaSource(uint32_t stream_id, std::string stream_name, KafkaSourc
       decoder_(MakeRecordDecoder(options_.format, options_.payload, options_.format_options)) {}
 
 KafkaSource::~KafkaSource() {
+  // librdkafka wants the queue's reference dropped before the consumer closes.
+  queue_.reset();
   if (consumer_) consumer_->close();
 }
 
@@ -271,6 +276,7 @@ bool KafkaSource::Connect() {
     if (!offsets_.contains(partition)) offsets_[partition] = StartOffset(partition, first_start);
   }
   Assign();
+  queue_.reset(rd_kafka_queue_get_consumer(consumer_->c_ptr()));
   spdlog::info("Kafka stream \"{}\" reads {} partition(s) of topic \"{}\" from {}", stream_name_,
                offsets_.size(), options_.topic, options_.properties.bootstrap());
   next_discovery_ = Clock::now() + options_.discovery_interval;
@@ -351,19 +357,33 @@ SourceReader::PollStatus KafkaSource::Poll(size_t max_rows, Chunk* chunk,
   if (now >= next_discovery_) DiscoverPartitions();
   *chunk = Chunk::WithTypes(options_.column_types);
   row_partitions_.clear();
-  while (chunk->size() < max_rows) {
-    std::unique_ptr<RdKafka::Message> message(consumer_->consume(0));
-    if (message->err() == RdKafka::ERR__TIMED_OUT) break;
-    if (message->err() == RdKafka::ERR__AUTO_OFFSET_RESET) {
-      OnOffsetOutOfRange(message->partition());
-      break;
+  // Records are taken from librdkafka's queue many at a time (one lock, no wrapper object
+  // each). Every record taken is handled, even past an error, as it is no longer queued,
+  // and destroyed, even when a bad record throws: the consumer cannot close while one lives.
+  std::array<rd_kafka_message_t*, 256> batch;
+  bool failed = false;
+  while (!failed && chunk->size() < max_rows) {
+    size_t wanted = std::min(batch.size(), max_rows - chunk->size());
+    ssize_t taken = rd_kafka_consume_batch_queue(queue_.get(), 0, batch.data(), wanted);
+    if (taken <= 0) break;
+    size_t next = 0;
+    absl::Cleanup destroy_rest = [&] {
+      for (; next < static_cast<size_t>(taken); ++next) rd_kafka_message_destroy(batch[next]);
+    };
+    for (; next < static_cast<size_t>(taken); ++next) {
+      const rd_kafka_message_t& message = *batch[next];
+      if (message.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        Handle(message, chunk);
+      } else if (message.err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
+        OnOffsetOutOfRange(message.partition);
+        failed = true;
+      } else {
+        // librdkafka retries on its own (brokers away, leaders moving); say so, and go on.
+        Warn(rd_kafka_message_errstr(&message));
+        failed = true;
+      }
+      rd_kafka_message_destroy(batch[next]);
     }
-    if (message->err() != RdKafka::ERR_NO_ERROR) {
-      // librdkafka retries on its own (brokers away, leaders moving); say so, and go on.
-      Warn(message->errstr());
-      break;
-    }
-    Handle(*message, chunk);
   }
   if (now >= next_lag_update_) {
     UpdateLag();
@@ -399,18 +419,18 @@ std::vector<std::pair<int32_t, int64_t>> KafkaSource::Lag() const {
   return lag_;
 }
 
-void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
-  int32_t partition = message.partition();
-  int64_t offset = message.offset();
+void KafkaSource::Handle(const rd_kafka_message_t& message, Chunk* chunk) {
+  int32_t partition = message.partition;
+  int64_t offset = message.offset;
   auto known = offsets_.find(partition);
   if (known == offsets_.end()) return;  // Not assigned (cannot happen; be safe).
   if (known->second >= 0 && offset < known->second) return;  // Already read.
-  payload_bytes_ += message.len();
+  payload_bytes_ += message.len;
   std::string error;
-  if (message.payload() == nullptr) {
+  if (message.payload == nullptr) {
     error = "the record has no value (a tombstone)";
   } else {
-    std::string_view payload(static_cast<const char*>(message.payload()), message.len());
+    std::string_view payload(static_cast<const char*>(message.payload), message.len);
     if (decoder_->Decode(payload, chunk, &error)) {
       for (const auto& [column, kind] : options_.metadata) {
         Column& target = chunk->columns[column];
@@ -422,14 +442,15 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
             target.AppendInt(offset);
             break;
           case KafkaSourceOptions::Metadata::kTimestamp: {
-            RdKafka::MessageTimestamp timestamp = message.timestamp();
-            if (timestamp.type == RdKafka::MessageTimestamp::MSG_TIMESTAMP_NOT_AVAILABLE) {
+            rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+            int64_t timestamp = rd_kafka_message_timestamp(&message, &type);
+            if (type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
               target.AppendNull();
             } else if (target.type.IsTimestamp()) {
               // Kafka's milliseconds since 1970 as Stave's microseconds since 2000; an
               // instant out of range (a broken producer's clock) is NULL, not garbage.
               int64_t micros = 0;
-              if (__builtin_mul_overflow(timestamp.timestamp, int64_t{1000}, &micros) ||
+              if (__builtin_mul_overflow(timestamp, int64_t{1000}, &micros) ||
                   __builtin_add_overflow(micros, temporal::kUnixEpochDays * temporal::kMicrosPerDay,
                                          &micros)) {
                 target.AppendNull();
@@ -437,16 +458,16 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
                 target.AppendInt(micros);
               }
             } else {
-              target.AppendInt(timestamp.timestamp);
+              target.AppendInt(timestamp);
             }
             break;
           }
           case KafkaSourceOptions::Metadata::kKey:
-            if (message.key_pointer() == nullptr) {
+            if (message.key == nullptr) {
               target.AppendNull();
             } else {
               target.AppendString(
-                  std::string(static_cast<const char*>(message.key_pointer()), message.key_len()));
+                  std::string(static_cast<const char*>(message.key), message.key_len));
             }
             break;
         }
@@ -461,29 +482,29 @@ void KafkaSource::Handle(const RdKafka::Message& message, Chunk* chunk) {
   known->second = offset + 1;
 }
 
-void KafkaSource::OnBadRecord(const RdKafka::Message& message, std::string error) {
+void KafkaSource::OnBadRecord(const rd_kafka_message_t& message, std::string error) {
   if (options_.on_error == OnBadRecord::kFail) {
     throw SqlError(sqlstate::kInvalidTextRepresentation,
                    fmt::format("Kafka stream \"{}\": bad record at partition {} offset {}: {}",
-                               stream_name_, message.partition(), message.offset(), error))
+                               stream_name_, message.partition, message.offset, error))
         .WithHint(
             "The stream says on_error = 'fail'. Fix the record, or recreate the stream "
             "with on_error = 'dead_letter' or 'skip' to go on past bad records.");
   }
   ++bad_records_;
-  Warn(fmt::format("bad record at partition {} offset {}: {} ({} so far{})", message.partition(),
-                   message.offset(), error, bad_records_,
+  Warn(fmt::format("bad record at partition {} offset {}: {} ({} so far{})", message.partition,
+                   message.offset, error, bad_records_,
                    options_.on_error == OnBadRecord::kDeadLetter
                        ? ", kept in stave_catalog.bad_records"
                        : ", skipped"));
   if (options_.on_error != OnBadRecord::kDeadLetter) return;
   DeadLetter letter;
   letter.stream_id = stream_id_;
-  letter.partition = message.partition();
-  letter.offset = message.offset();
+  letter.partition = message.partition;
+  letter.offset = message.offset;
   letter.error = std::move(error);
-  if (message.payload() != nullptr)
-    letter.raw.assign(static_cast<const char*>(message.payload()), message.len());
+  if (message.payload != nullptr)
+    letter.raw.assign(static_cast<const char*>(message.payload), message.len);
   dead_letters_.push_back(std::move(letter));
 }
 

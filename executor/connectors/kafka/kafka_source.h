@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 
 #include "executor/connectors/format/record_decoder.h"
@@ -94,8 +95,8 @@ class KafkaSource : public SourceReader {
   /// of the first start, from its beginning for those created later.
   int64_t StartOffset(int32_t partition, bool first_start);
   void Assign();
-  void Handle(const RdKafka::Message& message, Chunk* chunk);
-  void OnBadRecord(const RdKafka::Message& message, std::string error);
+  void Handle(const rd_kafka_message_t& message, Chunk* chunk);
+  void OnBadRecord(const rd_kafka_message_t& message, std::string error);
   void Warn(const std::string& message);
   /// A partition whose next offset is no longer in the log (retention deleted the records
   /// before they were read, or the topic was recreated): reads on from its first offset and
@@ -109,6 +110,11 @@ class KafkaSource : public SourceReader {
   KafkaSourceOptions options_;
   std::unique_ptr<RecordDecoder> decoder_;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer_;
+  struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
+  };
+  // The consumer's queue, read in batches (declared after consumer_: it must go first).
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue_;
   // Partition → the offset of the next record to read (RdKafka::Topic::OFFSET_BEGINNING
   // until the first record of a partition that starts at its beginning).
   std::map<int32_t, int64_t> offsets_;

@@ -141,6 +141,53 @@ std::string Repeat(std::string_view text, int64_t times) {
   return out;
 }
 
+// chr(n): the character of code point n, as UTF-8; PostgreSQL's errors for NUL, negative
+// numbers, numbers past U+10FFFF and the UTF-16 surrogates.
+std::string Chr(int64_t code) {
+  if (code < 0) {
+    throw SqlError(sqlstate::kInvalidParameterValue, "character number must be positive");
+  }
+  if (code == 0) throw SqlError(kProgramLimitExceeded, "null character not permitted");
+  if (code > 0x10FFFF) {
+    throw SqlError(kProgramLimitExceeded,
+                   fmt::format("requested character too large for encoding: {}", code));
+  }
+  if (code >= 0xD800 && code <= 0xDFFF) {
+    throw SqlError(kProgramLimitExceeded,
+                   fmt::format("requested character not valid for encoding: {}", code));
+  }
+  auto c = static_cast<uint32_t>(code);
+  std::string out;
+  if (c < 0x80) {
+    out.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | c >> 6));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | c >> 12));
+    out.push_back(static_cast<char>(0x80 | (c >> 6 & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | c >> 18));
+    out.push_back(static_cast<char>(0x80 | (c >> 12 & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c >> 6 & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+  return out;
+}
+
+// ascii(s): the code point of the first character of UTF-8 `text`, 0 for an empty one.
+int64_t FirstCodePoint(std::string_view text) {
+  if (text.empty()) return 0;
+  auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(text[i])); };
+  uint32_t lead = byte(0);
+  size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  if (length > text.size()) return lead;  // Not valid UTF-8; text values always are.
+  uint32_t code = length == 1 ? lead : lead & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) code = code << 6 | (byte(i) & 0x3F);
+  return code;
+}
+
 std::string Reverse(std::string_view text) {
   std::vector<size_t> starts = CharacterStarts(text);
   std::string out;
@@ -377,6 +424,8 @@ bool IsStringFunction(ScalarFunction function) {
     case ScalarFunction::kRepeat:
     case ScalarFunction::kReverse:
     case ScalarFunction::kStartsWith:
+    case ScalarFunction::kChr:
+    case ScalarFunction::kAscii:
     case ScalarFunction::kLPad:
     case ScalarFunction::kRPad:
     case ScalarFunction::kRegexpReplace:
@@ -449,6 +498,10 @@ Value StringRow(ScalarFunction function, const std::vector<Column>& args, size_t
       return Value::String(Reverse(text(0)));
     case ScalarFunction::kStartsWith:
       return Value::Boolean(std::string_view(text(0)).starts_with(text(1)));
+    case ScalarFunction::kChr:
+      return Value::String(Chr(number(0)));
+    case ScalarFunction::kAscii:
+      return Value::Int(FirstCodePoint(text(0)));
     case ScalarFunction::kLPad:
     case ScalarFunction::kRPad:
       return Value::String(Pad(text(0), number(1), args.size() > 2 ? text(2) : " ",

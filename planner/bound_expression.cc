@@ -86,6 +86,10 @@ std::string_view ScalarFunctionName(ScalarFunction function) {
       return "reverse";
     case ScalarFunction::kStartsWith:
       return "starts_with";
+    case ScalarFunction::kChr:
+      return "chr";
+    case ScalarFunction::kAscii:
+      return "ascii";
     case ScalarFunction::kLPad:
       return "lpad";
     case ScalarFunction::kRPad:

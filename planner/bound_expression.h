@@ -65,6 +65,8 @@ enum class ScalarFunction {
   kRepeat,
   kReverse,
   kStartsWith,
+  kChr,
+  kAscii,
   kLPad,
   kRPad,
   kRegexpReplace,

@@ -93,6 +93,8 @@ const StringFunction* FindStringFunction(std::string_view name) {
       {"repeat", {ScalarFunction::kRepeat, "si", 0, TypeId::kVarchar}},
       {"reverse", {ScalarFunction::kReverse, "s", 0, TypeId::kVarchar}},
       {"starts_with", {ScalarFunction::kStartsWith, "ss", 0, TypeId::kBoolean}},
+      {"chr", {ScalarFunction::kChr, "i", 0, TypeId::kVarchar}},
+      {"ascii", {ScalarFunction::kAscii, "s", 0, TypeId::kInt32}},
       {"lpad", {ScalarFunction::kLPad, "sis", 1, TypeId::kVarchar}},
       {"rpad", {ScalarFunction::kRPad, "sis", 1, TypeId::kVarchar}},
       {"regexp_replace", {ScalarFunction::kRegexpReplace, "ssss", 1, TypeId::kVarchar}},

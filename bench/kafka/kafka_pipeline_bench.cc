@@ -8,7 +8,7 @@
 //   B. the same with a transactional producer committing about once a second, which is
 //      what Stave's sink does (one transaction per 1 s epoch);
 //   Stave: CREATE STREAM over the topic and CREATE SINK of a stateless SELECT into a fresh
-//      topic, timed from CREATE SINK until the output topic holds every record.
+//      topic, timed from CREATE SINK until the sink has committed every record to Kafka.
 // The mock broker runs on one thread of this process, so its CPU time is in the process's;
 // the report shows it apart as well. The mock's and librdkafka's limits that shape the
 // setup (5 MB per partition, the consumer's prefetch) are explained where they apply.
@@ -107,7 +107,8 @@ std::map<std::string, double> ThreadCpuBetween(
 
 constexpr char kMockThread[] = "rdk:mock";
 
-/// Wall time, process CPU time and the mock broker thread's CPU time of one interval.
+/// Wall time, process CPU time, and CPU time by thread (the mock broker's apart) of one
+/// interval.
 struct ScenarioSpan : Span {
   double broker_cpu = 0;
   std::map<std::string, double> thread_cpu;  // CPU seconds per thread name.
@@ -119,7 +120,7 @@ struct ScenarioSpan : Span {
   double checkpointed = std::nan("");
 };
 
-/// A Stopwatch that also reads the mock broker thread's CPU clock, after the other two.
+/// A Stopwatch that also reads every thread's CPU clock, after the other two.
 class ScenarioStopwatch {
  public:
   ScenarioStopwatch() : threads_(ThreadTimes()) {}
@@ -486,7 +487,8 @@ uint64_t VerifySinkOutput(MockCluster* cluster, const std::string& topic, uint64
 }
 
 /// Runs the pipeline from `in` to `out` in a fresh database. The clock runs from just
-/// before CREATE SINK until the output topic's watermarks sum to N.
+/// before CREATE SINK until the sink's Kafka transactions hold all N records; the output
+/// topic is checked after.
 ScenarioSpan StavePipeline(MockCluster* cluster, const std::string& in, const std::string& out,
                            uint64_t records) {
   DataDirectory directory("stave-kafka-bench");

@@ -35,11 +35,12 @@ void Task::WakeAt(Clock::time_point when) {
 
 Scheduler::Scheduler(size_t workers) {
   if (workers == 0) workers = 1;
-  for (size_t i = 0; i < workers; ++i)
+  for (size_t i = 0; i < workers; ++i) {
     threads_.emplace_back([this] {
       NameCurrentThread("stave:worker");
       WorkerLoop();
     });
+  }
 }
 
 Scheduler::~Scheduler() {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace stave {
@@ -10,6 +12,9 @@ namespace stave {
 /// U+10FFFF and NUL are invalid, as in PostgreSQL. Used for query strings and for text
 /// values that arrive in binary form.
 void CheckUtf8(std::string_view text);
+
+/// Appends code point `code` (at most U+10FFFF) to `out` as UTF-8.
+void AppendUtf8(uint32_t code, std::string* out);
 
 /// The number of characters (code points) of UTF-8 `text`.
 size_t Utf8Length(std::string_view text);

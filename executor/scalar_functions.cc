@@ -11,6 +11,7 @@
 
 #include "common/array_value.h"
 #include "common/sql_error.h"
+#include "common/utf8.h"
 #include "executor/expression_evaluator.h"
 
 namespace stave::executor {
@@ -156,23 +157,8 @@ std::string Chr(int64_t code) {
     throw SqlError(kProgramLimitExceeded,
                    fmt::format("requested character not valid for encoding: {}", code));
   }
-  auto c = static_cast<uint32_t>(code);
   std::string out;
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | c >> 6));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | c >> 12));
-    out.push_back(static_cast<char>(0x80 | (c >> 6 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | c >> 18));
-    out.push_back(static_cast<char>(0x80 | (c >> 12 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c >> 6 & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
+  AppendUtf8(static_cast<uint32_t>(code), &out);
   return out;
 }
 

@@ -82,7 +82,6 @@ KafkaSinkOptions KafkaSinkOptions::Parse(const std::map<std::string, std::string
   result.properties = KafkaProperties::Take(&rest, "sink", ReservedSinkSettings());
   for (const planner::Column& column : input.columns) {
     result.column_names.push_back(column.name);
-    result.column_types.push_back(column.type);
   }
   result.upsert = !input.append_only;
   for (const auto& [key, value] : rest) {

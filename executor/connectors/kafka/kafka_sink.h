@@ -27,7 +27,6 @@ struct KafkaSinkOptions {
   KafkaProperties properties;
   std::vector<size_t> key;  ///< Column positions.
   std::vector<std::string> column_names;
-  std::vector<DataType> column_types;
   bool upsert = false;  ///< The input retracts: deletes are tombstones.
   std::string progress_topic;
   std::string transactional_id;

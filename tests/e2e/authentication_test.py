@@ -212,7 +212,7 @@ def main():
         server.stop()
         print("authentication test passed")
     except Exception:
-        sys.stderr.write("--- staved log ---\n" + server.read_log()[-5000:])
+        server.report_failure()
         raise
     finally:
         server.cleanup()

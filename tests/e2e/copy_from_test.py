@@ -266,7 +266,7 @@ def main():
         test_against_postgres(server)
         test_stave_only(server)
     except BaseException:
-        sys.stderr.write("--- staved log ---\n" + server.read_log()[-5000:])
+        server.report_failure()
         raise
     finally:
         server.cleanup()

@@ -92,7 +92,7 @@ def main():
               "%.1fs" % (time.time() - started))
         return 0
     except Exception:
-        print(server.read_log()[-20000:], file=sys.stderr)
+        server.report_failure()
         raise
     finally:
         server.cleanup()

@@ -175,7 +175,7 @@ def main():
               % (len(feeder.committed), kills, len(FAILPOINTS), kills - len(FAILPOINTS), time.time() - started))
         return 0
     except Exception:
-        print(server.read_log()[-20000:], file=sys.stderr)
+        server.report_failure()
         raise
     finally:
         server.cleanup()

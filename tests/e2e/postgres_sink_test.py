@@ -409,7 +409,7 @@ def main():
         check(server.stop() == 0, "unclean exit")
         print("postgres sink test passed in %.1fs" % (time.time() - started))
     except Exception:
-        print("---- staved log (tail) ----\n" + server.read_log()[-6000:])
+        server.report_failure()
         if server.process and server.process.poll() is None:
             print("---- stave_catalog.sinks ----")
             print(server.psql("SELECT * FROM stave_catalog.sinks", check=False).stdout)

@@ -317,7 +317,7 @@ def main():
         test_cursors(server)
         test_notices(server)
     except BaseException:
-        sys.stderr.write("--- staved log ---\n" + server.read_log()[-5000:])
+        server.report_failure()
         raise
     finally:
         server.cleanup()

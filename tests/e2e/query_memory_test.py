@@ -123,7 +123,7 @@ def main():
         check(server.process.poll() is None, "staved is still running")
         print("query memory limits: ok")
     except BaseException:
-        sys.stderr.write("--- staved log ---\n" + server.read_log()[-5000:])
+        server.report_failure()
         raise
     finally:
         server.cleanup()

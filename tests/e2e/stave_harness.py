@@ -5,8 +5,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+import traceback
 import urllib.request
 
 
@@ -86,6 +88,20 @@ class Staved:
     def read_log(self):
         with open(self.log_path, "rb") as f:
             return f.read().decode(errors="replace")
+
+    def report_failure(self, tail=5000):
+        """Prints why the test failed, then the log's serious lines and its tail, then the
+        reason again: a long failure's output may be cut in the middle, so the reason stands
+        at both ends. Call it from an except block."""
+        reason = traceback.format_exc(limit=4)
+        log = self.read_log()
+        serious = [line for line in log.splitlines()
+                   if "[error]" in line or "[critical]" in line or "Sanitizer" in line
+                   or "runtime error" in line][:40]
+        sys.stderr.write("FAILED: %s\n--- staved log: errors (%d shown) ---\n%s\n"
+                         "--- staved log: last %d characters ---\n%s\n--- end of log ---\n"
+                         "FAILED: %s\n" % (reason.strip().splitlines()[-1], len(serious),
+                                            "\n".join(serious), tail, log[-tail:], reason))
 
     def cleanup(self):
         if self.process and self.process.poll() is None:

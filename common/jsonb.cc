@@ -4,7 +4,6 @@
 #include <charconv>
 #include "common/json_string.h"
 
-#include "common/json_string.h"
 #include "common/sql_error.h"
 #include "common/utf8.h"
 

@@ -12,37 +12,12 @@ namespace {
 
 constexpr std::string_view kCharacterNotInRepertoire = "22021";
 
-// Returns the length of the valid UTF-8 sequence at the start of `text`, or 0 if it is not
-// valid. Overlong forms, surrogates, code points beyond U+10FFFF and NUL are invalid, as in
-// PostgreSQL.
-size_t ValidUtf8SequenceLength(std::string_view text) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
-  unsigned char lead = byte(0);
-  if (lead == 0) return 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (!continuation(1) || !continuation(2)) return 0;
-    if (lead == 0xE0 && byte(1) < 0xA0) return 0;   // Overlong.
-    if (lead == 0xED && byte(1) >= 0xA0) return 0;  // UTF-16 surrogate.
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
-    if (lead == 0xF0 && byte(1) < 0x90) return 0;   // Overlong.
-    if (lead == 0xF4 && byte(1) >= 0x90) return 0;  // Beyond U+10FFFF.
-    return 4;
-  }
-  return 0;
-}
-
 }  // namespace
 
 void CheckUtf8(std::string_view sql) {
   size_t i = 0;
   while (i < sql.size()) {
-    size_t length = ValidUtf8SequenceLength(sql.substr(i));
+    size_t length = sql[i] == '\0' ? 0 : Utf8SequenceLength(sql, i);
     if (length > 0) {
       i += length;
       continue;

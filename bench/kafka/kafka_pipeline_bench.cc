@@ -62,6 +62,9 @@ struct Config {
   int repeats = 3;
   bool markdown = false;
   bool threads = false;
+  // The copy loops copy values only, as Stave's sink writes them (keyless records, which
+  // librdkafka's sticky partitioner sends in long runs to one partition at a time).
+  bool keyless_copies = false;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -377,11 +380,11 @@ RdKafkaHandle AssignedConsumer(const MockCluster& cluster, const std::string& to
 // ---------------------------------------------------------------------------------------
 // Baselines A and B: consume -> produce with plain librdkafka
 
-/// Copies every record of `in` (key and value) to `out`. With `transactional`, the
-/// producer commits a transaction about once a second, as Stave's sink commits one per 1 s
-/// epoch. The clock includes creating the clients, as Stave's does.
+/// Copies every record of `in` (key and value; only the value with `keyless`) to `out`.
+/// With `transactional`, the producer commits a transaction about once a second, as Stave's
+/// sink commits one per 1 s epoch. The clock includes creating the clients, as Stave's does.
 ScenarioSpan CopyLoop(MockCluster* cluster, const std::string& in, const std::string& out,
-                      uint64_t records, bool transactional) {
+                      uint64_t records, bool transactional, bool keyless) {
   ScenarioStopwatch watch;
   Deliveries deliveries;
   std::map<std::string, std::string> settings = {{"bootstrap.servers", cluster->bootstrap()}};
@@ -403,7 +406,8 @@ ScenarioSpan CopyLoop(MockCluster* cluster, const std::string& in, const std::st
       rd_kafka_message_destroy(message);
       throw std::runtime_error(fmt::format("consuming {}: {}", in, error));
     }
-    Produce(producer.get(), out, message->key, message->key_len, message->payload, message->len);
+    Produce(producer.get(), out, keyless ? nullptr : message->key, keyless ? 0 : message->key_len,
+            message->payload, message->len);
     rd_kafka_message_destroy(message);
     rd_kafka_poll(producer.get(), 0);
     ++copied;
@@ -638,9 +642,10 @@ int RunAndReport(const Config& config, const std::string& command) {
       auto scenario = static_cast<Scenario>((repeat + step) % kScenarioCount);
       std::string out = fmt::format("out-{}-{}", repeat, static_cast<int>(scenario));
       cluster.CreateTopic(out);
-      ScenarioSpan span = scenario == kStave ? StavePipeline(&cluster, in, out, config.records)
-                                             : CopyLoop(&cluster, in, out, config.records,
-                                                        scenario == kTransactionalCopy);
+      ScenarioSpan span = scenario == kStave
+                              ? StavePipeline(&cluster, in, out, config.records)
+                              : CopyLoop(&cluster, in, out, config.records,
+                                         scenario == kTransactionalCopy, config.keyless_copies);
       Progress(kProgram,
                fmt::format("{}: {:.2f} s, {:.2f} CPU-s of which the mock broker {:.2f}{}",
                            kScenarioNames[scenario], span.wall, span.cpu, span.broker_cpu,
@@ -686,6 +691,9 @@ int RunAndReport(const Config& config, const std::string& command) {
       "transactions to read_committed readers, so CREATE SINK refuses exactly_once against it. "
       "at_least_once runs the very same transactional protocol (one Kafka transaction per 1 s "
       "epoch, after its checkpoint).\n";
+  out += config.keyless_copies
+             ? "The copy loops copy values only: keyless records, as Stave's sink writes them.\n"
+             : "The copy loops copy keys and values; Stave's sink writes keyless records.\n";
   std::string prefetch;
   for (const auto& [key, value] : kConsumerPrefetch) prefetch += fmt::format(" {}={}", key, value);
   out += fmt::format(
@@ -758,6 +766,8 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--markdown", config.markdown, "Print a markdown table");
   app.add_flag("--threads", config.threads, "Also print each scenario's CPU by thread name");
+  app.add_flag("--keyless-copies", config.keyless_copies,
+               "The copy loops copy values only, keyless like Stave's output");
   CLI11_PARSE(app, argc, argv);
   std::string command = CommandLine(argc, argv);
   spdlog::set_level(spdlog::level::warn);

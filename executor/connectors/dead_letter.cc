@@ -1,6 +1,6 @@
 #include "executor/connectors/dead_letter.h"
 
-#include "executor/connectors/format/utf8.h"
+#include "common/utf8.h"
 #include "storage/key_codec.h"
 
 namespace stave::executor {

@@ -741,6 +741,25 @@ TEST(FormatJsonEncoderTest, WritesEveryType) {
   EXPECT_EQ(out, "{}");
 }
 
+TEST(FormatJsonEncoderTest, OneEncoderServesManyRowsAndChunks) {
+  // The names are escaped once, when the encoder is made; every row appends its object.
+  JsonObjectEncoder encoder({1, 0}, {"k\n", "v"});
+  std::string out;
+  for (int64_t part = 0; part < 2; ++part) {
+    Chunk chunk = Chunk::WithTypes({TypeId::kVarchar, TypeId::kInt64});
+    chunk.AppendRow({Value::String("a\"" + std::to_string(part)), Value::Int(part)},
+                    RowOp::kInsert);
+    chunk.AppendRow({Value::Null(), Value::Int(-part)}, RowOp::kInsert);
+    for (size_t row = 0; row < chunk.size(); ++row) encoder.Append(chunk, row, &out);
+  }
+  EXPECT_EQ(out, R"({"k\n":0,"v":"a\"0"}{"k\n":0,"v":null})"
+                 R"({"k\n":1,"v":"a\"1"}{"k\n":-1,"v":null})");
+  out.clear();
+  Chunk one = Chunk::WithTypes({TypeId::kInt64});
+  one.AppendRow({Value::Int(1)}, RowOp::kInsert);
+  JsonObjectEncoder({}, {}).Append(one, 0, &out);
+  EXPECT_EQ(out, "{}");
+}
 TEST(FormatJsonEncoderTest, WritesDoublesInTheShortestRoundTripText) {
   Chunk chunk = Chunk::WithTypes({TypeId::kFloat64, TypeId::kFloat32});
   auto encoded = [&](double d, float f) {

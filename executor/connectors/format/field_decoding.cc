@@ -4,8 +4,8 @@
 
 #include "common/sql_error.h"
 #include "common/temporal.h"
+#include "common/utf8.h"
 #include "common/value_cast.h"
-#include "executor/connectors/format/utf8.h"
 
 namespace stave::executor {
 

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "common/array_value.h"
-#include "executor/connectors/format/utf8.h"
 
 namespace stave::executor {
 namespace {
@@ -82,66 +82,6 @@ void AppendColumnValue(const Column& column, size_t row, std::string* out) {
 
 }  // namespace
 
-void AppendJsonString(std::string_view text, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  size_t pos = 0;
-  while (pos < text.size()) {
-    // Copy the longest run that needs no escaping in one go.
-    size_t run = pos;
-    while (run < text.size()) {
-      unsigned char c = static_cast<unsigned char>(text[run]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
-      ++run;
-    }
-    out->append(text.data() + pos, run - pos);
-    pos = run;
-    if (pos == text.size()) break;
-    unsigned char c = static_cast<unsigned char>(text[pos]);
-    if (c >= 0x80) {
-      size_t length = Utf8SequenceLength(text, pos);
-      if (length == 0) {
-        out->append("\xEF\xBF\xBD");  // U+FFFD REPLACEMENT CHARACTER
-        ++pos;
-      } else {
-        out->append(text.data() + pos, length);
-        pos += length;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 0xF]);
-        break;
-    }
-    ++pos;
-  }
-  out->push_back('"');
-}
-
 void AppendJsonValue(const Value& value, DataType type, std::string* out) {
   if (value.is_null()) {
     out->append("null");
@@ -184,16 +124,32 @@ void AppendJsonValue(const Value& value, DataType type, std::string* out) {
   }
 }
 
-void AppendJsonObject(const Chunk& chunk, size_t row, const std::vector<size_t>& columns,
-                      const std::vector<std::string>& names, std::string* out) {
-  out->push_back('{');
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (i > 0) out->push_back(',');
-    AppendJsonString(names[i], out);
-    out->push_back(':');
-    AppendColumnValue(chunk.columns[columns[i]], row, out);
+JsonObjectEncoder::JsonObjectEncoder(std::vector<size_t> columns,
+                                     const std::vector<std::string>& names)
+    : columns_(std::move(columns)) {
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    std::string prefix(i == 0 ? "{" : ",");
+    AppendJsonString(names[i], &prefix);
+    prefix.push_back(':');
+    prefixes_.push_back(std::move(prefix));
+  }
+}
+
+void JsonObjectEncoder::Append(const Chunk& chunk, size_t row, std::string* out) const {
+  if (columns_.empty()) {
+    out->append("{}");
+    return;
+  }
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    out->append(prefixes_[i]);
+    AppendColumnValue(chunk.columns[columns_[i]], row, out);
   }
   out->push_back('}');
+}
+
+void AppendJsonObject(const Chunk& chunk, size_t row, const std::vector<size_t>& columns,
+                      const std::vector<std::string>& names, std::string* out) {
+  JsonObjectEncoder(columns, names).Append(chunk, row, out);
 }
 
 }  // namespace stave::executor

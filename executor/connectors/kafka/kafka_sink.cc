@@ -68,6 +68,19 @@ std::vector<size_t> ParseKey(const std::string& value,
   return key;
 }
 
+std::vector<std::string> ColumnNames(const KafkaSinkOptions& options,
+                                     const std::vector<size_t>& columns) {
+  std::vector<std::string> names;
+  for (size_t column : columns) names.push_back(options.column_names[column]);
+  return names;
+}
+
+std::vector<size_t> AllColumns(const KafkaSinkOptions& options) {
+  std::vector<size_t> columns(options.column_names.size());
+  for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+  return columns;
+}
+
 }  // namespace
 
 KafkaSinkOptions KafkaSinkOptions::Parse(const std::map<std::string, std::string>& options,
@@ -129,7 +142,10 @@ std::string KafkaSinkOptions::Describe() const {
 }
 
 KafkaSinkTarget::KafkaSinkTarget(std::string sink_name, KafkaSinkOptions options)
-    : sink_name_(std::move(sink_name)), options_(std::move(options)) {}
+    : sink_name_(std::move(sink_name)),
+      options_(std::move(options)),
+      key_encoder_(options_.key, ColumnNames(options_, options_.key)),
+      value_encoder_(AllColumns(options_), options_.column_names) {}
 
 KafkaSinkTarget::~KafkaSinkTarget() { Disconnect(); }
 
@@ -384,10 +400,6 @@ uint64_t KafkaSinkTarget::ReadProgress() {
 void KafkaSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBatches& changes) {
   (void)count;
   if (!producer_) Connect();
-  std::vector<size_t> all_columns(options_.column_names.size());
-  for (size_t i = 0; i < all_columns.size(); ++i) all_columns[i] = i;
-  std::vector<std::string> key_names;
-  for (size_t column : options_.key) key_names.push_back(options_.column_names[column]);
   std::string key_text;
   std::string value;
   const std::string* key = options_.key.empty() ? nullptr : &key_text;
@@ -396,14 +408,14 @@ void KafkaSinkTarget::Deliver(uint64_t epoch, uint64_t count, const SinkChangeBa
       for (size_t r = 0; r < batch.size(); ++r) {
         if (key) {
           key_text.clear();
-          AppendJsonObject(batch, r, options_.key, key_names, &key_text);
+          key_encoder_.Append(batch, r, &key_text);
         }
         if (IsSinkDelete(batch, r)) {
           Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA, key, nullptr);
           continue;
         }
         value.clear();
-        AppendJsonObject(batch, r, all_columns, options_.column_names, &value);
+        value_encoder_.Append(batch, r, &value);
         Produce(producer_.get(), options_.topic, RdKafka::Topic::PARTITION_UA, key, &value);
       }
     });

@@ -9,6 +9,7 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include "executor/connectors/format/json_encoder.h"
 #include "executor/connectors/kafka/kafka_properties.h"
 #include "executor/connectors/sink_target.h"
 #include "planner/catalog.h"
@@ -79,6 +80,8 @@ class KafkaSinkTarget : public SinkTarget {
 
   std::string sink_name_;
   KafkaSinkOptions options_;
+  JsonObjectEncoder key_encoder_;    // The message key: the key columns.
+  JsonObjectEncoder value_encoder_;  // The message value: every column.
   std::unique_ptr<RdKafka::Producer> producer_;
 };
 

@@ -40,8 +40,9 @@ inline constexpr std::string_view kRowKeyColumn = "_row_key";
 /// plans a view again from its text, and the state it kept follows its plan's shape, so a
 /// view keeps the revision it was created with:
 /// 1. before plan_version was recorded;
-/// 2. the inputs of joins carry only the columns something reads (PruneJoinInputs).
-inline constexpr uint32_t kPlanVersion = 2;
+/// 2. the inputs of joins carry only the columns something reads (PruneColumns);
+/// 3. so do the inputs of time windows (PruningRules::time_window_inputs).
+inline constexpr uint32_t kPlanVersion = 3;
 
 struct CatalogObject {
   uint32_t id = 0;

@@ -67,7 +67,10 @@ void RemapAggregate(AggregateCall* call, const ColumnMap& map) {
   call->filter = Remap(call->filter, map);
 }
 
-Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required);
+Pruned Prune(const PruningRules& rules, const PlanNodePtr& node, const std::vector<bool>& required);
+Pruned PruneAll(const PruningRules& rules, const PlanNodePtr& node);
+Pruned PruneTimeWindow(const PruningRules& rules, const PlanNodePtr& node,
+                       const std::vector<bool>& required);
 
 /// `pruned` with a projection on top that keeps only the `needed` columns, where that pays:
 /// where it drops a column of strings (text, bytea, jsonb, arrays), whose bytes dominate a
@@ -99,11 +102,12 @@ Pruned Narrow(Pruned pruned, const std::vector<bool>& needed) {
               : BoundExpr::MakeColumn(from, pruned.node->output[from].type));
     project->output.push_back(pruned.node->output[from]);
   }
-  project->input = below ? below->input : std::move(pruned.node);
+  project->input = below ? below->input : pruned.node;
   return {std::move(project), std::move(map)};
 }
 
-Pruned PruneJoin(const PlanNodePtr& node, const std::vector<bool>& required) {
+Pruned PruneJoin(const PruningRules& rules, const PlanNodePtr& node,
+                 const std::vector<bool>& required) {
   const auto& join = static_cast<const JoinNode&>(*node);
   const size_t left_width = join.input->output.size();
   const size_t right_width = join.right->output.size();
@@ -128,8 +132,8 @@ Pruned PruneJoin(const PlanNodePtr& node, const std::vector<bool>& required) {
     for (const JoinNode::Expiry& expiry : join.expiry[side]) needed[side][expiry.column] = true;
   }
 
-  Pruned sides[2] = {Narrow(Prune(join.input, needed[0]), needed[0]),
-                     Narrow(Prune(join.right, needed[1]), needed[1])};
+  Pruned sides[2] = {Narrow(Prune(rules, join.input, needed[0]), needed[0]),
+                     Narrow(Prune(rules, join.right, needed[1]), needed[1])};
   if (sides[0].node == join.input && sides[1].node == join.right) {
     return {node, Identity(node->output.size())};
   }
@@ -161,14 +165,15 @@ Pruned PruneJoin(const PlanNodePtr& node, const std::vector<bool>& required) {
   return {std::move(copy), std::move(map)};
 }
 
-Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required) {
+Pruned Prune(const PruningRules& rules, const PlanNodePtr& node,
+             const std::vector<bool>& required) {
   switch (node->kind) {
     case PlanNodeKind::kFilter: {
       // A filter outputs its input's columns: it reads what is read above, and its predicate.
       const auto& filter = static_cast<const FilterNode&>(*node);
       std::vector<bool> needed = required;
       MarkColumns(filter.predicate, &needed);
-      Pruned input = Prune(filter.input, needed);
+      Pruned input = Prune(rules, filter.input, needed);
       if (input.node == filter.input) return {node, std::move(input.map)};
       auto copy = std::make_shared<FilterNode>(filter);
       copy->predicate = Remap(filter.predicate, input.map);
@@ -180,7 +185,7 @@ Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required) {
       const auto& project = static_cast<const ProjectNode&>(*node);
       std::vector<bool> needed(project.input->output.size());
       for (const BoundExprPtr& expr : project.expressions) MarkColumns(expr, &needed);
-      Pruned input = Prune(project.input, needed);
+      Pruned input = Prune(rules, project.input, needed);
       if (input.node == project.input) return {node, Identity(node->output.size())};
       auto copy = std::make_shared<ProjectNode>(project);
       for (BoundExprPtr& expr : copy->expressions) expr = Remap(expr, input.map);
@@ -192,7 +197,7 @@ Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required) {
       std::vector<bool> needed(aggregate.input->output.size());
       for (const BoundExprPtr& key : aggregate.group_keys) MarkColumns(key, &needed);
       for (const AggregateCall& call : aggregate.aggregates) MarkAggregate(call, &needed);
-      Pruned input = Prune(aggregate.input, needed);
+      Pruned input = Prune(rules, aggregate.input, needed);
       if (input.node == aggregate.input) return {node, Identity(node->output.size())};
       auto copy = std::make_shared<AggregateNode>(aggregate);
       for (BoundExprPtr& key : copy->group_keys) key = Remap(key, input.map);
@@ -207,7 +212,7 @@ Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required) {
       std::vector<bool> needed(required.begin(), required.begin() + width);
       for (const BoundExprPtr& key : top.function.partition_keys) MarkColumns(key, &needed);
       for (const WindowOrderKey& key : top.function.order_keys) MarkColumns(key.expr, &needed);
-      Pruned input = Narrow(Prune(top.input, needed), needed);
+      Pruned input = Narrow(Prune(rules, top.input, needed), needed);
       if (input.node == top.input) return {node, Identity(node->output.size())};
       auto copy = std::make_shared<TopNNode>(top);
       for (BoundExprPtr& key : copy->function.partition_keys) key = Remap(key, input.map);
@@ -220,29 +225,75 @@ Pruned Prune(const PlanNodePtr& node, const std::vector<bool>& required) {
       return {std::move(copy), std::move(map)};
     }
     case PlanNodeKind::kJoin:
-      return PruneJoin(node, required);
-    default: {
-      // Reads every column of its inputs, whose outputs therefore keep their shape.
-      PlanNodePtr inputs[2] = {node->input, nullptr};
-      if (const PlanNodePtr* second = SecondInput(*node)) inputs[1] = *second;
-      bool changed = false;
-      for (PlanNodePtr& input : inputs) {
-        if (!input) continue;
-        PlanNodePtr pruned = Prune(input, std::vector<bool>(input->output.size(), true)).node;
-        changed |= pruned != input;
-        input = std::move(pruned);
-      }
-      PlanNodePtr result = changed ? WithInputs(*node, inputs[0], inputs[1]) : node;
-      return {std::move(result), Identity(node->output.size())};
+      return PruneJoin(rules, node, required);
+    case PlanNodeKind::kTimeWindow:
+      if (rules.time_window_inputs) return PruneTimeWindow(rules, node, required);
+      return PruneAll(rules, node);
+    default:
+      return PruneAll(rules, node);
+  }
+}
+
+Pruned PruneAll(const PruningRules& rules, const PlanNodePtr& node) {
+  // Reads every column of its inputs, whose outputs therefore keep their shape.
+  PlanNodePtr inputs[2] = {node->input, nullptr};
+  if (const PlanNodePtr* second = SecondInput(*node)) inputs[1] = *second;
+  bool changed = false;
+  for (PlanNodePtr& input : inputs) {
+    if (!input) continue;
+    PlanNodePtr pruned = Prune(rules, input, std::vector<bool>(input->output.size(), true)).node;
+    changed |= pruned != input;
+    input = std::move(pruned);
+  }
+  PlanNodePtr result = changed ? WithInputs(*node, inputs[0], inputs[1]) : node;
+  return {std::move(result), Identity(node->output.size())};
+}
+
+Pruned PruneTimeWindow(const PruningRules& rules, const PlanNodePtr& node,
+                       const std::vector<bool>& required) {
+  // Output: the input's visible columns, window_start, window_end, then the input's hidden
+  // columns (a row's identity, kept whole). The window reads its time column.
+  const auto& window = static_cast<const TimeWindowNode&>(*node);
+  const size_t visible = window.visible_columns;
+  const size_t width = window.input->output.size();
+  std::vector<bool> needed(width, true);
+  for (size_t column = 0; column < visible; ++column) needed[column] = required[column];
+  needed[window.time_column] = true;
+  Pruned input = Narrow(Prune(rules, window.input, needed), needed);
+  if (input.node == window.input) return {node, Identity(node->output.size())};
+  // Narrow keeps the columns in their order, so the kept visible ones come first.
+  size_t kept_visible = 0;
+  for (size_t column = 0; column < visible; ++column) kept_visible += input.map[column].has_value();
+  auto copy = std::make_shared<TimeWindowNode>(window);
+  copy->time_column = Mapped(input.map, window.time_column);
+  copy->visible_columns = kept_visible;
+  const std::vector<Column>& inputs = input.node->output;
+  copy->output.assign(inputs.begin(), inputs.begin() + static_cast<ptrdiff_t>(kept_visible));
+  copy->output.push_back(node->output[visible]);
+  copy->output.push_back(node->output[visible + 1]);
+  copy->output.insert(copy->output.end(), inputs.begin() + static_cast<ptrdiff_t>(kept_visible),
+                      inputs.end());
+  ColumnMap map(node->output.size());
+  for (size_t column = 0; column < width; ++column) {
+    if (!input.map[column]) continue;
+    size_t to = *input.map[column];
+    if (column < visible) {
+      map[column] = to;
+    } else {
+      map[column + 2] = to + 2;
     }
   }
+  map[visible] = kept_visible;
+  map[visible + 1] = kept_visible + 1;
+  copy->input = std::move(input.node);
+  return {std::move(copy), std::move(map)};
 }
 
 }  // namespace
 
-PlanNodePtr PruneJoinInputs(const PlanNodePtr& root) {
+PlanNodePtr PruneColumns(const PlanNodePtr& root, const PruningRules& rules) {
   if (!root) return root;
-  return Prune(root, std::vector<bool>(root->output.size(), true)).node;
+  return Prune(rules, root, std::vector<bool>(root->output.size(), true)).node;
 }
 
 }  // namespace stave::planner

@@ -250,7 +250,11 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
   if (purpose == QueryPurpose::kMaterializedView) {
     query.root = RewriteTopN(query.root);
     RequireNoSubqueries(*query.root, select.position);
-    if (plan_version >= 2) query.root = PruneJoinInputs(query.root);
+    if (plan_version >= 2) {
+      PruningRules rules;
+      rules.time_window_inputs = plan_version >= 3;
+      query.root = PruneColumns(query.root, rules);
+    }
   }
   return query;
 }

@@ -175,5 +175,38 @@ TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {
   EXPECT_THROW(Bind(sql, QueryPurpose::kMaterializedView, kPlanVersion + 1), SqlError);
 }
 
+TEST_F(QueryBinderTest, TimeWindowInputsCarryOnlyReadColumnsFromPlanVersion3) {
+  // HOP copies each row into every window it falls in: the string column nothing reads
+  // stays behind.
+  const std::string sql =
+      "SELECT window_start, max(price) FROM HOP(s, id, 2, 10) WHERE id > 0 GROUP BY window_start";
+  auto window_of = [](const BoundQuery& query) {
+    const PlanNode* node = query.root.get();
+    while (node->kind != PlanNodeKind::kTimeWindow) node = node->input.get();
+    return static_cast<const TimeWindowNode*>(node);
+  };
+  BoundQuery current = Bind(sql, QueryPurpose::kMaterializedView);
+  const TimeWindowNode* narrow = window_of(current);
+  ASSERT_EQ(narrow->input->kind, PlanNodeKind::kProject);
+  ASSERT_EQ(narrow->input->output.size(), 2u);
+  EXPECT_EQ(narrow->input->output[0].name, "id");
+  EXPECT_EQ(narrow->input->output[1].name, "price");
+  EXPECT_EQ(narrow->time_column, 0u);
+  EXPECT_EQ(narrow->visible_columns, 2u);
+  ASSERT_EQ(narrow->output.size(), 4u);
+  EXPECT_EQ(narrow->output[2].name, "window_start");
+  EXPECT_EQ(narrow->output[3].name, "window_end");
+  // The aggregate above reads the window's columns where they now are.
+  const PlanNode* above = current.root.get();
+  while (above->kind != PlanNodeKind::kAggregate) above = above->input.get();
+  const auto* aggregate = static_cast<const AggregateNode*>(above);
+  EXPECT_EQ(aggregate->group_keys[0]->column, 2u);
+  EXPECT_EQ(aggregate->aggregates[0].arg->column, 1u);
+
+  const TimeWindowNode* whole = window_of(Bind(sql, QueryPurpose::kMaterializedView, 2));
+  EXPECT_EQ(whole->input->kind, PlanNodeKind::kScan);
+  EXPECT_EQ(whole->output.size(), 5u);
+}
+
 }  // namespace
 }  // namespace stave::planner

@@ -44,25 +44,6 @@ int32_t ArrayOid(TypeId element) {
 
 }  // namespace
 
-PhysicalType DataType::physical() const {
-  switch (id) {
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-      return PhysicalType::kFloat64;
-    case TypeId::kVarchar:
-    case TypeId::kUnknown:
-    case TypeId::kInterval:
-    case TypeId::kBytea:
-    case TypeId::kJsonb:
-    case TypeId::kArray:
-      return PhysicalType::kString;
-    case TypeId::kNumeric:
-      return PhysicalType::kDecimal;
-    default:
-      return PhysicalType::kInt64;
-  }
-}
-
 bool DataType::IsInteger() const {
   return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
 }

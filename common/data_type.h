@@ -91,7 +91,25 @@ struct DataType {
            element == other.element;
   }
 
-  PhysicalType physical() const;
+  /// Inline: asked per value on the hot paths (key encoding, chunk columns).
+  PhysicalType physical() const {
+    switch (id) {
+      case TypeId::kFloat32:
+      case TypeId::kFloat64:
+        return PhysicalType::kFloat64;
+      case TypeId::kVarchar:
+      case TypeId::kUnknown:
+      case TypeId::kInterval:
+      case TypeId::kBytea:
+      case TypeId::kJsonb:
+      case TypeId::kArray:
+        return PhysicalType::kString;
+      case TypeId::kNumeric:
+        return PhysicalType::kDecimal;
+      default:
+        return PhysicalType::kInt64;
+    }
+  }
   bool IsInteger() const;
   bool IsFloat() const;
   /// numeric, with or without a precision.

@@ -203,12 +203,20 @@ void EncodeKeyDecimal(const Decimal& value, std::string* out) {
   }
 }
 
+// Fixed-width integers are appended in one piece: a byte at a time, each push_back checked
+// the capacity again, and keys are encoded per row.
 void AppendBigEndian64(uint64_t value, std::string* out) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
+  if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);
+  out->append(bytes, sizeof bytes);
 }
 
 void AppendBigEndian32(uint32_t value, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
+  if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap32(value);
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);
+  out->append(bytes, sizeof bytes);
 }
 
 void AppendBigEndian16(uint16_t value, std::string* out) {
@@ -218,7 +226,8 @@ void AppendBigEndian16(uint16_t value, std::string* out) {
 
 uint64_t ReadBigEndian64(std::string_view bytes) {
   uint64_t value = 0;
-  for (size_t i = 0; i < 8; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  std::memcpy(&value, bytes.data(), sizeof value);
+  if constexpr (std::endian::native == std::endian::little) value = __builtin_bswap64(value);
   return value;
 }
 
@@ -241,14 +250,20 @@ void EncodeKeyValue(const Value& value, DataType type, std::string* out) {
     case PhysicalType::kFloat64:
       AppendBigEndian64(DoubleToOrderedBits(value.double_value()), out);
       break;
-    case PhysicalType::kString:
-      for (char c : value.string_value()) {
-        out->push_back(c);
-        if (c == '\0') out->push_back(static_cast<char>(0xFF));
+    case PhysicalType::kString: {
+      // Each NUL becomes NUL 0xFF, so that NUL NUL ends the value and keys keep their order.
+      std::string_view text = value.string_value();
+      while (true) {
+        size_t nul = text.find('\0');
+        out->append(text.data(), nul == std::string_view::npos ? text.size() : nul);
+        if (nul == std::string_view::npos) break;
+        out->push_back('\0');
+        out->push_back(static_cast<char>(0xFF));
+        text.remove_prefix(nul + 1);
       }
-      out->push_back('\0');
-      out->push_back('\0');
+      out->append(2, '\0');
       break;
+    }
     case PhysicalType::kDecimal:
       EncodeKeyDecimal(value.decimal_value(), out);
       break;

@@ -203,7 +203,8 @@ TEST_F(QueryBinderTest, TimeWindowInputsCarryOnlyReadColumnsFromPlanVersion3) {
   EXPECT_EQ(aggregate->group_keys[0]->column, 2u);
   EXPECT_EQ(aggregate->aggregates[0].arg->column, 1u);
 
-  const TimeWindowNode* whole = window_of(Bind(sql, QueryPurpose::kMaterializedView, 2));
+  BoundQuery second = Bind(sql, QueryPurpose::kMaterializedView, 2);
+  const TimeWindowNode* whole = window_of(second);
   EXPECT_EQ(whole->input->kind, PlanNodeKind::kScan);
   EXPECT_EQ(whole->output.size(), 5u);
 }

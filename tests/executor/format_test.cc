@@ -714,7 +714,7 @@ std::string Encode(const Chunk& chunk, size_t row, const std::vector<std::string
   std::vector<size_t> columns;
   for (size_t i = 0; i < names.size(); ++i) columns.push_back(i);
   std::string out = "prefix:";
-  AppendJsonObject(chunk, row, columns, names, &out);
+  JsonObjectEncoder(columns, names).Append(chunk, row, &out);
   EXPECT_EQ(out.substr(0, 7), "prefix:") << "must append, not replace";
   return out.substr(7);
 }
@@ -734,10 +734,10 @@ TEST(FormatJsonEncoderTest, WritesEveryType) {
             R"({"b":null,"s":null,"i":null,"l":null,"f":null,"d":null,"v":null})");
   // A subset of the columns, in the order given, under other names.
   std::string out;
-  AppendJsonObject(chunk, 0, {6, 0}, {"name \"q\"", "ok"}, &out);
+  JsonObjectEncoder({6, 0}, {"name \"q\"", "ok"}).Append(chunk, 0, &out);
   EXPECT_EQ(out, R"({"name \"q\"":"x","ok":true})");
   out.clear();
-  AppendJsonObject(chunk, 0, {}, {}, &out);
+  JsonObjectEncoder({}, {}).Append(chunk, 0, &out);
   EXPECT_EQ(out, "{}");
 }
 
@@ -990,7 +990,7 @@ TEST(FormatRoundTripTest, EncoderOutputDecodesToTheSameValues) {
   Chunk output = Chunk::WithTypes(types);
   for (size_t row = 0; row < input.size(); ++row) {
     std::string json;
-    AppendJsonObject(input, row, indexes, names, &json);
+    JsonObjectEncoder(indexes, names).Append(input, row, &json);
     EXPECT_TRUE(nlohmann::json::accept(json)) << json;
     // The same row held as Values encodes the same.
     std::string from_values = "{";

@@ -147,9 +147,4 @@ void JsonObjectEncoder::Append(const Chunk& chunk, size_t row, std::string* out)
   out->push_back('}');
 }
 
-void AppendJsonObject(const Chunk& chunk, size_t row, const std::vector<size_t>& columns,
-                      const std::vector<std::string>& names, std::string* out) {
-  JsonObjectEncoder(columns, names).Append(chunk, row, out);
-}
-
 }  // namespace stave::executor

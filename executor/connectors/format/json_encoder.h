@@ -12,7 +12,7 @@
 
 namespace stave::executor {
 
-/// Appends `value`, of type `type`, as a JSON value, the way AppendJsonObject writes a
+/// Appends `value`, of type `type`, as a JSON value, the way JsonObjectEncoder writes a
 /// column's value: for values held apart from a chunk (an array's elements).
 void AppendJsonValue(const Value& value, DataType type, std::string* out);
 
@@ -37,9 +37,5 @@ class JsonObjectEncoder {
   // `{"name":` before the first value, `,"name":` before each of the others.
   std::vector<std::string> prefixes_;
 };
-
-/// Appends one row as JsonObjectEncoder(columns, names) would: for a row now and then.
-void AppendJsonObject(const Chunk& chunk, size_t row, const std::vector<size_t>& columns,
-                      const std::vector<std::string>& names, std::string* out);
 
 }  // namespace stave::executor

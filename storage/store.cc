@@ -33,7 +33,7 @@ constexpr uint64_t kMaxWalBytes = uint64_t{32} << 20;
 constexpr size_t kHintPrefixBytes = 7;  // Section, table id, virtual node.
 // An epoch of at least this many bytes commits as an ingested file rather than a write
 // (storage/epoch_file.h). Below it, a file per epoch would only multiply small files.
-constexpr size_t kIngestBytes = size_t{16} << 20;
+constexpr size_t kIngestBytes = size_t{8} << 20;
 // The name of an epoch's file while it is written, in the data directory. A crash may leave
 // one behind: the next start removes it.
 constexpr std::string_view kEpochFileSuffix = ".epoch-sst";

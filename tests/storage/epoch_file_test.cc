@@ -50,7 +50,7 @@ TEST(EpochFileTest, ALargeEpochCommitsAsTheWriteOfItsBatchWould) {
     refilled.FlushTo(&first);
     ASSERT_TRUE(store->Commit(&first).ok());
 
-    EpochBatch second(2);  // Past 16 MB: an ingested file.
+    EpochBatch second(2);  // Past 8 MB: an ingested file.
     for (int i = 0; i < 80000; ++i) kept.Put("bulk" + std::to_string(i), padding);
     kept.Put("overwritten", "first");
     kept.Delete("deleted");
@@ -64,7 +64,7 @@ TEST(EpochFileTest, ALargeEpochCommitsAsTheWriteOfItsBatchWould) {
     kept.Put("overwritten", "last");  // A later share of the same epoch.
     kept.FlushTo(&overwrite);
     second.Append({&overwrite});
-    ASSERT_GT(second.ByteSize(), size_t{16} << 20);
+    ASSERT_GT(second.ByteSize(), size_t{8} << 20);
     ASSERT_TRUE(store->Commit(&second).ok());
     EXPECT_EQ(store->committed_epoch(), 2u);
   }

@@ -334,54 +334,101 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
   return Value::Null();
 }
 
-std::string EncodeGroupState(const GroupState& state,
-                             const std::vector<planner::AggregateCall>& calls) {
-  std::vector<Value> row = {Value::Int(state.row_count)};
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const AggregateState& aggregate = state.aggregates[i];
-    row.push_back(Value::Int(aggregate.count));
-    row.push_back(Value::Int(static_cast<int64_t>(aggregate.int_sum >> 64)));
-    row.push_back(Value::Int(static_cast<int64_t>(static_cast<uint64_t>(aggregate.int_sum))));
-    row.push_back(Value::Double(aggregate.float_sum));
-    row.push_back(aggregate.extremum);
+GroupStateCodec::GroupStateCodec(const std::vector<planner::AggregateCall>& calls,
+                                 size_t key_scale_count)
+    : types_(StateTypes(calls)),
+      call_count_(calls.size()),
+      key_scale_count_(key_scale_count),
+      has_distinct_(HasDistinct(calls)) {
+  types_.insert(types_.end(), key_scale_count, TypeId::kInt64);
+  fields_.push_back({Slot::kRowCount, 0});
+  for (uint32_t i = 0; i < calls.size(); ++i) {
+    for (Slot slot :
+         {Slot::kCount, Slot::kSumHigh, Slot::kSumLow, Slot::kFloatSum, Slot::kExtremum}) {
+      fields_.push_back({slot, i});
+    }
     if (HasNumericArgument(calls[i])) {
-      row.push_back(Value::Int(aggregate.sum_scale));
-      row.push_back(Value::Int(aggregate.nan_count));
-      row.push_back(Value::Int(aggregate.infinity_count));
-      row.push_back(Value::Int(aggregate.negative_infinity_count));
-      row.push_back(Value::Numeric(aggregate.wide_sum));
+      for (Slot slot : {Slot::kSumScale, Slot::kNanCount, Slot::kInfinityCount,
+                        Slot::kNegativeInfinityCount, Slot::kWideSum}) {
+        fields_.push_back({slot, i});
+      }
     }
+    keeps_values_.push_back(KeepsValues(calls[i]) ? 1 : 0);
   }
-  storage::RowTypes types = StateTypes(calls);
-  for (int32_t scale : state.key_scales) {
-    row.push_back(Value::Int(scale));
-    types.push_back(TypeId::kInt64);
-  }
-  std::string bytes;
-  storage::EncodeRow(row, types, &bytes);
-  if (!HasDistinct(calls)) return bytes;
-  // With DISTINCT aggregates: the fixed part's length, the fixed part, then each DISTINCT
-  // aggregate's values and their counts.
-  std::string framed;
-  storage::AppendBigEndian32(static_cast<uint32_t>(bytes.size()), &framed);
-  framed += bytes;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (!KeepsValues(calls[i])) continue;
-    const auto& values = state.aggregates[i].distinct_values;
-    storage::AppendBigEndian32(static_cast<uint32_t>(values.size()), &framed);
-    for (const auto& [value, count] : values) {
-      storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), &framed);
-      framed += value;
-      storage::AppendBigEndian64(static_cast<uint64_t>(count), &framed);
-    }
-  }
-  return framed;
+  for (uint32_t k = 0; k < key_scale_count; ++k) fields_.push_back({Slot::kKeyScale, k});
 }
 
-bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state, size_t key_scale_count) {
+void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
+  struct Fields {
+    const GroupState& state;
+    const std::vector<Field>& fields;
+    const AggregateState& Of(size_t i) const { return state.aggregates[fields[i].index]; }
+    bool IsNull(size_t i) const {
+      return fields[i].slot == Slot::kExtremum && Of(i).extremum.is_null();
+    }
+    int64_t Int(size_t i) const {
+      switch (fields[i].slot) {
+        case Slot::kRowCount:
+          return state.row_count;
+        case Slot::kCount:
+          return Of(i).count;
+        case Slot::kSumHigh:
+          return static_cast<int64_t>(Of(i).int_sum >> 64);
+        case Slot::kSumLow:
+          return static_cast<int64_t>(static_cast<uint64_t>(Of(i).int_sum));
+        case Slot::kExtremum:
+          return Of(i).extremum.int_value();
+        case Slot::kSumScale:
+          return Of(i).sum_scale;
+        case Slot::kNanCount:
+          return Of(i).nan_count;
+        case Slot::kInfinityCount:
+          return Of(i).infinity_count;
+        case Slot::kNegativeInfinityCount:
+          return Of(i).negative_infinity_count;
+        case Slot::kKeyScale:
+          return state.key_scales[fields[i].index];
+        case Slot::kFloatSum:
+        case Slot::kWideSum:
+          break;
+      }
+      return 0;
+    }
+    double Double(size_t i) const {
+      return fields[i].slot == Slot::kFloatSum ? Of(i).float_sum : Of(i).extremum.double_value();
+    }
+    std::string_view String(size_t i) const { return Of(i).extremum.string_value(); }
+    const Decimal& Numeric(size_t i) const {
+      return fields[i].slot == Slot::kWideSum ? Of(i).wide_sum : Of(i).extremum.decimal_value();
+    }
+  };
+  if (!has_distinct_) {
+    storage::EncodeRowFrom(Fields{state, fields_}, types_, out);
+    return;
+  }
+  // With DISTINCT aggregates: the fixed part's length, the fixed part, then each DISTINCT
+  // aggregate's values and their counts.
+  size_t length_at = out->size();
+  storage::AppendBigEndian32(0, out);
+  storage::EncodeRowFrom(Fields{state, fields_}, types_, out);
+  std::string length;
+  storage::AppendBigEndian32(static_cast<uint32_t>(out->size() - length_at - 4), &length);
+  out->replace(length_at, 4, length);
+  for (size_t i = 0; i < call_count_; ++i) {
+    if (!keeps_values_[i]) continue;
+    const auto& values = state.aggregates[i].distinct_values;
+    storage::AppendBigEndian32(static_cast<uint32_t>(values.size()), out);
+    for (const auto& [value, count] : values) {
+      storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), out);
+      *out += value;
+      storage::AppendBigEndian64(static_cast<uint64_t>(count), out);
+    }
+  }
+}
+
+bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
   std::string_view distinct_part;
-  if (HasDistinct(calls)) {
+  if (has_distinct_) {
     if (bytes.size() < 4) return false;
     uint32_t size = storage::ReadBigEndian32(bytes);
     bytes.remove_prefix(4);
@@ -389,36 +436,82 @@ bool DecodeGroupState(std::string_view bytes, const std::vector<planner::Aggrega
     distinct_part = bytes.substr(size);
     bytes = bytes.substr(0, size);
   }
-  storage::RowTypes types = StateTypes(calls);
-  types.insert(types.end(), key_scale_count, TypeId::kInt64);
-  auto row = storage::DecodeRow(bytes, types);
-  if (!row) return false;
-  state->row_count = (*row)[0].int_value();
-  state->aggregates.assign(calls.size(), AggregateState());
-  size_t base = 1;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    AggregateState& aggregate = state->aggregates[i];
-    aggregate.count = (*row)[base].int_value();
-    aggregate.int_sum = (static_cast<__int128>((*row)[base + 1].int_value()) << 64) |
-                        static_cast<__int128>(static_cast<uint64_t>((*row)[base + 2].int_value()));
-    aggregate.float_sum = (*row)[base + 3].double_value();
-    aggregate.extremum = (*row)[base + 4];
-    base += kFieldsPerCall;
-    if (HasNumericArgument(calls[i])) {
-      aggregate.sum_scale = static_cast<int32_t>((*row)[base].int_value());
-      aggregate.nan_count = (*row)[base + 1].int_value();
-      aggregate.infinity_count = (*row)[base + 2].int_value();
-      aggregate.negative_infinity_count = (*row)[base + 3].int_value();
-      aggregate.wide_sum = (*row)[base + 4].decimal_value();
-      base += kNumericFields;
+  state->aggregates.assign(call_count_, AggregateState());
+  state->key_scales.assign(key_scale_count_, 0);
+  struct Fields {
+    GroupState& state;
+    const std::vector<Field>& fields;
+    bool malformed = false;  // A NULL where only the extremum may be one.
+    AggregateState& Of(size_t i) const { return state.aggregates[fields[i].index]; }
+    void Null(size_t i) {
+      if (fields[i].slot == Slot::kExtremum) {
+        Of(i).extremum = Value::Null();
+      } else {
+        malformed = true;
+      }
     }
-  }
-  state->key_scales.clear();
-  for (size_t k = 0; k < key_scale_count; ++k) {
-    state->key_scales.push_back(static_cast<int32_t>((*row)[base + k].int_value()));
-  }
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (!KeepsValues(calls[i])) continue;
+    void Int(size_t i, int64_t value) {
+      switch (fields[i].slot) {
+        case Slot::kRowCount:
+          state.row_count = value;
+          break;
+        case Slot::kCount:
+          Of(i).count = value;
+          break;
+        case Slot::kSumHigh:
+          Of(i).int_sum = static_cast<Int128>(static_cast<UInt128>(value) << 64) |
+                          static_cast<Int128>(static_cast<uint64_t>(Of(i).int_sum));
+          break;
+        case Slot::kSumLow:
+          Of(i).int_sum =
+              static_cast<Int128>((static_cast<UInt128>(Of(i).int_sum) & ~UInt128{UINT64_MAX}) |
+                                  static_cast<uint64_t>(value));
+          break;
+        case Slot::kExtremum:
+          Of(i).extremum = Value::Int(value);
+          break;
+        case Slot::kSumScale:
+          Of(i).sum_scale = static_cast<int32_t>(value);
+          break;
+        case Slot::kNanCount:
+          Of(i).nan_count = value;
+          break;
+        case Slot::kInfinityCount:
+          Of(i).infinity_count = value;
+          break;
+        case Slot::kNegativeInfinityCount:
+          Of(i).negative_infinity_count = value;
+          break;
+        case Slot::kKeyScale:
+          state.key_scales[fields[i].index] = static_cast<int32_t>(value);
+          break;
+        case Slot::kFloatSum:
+        case Slot::kWideSum:
+          malformed = true;
+          break;
+      }
+    }
+    void Double(size_t i, double value) {
+      if (fields[i].slot == Slot::kFloatSum) {
+        Of(i).float_sum = value;
+      } else {
+        Of(i).extremum = Value::Double(value);
+      }
+    }
+    void String(size_t i, std::string_view value) {
+      Of(i).extremum = Value::String(std::string(value));
+    }
+    void Numeric(size_t i, const Decimal& value) {
+      if (fields[i].slot == Slot::kWideSum) {
+        Of(i).wide_sum = value;
+      } else {
+        Of(i).extremum = Value::Numeric(value);
+      }
+    }
+  } fields{*state, fields_};
+  if (!storage::VisitRow(bytes, types_, fields) || fields.malformed) return false;
+  for (size_t i = 0; i < call_count_; ++i) {
+    if (!keeps_values_[i]) continue;
     if (distinct_part.size() < 4) return false;
     uint32_t values = storage::ReadBigEndian32(distinct_part);
     distinct_part.remove_prefix(4);

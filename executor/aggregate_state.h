@@ -67,11 +67,49 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
 /// Throws 22003 if an integer sum no longer fits its result type.
 Value AggregateResult(const planner::AggregateCall& call, const AggregateState& state);
 
-/// Encodes a group's state for a state table, and back. DecodeGroupState returns false if
-/// the bytes do not fit `calls` and `key_scale_count` key scales.
-std::string EncodeGroupState(const GroupState& state,
-                             const std::vector<planner::AggregateCall>& calls);
-bool DecodeGroupState(std::string_view bytes, const std::vector<planner::AggregateCall>& calls,
-                      GroupState* state, size_t key_scale_count = 0);
+/// Encodes one aggregate's group states for its state table, and back: EncodeRow's layout
+/// (row_count; per call count, int_sum's high and low 64 bits, float_sum, extremum, and for a
+/// numeric argument sum_scale, the three special-value counts and wide_sum; then the key
+/// scales), followed by the values of DISTINCT aggregates when there are any. The field types
+/// are worked out once, and the fields are written and read in place, without a row of
+/// Values: every group an epoch changes is encoded at its barrier.
+class GroupStateCodec {
+ public:
+  GroupStateCodec(const std::vector<planner::AggregateCall>& calls, size_t key_scale_count);
+
+  /// Appends the encoding of `state` to `*out`. REQUIRES: `state` holds one AggregateState
+  /// per call and `key_scale_count` key scales.
+  void Encode(const GroupState& state, std::string* out) const;
+  /// Returns false if the bytes do not fit the calls and the key scales.
+  bool Decode(std::string_view bytes, GroupState* state) const;
+
+  /// Which part of a GroupState a field of the encoding holds.
+  enum class Slot : uint8_t {
+    kRowCount,
+    kCount,
+    kSumHigh,
+    kSumLow,
+    kFloatSum,
+    kExtremum,
+    kSumScale,
+    kNanCount,
+    kInfinityCount,
+    kNegativeInfinityCount,
+    kWideSum,
+    kKeyScale,
+  };
+  struct Field {
+    Slot slot;
+    uint32_t index;  ///< The call (or, for kKeyScale, the key scale) the field belongs to.
+  };
+
+ private:
+  std::vector<DataType> types_;
+  std::vector<Field> fields_;
+  size_t call_count_;
+  size_t key_scale_count_;
+  std::vector<uint8_t> keeps_values_;  // Per call: its values follow the fixed fields.
+  bool has_distinct_;
+};
 
 }  // namespace stave::executor

@@ -1,5 +1,7 @@
 #include "executor/chunk.h"
 
+#include <algorithm>
+
 namespace stave::executor {
 
 void Column::Reserve(size_t rows) {
@@ -115,6 +117,39 @@ void Column::AppendRange(const Column& other, size_t begin, size_t end) {
   }
 }
 
+bool Column::SameValue(size_t row, const Column& other, size_t other_row) const {
+  if (nulls[row] || other.nulls[other_row]) return nulls[row] == other.nulls[other_row];
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      return ints[row] == other.ints[other_row];
+    case PhysicalType::kFloat64:
+      return doubles[row] == other.doubles[other_row];
+    case PhysicalType::kString:
+      return strings[row] == other.strings[other_row];
+    case PhysicalType::kDecimal:
+      return decimals[row] == other.decimals[other_row];
+  }
+  return false;
+}
+
+void Column::Truncate(size_t rows) {
+  nulls.resize(std::min(rows, nulls.size()));
+  switch (type.physical()) {
+    case PhysicalType::kInt64:
+      ints.resize(nulls.size());
+      break;
+    case PhysicalType::kFloat64:
+      doubles.resize(nulls.size());
+      break;
+    case PhysicalType::kString:
+      strings.resize(nulls.size());
+      break;
+    case PhysicalType::kDecimal:
+      decimals.resize(nulls.size());
+      break;
+  }
+}
+
 size_t Column::MemoryBytes() const {
   size_t bytes = nulls.capacity() + ints.capacity() * sizeof(int64_t) +
                  doubles.capacity() * sizeof(double) + strings.capacity() * sizeof(std::string) +
@@ -180,6 +215,18 @@ Chunk Chunk::Select(const std::vector<uint8_t>& keep) const {
 void Chunk::AppendRange(const Chunk& other, size_t begin, size_t end) {
   for (size_t c = 0; c < columns.size(); ++c) columns[c].AppendRange(other.columns[c], begin, end);
   ops.insert(ops.end(), other.ops.begin() + begin, other.ops.begin() + end);
+}
+
+bool Chunk::SameValues(size_t a, size_t b) const {
+  for (const Column& column : columns) {
+    if (!column.SameValue(a, column, b)) return false;
+  }
+  return true;
+}
+
+void Chunk::Truncate(size_t rows) {
+  for (Column& column : columns) column.Truncate(rows);
+  ops.resize(std::min(rows, ops.size()));
 }
 
 size_t Chunk::MemoryBytes() const {

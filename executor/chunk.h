@@ -43,6 +43,11 @@ struct Column {
   void AppendFrom(const Column& other, size_t row);
   /// Appends rows [begin, end) of `other` (same physical type).
   void AppendRange(const Column& other, size_t begin, size_t end);
+  /// Whether row `row` holds the same value as row `other_row` of `other` (same physical
+  /// type), as Value's == has it: NULLs alike, doubles by ==, numerics digit for digit.
+  bool SameValue(size_t row, const Column& other, size_t other_row) const;
+  /// Keeps the first `rows` rows.
+  void Truncate(size_t rows);
   /// The memory the column's values take, roughly.
   size_t MemoryBytes() const;
 
@@ -69,6 +74,10 @@ struct Chunk {
   size_t EstimatedBytes() const;
   /// Appends rows [begin, end) of `other` (same column types).
   void AppendRange(const Chunk& other, size_t begin, size_t end);
+  /// Whether rows `a` and `b` hold the same values (Column::SameValue), whatever their ops.
+  bool SameValues(size_t a, size_t b) const;
+  /// Keeps the first `rows` rows. Truncate(0) empties the chunk and keeps its memory.
+  void Truncate(size_t rows);
   /// The memory the chunk's rows take, roughly (unlike EstimatedBytes).
   size_t MemoryBytes() const;
   /// The rows whose `keep` flag is set, in order.

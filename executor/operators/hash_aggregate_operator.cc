@@ -10,6 +10,19 @@
 #include "storage/key_codec.h"
 
 namespace stave::executor {
+namespace {
+
+// The group keys of unconstrained numeric type, whose scales GroupState::key_scales keeps.
+std::vector<size_t> ScaledKeys(const planner::AggregateNode& node) {
+  std::vector<size_t> scaled;
+  for (size_t k = 0; k < node.group_keys.size(); ++k) {
+    DataType type = node.group_keys[k]->type;
+    if (type.IsDecimal() && !type.HasTypmod()) scaled.push_back(k);
+  }
+  return scaled;
+}
+
+}  // namespace
 
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                                              storage::StateTable state, bool owns_global_group,
@@ -20,12 +33,12 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
       owns_global_group_(owns_global_group),
       cached_groups_(cached_groups),
       instance_(instance),
-      parallelism_(parallelism) {
-  for (const auto& key : node_->group_keys) {
-    if (key->type.IsDecimal() && !key->type.HasTypmod()) scaled_keys_.push_back(key_types_.size());
-    key_types_.push_back(key->type);
-  }
+      parallelism_(parallelism),
+      scaled_keys_(ScaledKeys(*node_)),
+      codec_(node_->aggregates, scaled_keys_.size()) {
+  for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
+  before_rows_ = Chunk::WithTypes(output_types_);
   if (node_->input && !node_->emit_on_window_close) {
     event_time_keys_ = planner::DeriveEventTimeColumns(*node_);
   }
@@ -39,7 +52,7 @@ void HashAggregateOperator::Start() {
   if (FindGroup("") != nullptr) return;
   Group* group = CreateGroup("");
   Chunk out = Chunk::WithTypes(output_types_);
-  out.AppendRow(ResultRow("", group->state), RowOp::kInsert);
+  AppendResultRow("", group->state, &out, RowOp::kInsert);
   Emit(std::move(out));
 }
 
@@ -67,7 +80,7 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
   if (!stored) return nullptr;
   Group group;
-  if (!DecodeGroupState(*stored, node_->aggregates, &group.state, scaled_keys_.size())) {
+  if (!codec_.Decode(*stored, &group.state)) {
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
@@ -88,28 +101,27 @@ void HashAggregateOperator::MarkDirty(const std::string& key, Group* group) {
   changed_keys_.push_back(key);
 }
 
-std::vector<Value> HashAggregateOperator::ResultRow(const std::string& key,
-                                                    const GroupState& state) const {
-  std::vector<Value> row;
-  row.reserve(output_types_.size());
-  std::string_view rest = key;
-  for (DataType type : key_types_) {
-    Value value;
-    storage::DecodeKeyValue(&rest, type, &value);
-    row.push_back(std::move(value));
+void HashAggregateOperator::AppendResultRow(std::string_view key, const GroupState& state,
+                                            Chunk* out, RowOp op) const {
+  Value value;
+  for (size_t k = 0; k < key_types_.size(); ++k) {
+    storage::DecodeKeyValue(&key, key_types_[k], &value);
+    out->columns[k].AppendValue(value);
   }
   for (size_t i = 0; i < scaled_keys_.size() && i < state.key_scales.size(); ++i) {
-    Value& value = row[scaled_keys_[i]];
-    if (value.is_null() || !value.decimal_value().is_finite()) continue;
+    Column& column = out->columns[scaled_keys_[i]];
+    size_t row = column.size() - 1;
+    if (column.IsNull(row) || !column.decimals[row].is_finite()) continue;
     // The key as the group's first row wrote it: its trailing zeros back.
-    const Decimal& written = value.decimal_value();
+    Decimal& written = column.decimals[row];
     if (state.key_scales[i] <= written.scale) continue;
-    value = Value::Numeric(decimal::Rescale(written, state.key_scales[i]));
+    written = decimal::Rescale(written, state.key_scales[i]);
   }
   for (size_t i = 0; i < node_->aggregates.size(); ++i) {
-    row.push_back(AggregateResult(node_->aggregates[i], state.aggregates[i]));
+    out->columns[key_types_.size() + i].AppendValue(
+        AggregateResult(node_->aggregates[i], state.aggregates[i]));
   }
-  return row;
+  out->ops.push_back(op);
 }
 
 std::optional<int64_t> HashAggregateOperator::CloseTime(std::string_view key) const {
@@ -153,7 +165,7 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
       // The group's row stays in the output; only its state goes.
       if (group->pending) AppendChange(key, group, &out);
       if (node_->emit_on_window_close && group->state.row_count > 0) {
-        out.AppendRow(ResultRow(key, group->state), RowOp::kInsert);
+        AppendResultRow(key, group->state, &out, RowOp::kInsert);
       }
       groups_.erase(key);
       state_.Delete(key);
@@ -212,9 +224,10 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
 
 void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bool existed) {
   group->pending = true;
-  group->emitted.reset();
+  group->before_row = kNoRow;
   if (existed && (node_->group_keys.empty() || group->state.row_count > 0)) {
-    group->emitted = ResultRow(key, group->state);
+    group->before_row = static_cast<uint32_t>(before_rows_.size());
+    AppendResultRow(key, group->state, &before_rows_, RowOp::kUpdateDelete);
   }
   if (event_time_keys_.empty()) return;
   // A key value v promises v >= w + delta for the watermarks w it may wait behind.
@@ -233,21 +246,22 @@ void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bo
 }
 
 void HashAggregateOperator::AppendChange(const std::string& key, Group* group, Chunk* out) {
-  std::optional<std::vector<Value>> now;
-  if (node_->group_keys.empty() || group->state.row_count > 0) now = ResultRow(key, group->state);
-  const std::optional<std::vector<Value>>& before = group->emitted;
-  if (before && now) {
-    if (*before != *now) {
-      out->AppendRow(*before, RowOp::kUpdateDelete);
-      out->AppendRow(*now, RowOp::kUpdateInsert);
+  bool now = node_->group_keys.empty() || group->state.row_count > 0;
+  if (group->before_row != kNoRow) {
+    size_t at = out->size();
+    out->AppendRange(before_rows_, group->before_row, group->before_row + 1);
+    if (now) {
+      out->ops[at] = RowOp::kUpdateDelete;
+      AppendResultRow(key, group->state, out, RowOp::kUpdateInsert);
+      if (out->SameValues(at, at + 1)) out->Truncate(at);  // Changed back: no change.
+    } else {
+      out->ops[at] = RowOp::kDelete;
     }
   } else if (now) {
-    out->AppendRow(*now, RowOp::kInsert);
-  } else if (before) {
-    out->AppendRow(*before, RowOp::kDelete);
+    AppendResultRow(key, group->state, out, RowOp::kInsert);
   }
   group->pending = false;
-  group->emitted.reset();
+  group->before_row = kNoRow;
 }
 
 void HashAggregateOperator::AppendChangesBelow(int64_t watermark, Chunk* out) {
@@ -282,7 +296,9 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     }
     group.dirty = false;
     if (node_->group_keys.empty() || group.state.row_count > 0) {
-      state_.Put(key, EncodeGroupState(group.state, node_->aggregates));
+      encoded_state_.clear();
+      codec_.Encode(group.state, &encoded_state_);
+      state_.Put(key, encoded_state_);
     } else {
       state_.Delete(key);
       groups_.erase(it);
@@ -291,6 +307,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   Emit(std::move(out));
   changed_keys_.clear();
   pending_by_time_.clear();
+  before_rows_.Truncate(0);
   state_.FlushTo(batch);
   if (groups_.size() > cached_groups_) {
     // Trim, not clear: every group kept spares a read from RocksDB when it is touched

@@ -56,13 +56,17 @@ class HashAggregateOperator : public StreamOperator {
   size_t open_windows() const { return open_windows_.size(); }
 
  private:
+  // Past the key in its slot of groups_: the flags every input row reads come first, so
+  // that they share the key's cache line.
   struct Group {
-    GroupState state;
     bool dirty = false;
-    // Changed since its row was last emitted; `emitted` is that row (nullopt: no row).
+    // Changed since its row was last emitted; that row is before_rows_'s row `before_row`
+    // (kNoRow: the group had no row).
     bool pending = false;
-    std::optional<std::vector<Value>> emitted;
+    uint32_t before_row = kNoRow;
+    GroupState state;
   };
+  static constexpr uint32_t kNoRow = UINT32_MAX;
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
   Group* FindGroup(const std::string& key);
@@ -80,7 +84,8 @@ class HashAggregateOperator : public StreamOperator {
   /// Appends the changes of the pending groups that a watermark must not pass: those with
   /// an event-time key below what the watermark promises of the rows still to come.
   void AppendChangesBelow(int64_t watermark, Chunk* out);
-  std::vector<Value> ResultRow(const std::string& key, const GroupState& state) const;
+  /// Appends a group's result row: its key's columns, then its aggregates' results.
+  void AppendResultRow(std::string_view key, const GroupState& state, Chunk* out, RowOp op) const;
   /// When the window of a group key closes (nullopt: never, its bound is NULL).
   std::optional<int64_t> CloseTime(std::string_view key) const;
   /// Indexes the windows of the groups in state that this instance owns.
@@ -92,10 +97,16 @@ class HashAggregateOperator : public StreamOperator {
   size_t cached_groups_;
   size_t instance_;
   size_t parallelism_;
-  std::vector<DataType> key_types_;
   /// The group keys of unconstrained numeric type, whose scales GroupState::key_scales keeps.
   std::vector<size_t> scaled_keys_;
+  GroupStateCodec codec_;
+  std::vector<DataType> key_types_;
   std::vector<DataType> output_types_;
+  // The rows the groups pending in this epoch had when they became pending (Group::before_row),
+  // kept in columns so that a changed group costs no allocation of its own. Emptied at the
+  // barrier, when no group is pending any more.
+  Chunk before_rows_;
+  std::string encoded_state_;  // OnBarrier's scratch.
   // Open addressing: a lookup touches the control bytes and the slot, which OnChunk
   // prefetches a few rows ahead, where a node-based map chases a bucket and then a node.
   absl::flat_hash_map<std::string, Group> groups_;

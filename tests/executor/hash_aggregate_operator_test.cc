@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/key_codec.h"
+#include "storage/row_codec.h"
 #include "tests/test_directory.h"
 
 namespace stave::executor {
@@ -265,6 +267,98 @@ TEST(HashAggregateOperatorTest, RecoveredInstancesIndexOnlyTheirOwnWindows) {
     total += part.open_windows();
   }
   EXPECT_EQ(total, 50u);
+}
+
+// Stored group states must stay readable across versions: the codec writes exactly the row
+// layout that earlier versions wrote through EncodeRow, and reads it back whole.
+TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
+  AggregateCall count;
+  count.kind = AggregateKind::kCountStar;
+  count.result_type = TypeId::kInt64;
+  AggregateCall sum;
+  sum.kind = AggregateKind::kSum;
+  sum.arg = BoundExpr::MakeColumn(1, TypeId::kNumeric);
+  sum.result_type = TypeId::kNumeric;
+  AggregateCall min;
+  min.kind = AggregateKind::kMin;
+  min.arg = BoundExpr::MakeColumn(2, TypeId::kVarchar);
+  min.result_type = TypeId::kVarchar;
+  AggregateCall max = min;
+  max.kind = AggregateKind::kMax;
+  max.keeps_values = true;
+  std::vector<AggregateCall> calls = {count, sum, min, max};
+
+  GroupState state;
+  state.row_count = 3;
+  state.aggregates.resize(calls.size());
+  state.aggregates[0].count = 3;
+  state.aggregates[1].count = 2;
+  state.aggregates[1].int_sum = -(Int128{1} << 70) - 5;  // Both 64-bit halves matter.
+  state.aggregates[1].sum_scale = 2;
+  state.aggregates[1].nan_count = 1;
+  state.aggregates[1].wide_sum = decimal::Parse("12345678901234567890123456789012345678901");
+  state.aggregates[2].extremum = Value::String("apple");
+  state.aggregates[3].distinct_values = {{"k1", 2}, {"k2", 1}};  // extremum stays NULL
+  state.key_scales = {4};
+
+  // The layout as written before the codec: one row of Values through EncodeRow.
+  std::vector<Value> row = {Value::Int(3)};
+  storage::RowTypes types = {TypeId::kInt64};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const AggregateState& each = state.aggregates[i];
+    row.insert(row.end(),
+               {Value::Int(each.count), Value::Int(static_cast<int64_t>(each.int_sum >> 64)),
+                Value::Int(static_cast<int64_t>(static_cast<uint64_t>(each.int_sum))),
+                Value::Double(each.float_sum), each.extremum});
+    types.insert(types.end(), {TypeId::kInt64, TypeId::kInt64, TypeId::kInt64, TypeId::kFloat64,
+                               calls[i].arg ? calls[i].arg->type : DataType(TypeId::kInt64)});
+    if (i == 1) {
+      row.insert(
+          row.end(),
+          {Value::Int(each.sum_scale), Value::Int(each.nan_count), Value::Int(each.infinity_count),
+           Value::Int(each.negative_infinity_count), Value::Numeric(each.wide_sum)});
+      types.insert(types.end(), {TypeId::kInt64, TypeId::kInt64, TypeId::kInt64, TypeId::kInt64,
+                                 TypeId::kNumeric});
+    }
+  }
+  row.push_back(Value::Int(4));
+  types.push_back(TypeId::kInt64);
+  std::string fixed;
+  storage::EncodeRow(row, types, &fixed);
+  std::string expected;
+  storage::AppendBigEndian32(static_cast<uint32_t>(fixed.size()), &expected);
+  expected += fixed;
+  storage::AppendBigEndian32(2, &expected);
+  for (const auto& [value, times] : state.aggregates[3].distinct_values) {
+    storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), &expected);
+    expected += value;
+    storage::AppendBigEndian64(static_cast<uint64_t>(times), &expected);
+  }
+
+  GroupStateCodec codec(calls, 1);
+  std::string encoded = "prefix";  // Encode appends.
+  codec.Encode(state, &encoded);
+  EXPECT_EQ(encoded, "prefix" + expected);
+
+  GroupState decoded;
+  ASSERT_TRUE(codec.Decode(expected, &decoded));
+  EXPECT_EQ(decoded.row_count, 3);
+  ASSERT_EQ(decoded.aggregates.size(), calls.size());
+  EXPECT_EQ(decoded.aggregates[0].count, 3);
+  EXPECT_TRUE(decoded.aggregates[1].int_sum == state.aggregates[1].int_sum);
+  EXPECT_EQ(decoded.aggregates[1].sum_scale, 2);
+  EXPECT_EQ(decoded.aggregates[1].nan_count, 1);
+  EXPECT_TRUE(decoded.aggregates[1].wide_sum == state.aggregates[1].wide_sum);
+  EXPECT_EQ(decoded.aggregates[2].extremum, Value::String("apple"));
+  EXPECT_TRUE(decoded.aggregates[3].extremum.is_null());
+  EXPECT_EQ(decoded.aggregates[3].distinct_values, state.aggregates[3].distinct_values);
+  EXPECT_EQ(decoded.key_scales, std::vector<int32_t>{4});
+
+  // Bytes that do not fit: cut short, or a NULL where a count belongs.
+  EXPECT_FALSE(codec.Decode(std::string_view(expected).substr(0, expected.size() - 3), &decoded));
+  std::string null_count = expected;
+  null_count[4 + 1 + 8] = 0;  // The first call's count: its tag byte.
+  EXPECT_FALSE(codec.Decode(null_count, &decoded));
 }
 
 }  // namespace

@@ -22,6 +22,9 @@ namespace stave::storage {
 /// Not thread-safe.
 class WriteBatch {
  public:
+  /// `reserved_bytes`: room made at once, for a batch about as large as one before it.
+  explicit WriteBatch(size_t reserved_bytes = 0) : batch_(reserved_bytes) {}
+
   /// `key` is the full state key built by StateTable (section, table, virtual node, key).
   void PutState(std::string_view key, std::string_view value);
   void DeleteState(std::string_view key);
@@ -74,7 +77,8 @@ class WriteBatch {
 /// the checkpoint's commit point.
 class EpochBatch : public WriteBatch {
  public:
-  explicit EpochBatch(uint64_t epoch, int64_t time = 0) : epoch_(epoch), time_(time) {}
+  explicit EpochBatch(uint64_t epoch, int64_t time = 0, size_t reserved_bytes = 0)
+      : WriteBatch(reserved_bytes), epoch_(epoch), time_(time) {}
   uint64_t epoch() const { return epoch_; }
   /// The epoch's processing time (microseconds since 2000-01-01 UTC, as a timestamptz): when
   /// the coordinator injected its barrier. What now() is in a view from this epoch on.

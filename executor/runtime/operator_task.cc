@@ -95,7 +95,7 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(epoch, barrier_time_);
+  report.batch = std::make_unique<storage::EpochBatch>(epoch, barrier_time_, last_batch_bytes_);
   operators_.front()->OnBarrier(report.batch.get());
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;
@@ -106,6 +106,9 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
 void OperatorTask::CompleteBarrier() {
   BarrierReport report = std::move(*pending_report_);
   pending_report_.reset();
+  // Capped: after one huge epoch (a backfill) the next ones are ordinary again.
+  constexpr size_t kMaxReservedBytes = size_t{64} << 20;
+  last_batch_bytes_ = std::min(report.batch->ByteSize(), kMaxReservedBytes);
   failpoint::Hit("epoch_operator_flushed");
   for (Input& input : inputs_) input.at_barrier = false;
   inputs_at_barrier_ = 0;

@@ -66,6 +66,9 @@ class OperatorTask : public JobTask {
   size_t inputs_at_barrier_ = 0;
   uint64_t barrier_epoch_ = 0;
   int64_t barrier_time_ = 0;  // The aligning barrier's epoch time.
+  // The bytes of the last epoch's batch: the next one starts with that much room rather
+  // than growing to it by doubling, a copy and fresh pages at every step.
+  size_t last_batch_bytes_ = 0;
   int64_t watermark_ = INT64_MIN;
   int64_t side_watermarks_[2] = {INT64_MIN, INT64_MIN};  // Per input side of the first operator.
   std::atomic<size_t> buffered_bytes_{0};

@@ -83,6 +83,7 @@ class GroupStateCodec {
   /// Returns false if the bytes do not fit the calls and the key scales.
   bool Decode(std::string_view bytes, GroupState* state) const;
 
+ private:
   /// Which part of a GroupState a field of the encoding holds.
   enum class Slot : uint8_t {
     kRowCount,
@@ -103,7 +104,6 @@ class GroupStateCodec {
     uint32_t index;  ///< The call (or, for kKeyScale, the key scale) the field belongs to.
   };
 
- private:
   std::vector<DataType> types_;
   std::vector<Field> fields_;
   size_t call_count_;

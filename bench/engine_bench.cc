@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -429,11 +430,20 @@ struct SyncedWrites {
   size_t value_size = 0;  // (RocksDB)
 };
 
-/// Opens RocksDB with the options Stave's Store uses and writes `writes` synced batches of
-/// `target_bytes` each (16-byte keys like a state key, random values of `value_size` bytes,
-/// the same keys every time as an aggregate updating its groups). Only Write is timed.
-SyncedWrites RawRocksDbWrites(const fs::path& directory, double target_bytes, size_t value_size,
-                              int writes) {
+/// How a raw RocksDB baseline commits its batches.
+enum class RawCommit {
+  kWrite,   // one synced WriteBatch: the write-ahead log and the memtable
+  kIngest,  // the records sorted into an SST file, synced, and ingested
+};
+
+/// Opens RocksDB and commits `writes` batches of `target_bytes` each (16-byte keys like a
+/// state key, random values of `value_size` bytes, the same keys every time as an aggregate
+/// updating its groups), each either as a synced write or as an ingested file. Only the
+/// commit is timed: for a file that is sorting the records, writing and syncing the file,
+/// and ingesting it, the least any commit through a file does (Stave's epoch files do the
+/// same, storage/epoch_file.h).
+SyncedWrites RawRocksDbCommits(const fs::path& directory, double target_bytes, size_t value_size,
+                               int writes, RawCommit how) {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.IncreaseParallelism(2);
@@ -444,32 +454,50 @@ SyncedWrites RawRocksDbWrites(const fs::path& directory, double target_bytes, si
   std::unique_ptr<rocksdb::DB> db(raw);
 
   std::mt19937_64 random(42);
-  std::string value(value_size, '\0');
   SyncedWrites result;
   for (int w = 0; w < writes; ++w) {
-    rocksdb::WriteBatch batch;
-    uint64_t keys = 0;
-    while (static_cast<double>(batch.GetDataSize()) < target_bytes) {
-      char key[16];
+    std::vector<std::pair<std::string, std::string>> records;
+    double bytes = 0;
+    while (bytes < target_bytes) {
+      std::string key(16, '\0');
       uint64_t prefix = 0x0300000001000000ULL;  // like a state key: section, table, vnode
-      uint64_t id = __builtin_bswap64(keys * 0x9E3779B97F4A7C15ULL);
-      std::memcpy(key, &prefix, 8);
-      std::memcpy(key + 8, &id, 8);
+      uint64_t id = __builtin_bswap64(records.size() * 0x9E3779B97F4A7C15ULL);
+      std::memcpy(key.data(), &prefix, 8);
+      std::memcpy(key.data() + 8, &id, 8);
+      std::string value(value_size, '\0');
       for (size_t i = 0; i < value.size(); i += 8) {
         uint64_t bits = random();
         std::memcpy(value.data() + i, &bits, std::min<size_t>(8, value.size() - i));
       }
-      batch.Put(rocksdb::Slice(key, sizeof key), value);
-      ++keys;
+      bytes += static_cast<double>(key.size() + value.size() + 3);  // as in a WriteBatch
+      records.emplace_back(std::move(key), std::move(value));
     }
-    rocksdb::WriteOptions write_options;
-    write_options.sync = true;
+    rocksdb::WriteBatch batch;
+    if (how == RawCommit::kWrite) {
+      for (const auto& [key, value] : records) batch.Put(key, value);
+    }
     auto start = Clock::now();
-    status = db->Write(write_options, &batch);
+    if (how == RawCommit::kWrite) {
+      rocksdb::WriteOptions write_options;
+      write_options.sync = true;
+      status = db->Write(write_options, &batch);
+    } else {
+      std::sort(records.begin(), records.end());
+      std::string path = (directory / ("commit-" + std::to_string(w) + ".sst")).string();
+      rocksdb::SstFileWriter writer(rocksdb::EnvOptions(options), options);
+      status = writer.Open(path);
+      for (size_t i = 0; i < records.size() && status.ok(); ++i) {
+        status = writer.Put(records[i].first, records[i].second);
+      }
+      if (status.ok()) status = writer.Finish();  // Syncs the file.
+      rocksdb::IngestExternalFileOptions ingest;
+      ingest.move_files = true;
+      if (status.ok()) status = db->IngestExternalFile({path}, ingest);
+    }
     result.seconds.push_back(Seconds(Clock::now() - start));
-    if (!status.ok()) throw std::runtime_error("raw RocksDB write: " + status.ToString());
-    result.bytes = static_cast<double>(batch.GetDataSize());
-    result.keys = keys;
+    if (!status.ok()) throw std::runtime_error("raw RocksDB commit: " + status.ToString());
+    result.bytes = bytes;
+    result.keys = records.size();
     result.value_size = value_size;
   }
   (void)db->Close();
@@ -621,8 +649,9 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
   // Baselines for the commit time: synced writes of the Stave commits' median size.
   struct Baseline {
     std::string of;
-    SyncedWrites rocksdb;                 // 100-byte values
-    std::optional<SyncedWrites> matched;  // entries of Stave's average size
+    SyncedWrites rocksdb;                  // 100-byte values
+    std::optional<SyncedWrites> matched;   // entries of Stave's average size
+    std::optional<SyncedWrites> ingested;  // the same entries, committed as a file
     SyncedWrites file;
   };
   std::vector<Baseline> baselines;
@@ -646,7 +675,8 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
                            config.baseline_writes, Bytes(size)));
       {
         RemoveOnExit directory{root.Fresh("raw-rocksdb")};
-        baseline.rocksdb = RawRocksDbWrites(directory.path, size, 100, config.baseline_writes);
+        baseline.rocksdb =
+            RawRocksDbCommits(directory.path, size, 100, config.baseline_writes, RawCommit::kWrite);
       }
       // Stave's entries are smaller than 100 bytes, so equal bytes means more keys, and a
       // memtable insert per key. The on-demand run's one final commit holds a known number
@@ -662,10 +692,15 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
         // Per entry in a WriteBatch: a type byte, two length varints, the 16-byte key.
         double value_size = Median(final_bytes) / entries - 16 - 3;
         if (value_size >= 1) {
-          RemoveOnExit directory{root.Fresh("raw-rocksdb")};
-          baseline.matched =
-              RawRocksDbWrites(directory.path, size, static_cast<size_t>(std::lround(value_size)),
-                               config.baseline_writes);
+          auto entry_size = static_cast<size_t>(std::lround(value_size));
+          {
+            RemoveOnExit directory{root.Fresh("raw-rocksdb")};
+            baseline.matched = RawRocksDbCommits(directory.path, size, entry_size,
+                                                 config.baseline_writes, RawCommit::kWrite);
+          }
+          RemoveOnExit directory{root.Fresh("raw-rocksdb-ingest")};
+          baseline.ingested = RawRocksDbCommits(directory.path, size, entry_size,
+                                                config.baseline_writes, RawCommit::kIngest);
         }
       }
       {
@@ -814,6 +849,10 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
         add(fmt::format("raw RocksDB synced WriteBatch, {} keys x {} B (Stave's entry size)",
                         baseline.matched->keys, baseline.matched->value_size),
             *baseline.matched);
+      }
+      if (baseline.ingested) {
+        add("raw RocksDB SST file of as many entries, sorted, synced, ingested",
+            *baseline.ingested);
       }
       add(fmt::format("raw RocksDB synced WriteBatch, {} keys x 100 B", baseline.rocksdb.keys),
           baseline.rocksdb);

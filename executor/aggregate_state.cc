@@ -17,9 +17,8 @@ bool HasNumericArgument(const planner::AggregateCall& call) {
   return call.arg && call.arg->type.IsDecimal();
 }
 
-// Fields per call: count, int_sum (high and low 64 bits), float_sum, extremum, and for a
-// numeric argument sum_scale, the three special-value counts and wide_sum.
-constexpr size_t kFieldsPerCall = 5;
+// The fields a numeric argument adds to its call's: sum_scale, the three special-value
+// counts and wide_sum (GroupStateCodec).
 constexpr size_t kNumericFields = 5;
 
 storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
 #include "tests/test_directory.h"
@@ -22,17 +24,22 @@ class CaptureOperator : public StreamOperator {
   std::vector<std::pair<RowOp, std::vector<Value>>> rows;
 };
 
+// `kind` over input column `column` of `type`, whose result is of `result` type; count(*)
+// without a column.
+AggregateCall Call(AggregateKind kind, DataType result, std::optional<size_t> column = {},
+                   DataType type = TypeId::kInt64) {
+  AggregateCall call;
+  call.kind = kind;
+  if (column) call.arg = BoundExpr::MakeColumn(*column, type);
+  call.result_type = result;
+  return call;
+}
+
 std::shared_ptr<planner::AggregateNode> SumByKey() {
   auto node = std::make_shared<planner::AggregateNode>();
   node->group_keys = {BoundExpr::MakeColumn(0, TypeId::kVarchar)};
-  AggregateCall count;
-  count.kind = AggregateKind::kCountStar;
-  count.result_type = TypeId::kInt64;
-  AggregateCall sum;
-  sum.kind = AggregateKind::kSum;
-  sum.arg = BoundExpr::MakeColumn(1, TypeId::kInt64);
-  sum.result_type = TypeId::kInt64;
-  node->aggregates = {count, sum};
+  node->aggregates = {Call(AggregateKind::kCountStar, TypeId::kInt64),
+                      Call(AggregateKind::kSum, TypeId::kInt64, 1)};
   node->output = {{"k", TypeId::kVarchar}, {"count", TypeId::kInt64}, {"sum", TypeId::kInt64}};
   return node;
 }
@@ -107,10 +114,7 @@ TEST(HashAggregateOperatorTest, GlobalAggregateStartsWithARow) {
   testing::TestDirectory directory;
   auto store = storage::Store::Open(directory.path()).ValueOrThrow();
   auto node = std::make_shared<planner::AggregateNode>();
-  AggregateCall count;
-  count.kind = AggregateKind::kCountStar;
-  count.result_type = TypeId::kInt64;
-  node->aggregates = {count};
+  node->aggregates = {Call(AggregateKind::kCountStar, TypeId::kInt64)};
   node->output = {{"count", TypeId::kInt64}};
   HashAggregateOperator aggregate(node, storage::StateTable(store.get(), 1));
   CaptureOperator capture;
@@ -126,10 +130,7 @@ std::shared_ptr<planner::AggregateNode> CountPerWindow(bool emit_on_close) {
   auto node = std::make_shared<planner::AggregateNode>();
   node->group_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64),
                       BoundExpr::MakeColumn(1, TypeId::kVarchar)};
-  AggregateCall count;
-  count.kind = AggregateKind::kCountStar;
-  count.result_type = TypeId::kInt64;
-  node->aggregates = {count};
+  node->aggregates = {Call(AggregateKind::kCountStar, TypeId::kInt64)};
   node->output = {
       {"window_start", TypeId::kInt64}, {"k", TypeId::kVarchar}, {"count", TypeId::kInt64}};
   node->window_close = planner::AggregateNode::WindowClose{0, 10};
@@ -272,21 +273,12 @@ TEST(HashAggregateOperatorTest, RecoveredInstancesIndexOnlyTheirOwnWindows) {
 // Stored group states must stay readable across versions: the codec writes exactly the row
 // layout that earlier versions wrote through EncodeRow, and reads it back whole.
 TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
-  AggregateCall count;
-  count.kind = AggregateKind::kCountStar;
-  count.result_type = TypeId::kInt64;
-  AggregateCall sum;
-  sum.kind = AggregateKind::kSum;
-  sum.arg = BoundExpr::MakeColumn(1, TypeId::kNumeric);
-  sum.result_type = TypeId::kNumeric;
-  AggregateCall min;
-  min.kind = AggregateKind::kMin;
-  min.arg = BoundExpr::MakeColumn(2, TypeId::kVarchar);
-  min.result_type = TypeId::kVarchar;
-  AggregateCall max = min;
-  max.kind = AggregateKind::kMax;
+  AggregateCall max = Call(AggregateKind::kMax, TypeId::kVarchar, 2, TypeId::kVarchar);
   max.keeps_values = true;
-  std::vector<AggregateCall> calls = {count, sum, min, max};
+  std::vector<AggregateCall> calls = {
+      Call(AggregateKind::kCountStar, TypeId::kInt64),
+      Call(AggregateKind::kSum, TypeId::kNumeric, 1, TypeId::kNumeric),
+      Call(AggregateKind::kMin, TypeId::kVarchar, 2, TypeId::kVarchar), max};
 
   GroupState state;
   state.row_count = 3;

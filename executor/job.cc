@@ -1,6 +1,7 @@
 #include "executor/job.h"
 
 #include "common/sql_error.h"
+#include "executor/operators/tee_operator.h"
 
 namespace stave::executor {
 
@@ -21,6 +22,54 @@ std::string PositionName(size_t i) {
                 : std::string(SourceTask::kPositionName) + "." + std::to_string(i);
 }
 
+// One instance's operators of a stage (the trunk's, then each branch's), linked and
+// ending in `outbox` (null for the last stage): the trunk alone, or the trunk, a tee to
+// the branches, and each branch ending in its own route of the outbox.
+std::vector<std::unique_ptr<StreamOperator>> ChainOperators(
+    std::vector<std::unique_ptr<StreamOperator>> operators,
+    const std::vector<StageBranch>& branches, Outbox* outbox) {
+  size_t branch_operators = 0;
+  for (const StageBranch& branch : branches) branch_operators += branch.operators;
+  if (branch_operators > operators.size()) {
+    throw SqlError(sqlstate::kInternalError, "a stage's branches have more operators than it");
+  }
+  std::vector<std::unique_ptr<StreamOperator>> chained;
+  auto link = [&](std::unique_ptr<StreamOperator> op) {
+    if (!chained.empty()) chained.back()->set_downstream(op.get());
+    chained.push_back(std::move(op));
+  };
+  size_t next = 0;
+  for (size_t trunk = operators.size() - branch_operators; next < trunk; ++next) {
+    link(std::move(operators[next]));
+  }
+  if (branches.empty()) {
+    if (outbox) link(std::make_unique<OutboxOperator>(outbox));
+    return chained;
+  }
+  if (!outbox) throw SqlError(sqlstate::kInternalError, "the last stage of a job has branches");
+  // Each branch: its operators, then its route. The tee comes before them and links to
+  // each branch's first.
+  std::vector<std::unique_ptr<StreamOperator>> branch_chain;
+  std::vector<StreamOperator*> heads;
+  for (size_t b = 0; b < branches.size(); ++b) {
+    StreamOperator* previous = nullptr;
+    auto append = [&](std::unique_ptr<StreamOperator> op) {
+      if (previous) {
+        previous->set_downstream(op.get());
+      } else {
+        heads.push_back(op.get());
+      }
+      previous = op.get();
+      branch_chain.push_back(std::move(op));
+    };
+    for (size_t i = 0; i < branches[b].operators; ++i) append(std::move(operators[next++]));
+    append(std::make_unique<OutboxOperator>(outbox, b));
+  }
+  link(std::make_unique<TeeOperator>(std::move(heads)));
+  for (auto& op : branch_chain) chained.push_back(std::move(op));
+  return chained;
+}
+
 }  // namespace
 
 Job::Job(uint32_t id, std::string name, std::unique_ptr<SourceReader> source,
@@ -33,34 +82,41 @@ Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vec
          std::shared_ptr<std::atomic<bool>> log_changes, const std::atomic<bool>* throttle)
     : id_(id), name_(name), context_(id, std::move(name)), log_changes_(std::move(log_changes)) {
   // Build from the last stage back, so each stage's outbox can point at the channels of
-  // the stage it feeds. A channel joins one upstream instance to one downstream instance.
+  // the stages it feeds. A channel joins one upstream instance to one downstream instance.
   std::vector<std::vector<std::shared_ptr<OperatorTask>>> stage_tasks(stages.size());
-  auto make_outbox = [](const StageInput& input, size_t side,
-                        const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
-    std::vector<std::shared_ptr<Channel>> channels;
-    for (const auto& consumer : consumers) {
+  auto route_to = [&](size_t consumer, size_t side) {
+    Outbox::Route route{
+        stages[consumer].InputOf(side).MakePartitioner(stage_tasks[consumer].size()), {}};
+    for (const auto& task : stage_tasks[consumer]) {
       auto channel = std::make_shared<Channel>();
-      consumer->AddInput(channel, side);
-      channels.push_back(std::move(channel));
+      task->AddInput(channel, side);
+      route.channels.push_back(std::move(channel));
     }
-    return std::make_unique<Outbox>(input.MakePartitioner(consumers.size()), std::move(channels));
+    return route;
   };
-  auto consumer_of = [&](size_t s) {
-    return stages[s].output_stage < 0 ? s + 1 : static_cast<size_t>(stages[s].output_stage);
-  };
+  // What each stage feeds: one consumer per branch, else the trunk's; none for the last.
+  std::vector<std::vector<StageOutput>> consumers(stages.size());
+  for (size_t s = 0; s + 1 < stages.size(); ++s) {
+    std::vector<StageOutput> outputs;
+    if (stages[s].branches.empty()) outputs.push_back(stages[s].output);
+    for (const StageBranch& branch : stages[s].branches) outputs.push_back(branch.output);
+    for (StageOutput& output : outputs) {
+      if (output.stage < 0) output.stage = static_cast<int>(s + 1);
+    }
+    consumers[s] = std::move(outputs);
+  }
   for (size_t s = stages.size(); s-- > 0;) {
     Stage& stage = stages[s];
     for (auto& operators : stage.instances) {
       std::unique_ptr<Outbox> outbox;
-      if (s + 1 < stages.size()) {
-        size_t consumer = consumer_of(s);
-        outbox = make_outbox(stages[consumer].InputOf(stage.output_side), stage.output_side,
-                             stage_tasks[consumer]);
-        operators.push_back(std::make_unique<OutboxOperator>(outbox.get()));
+      if (!consumers[s].empty()) {
+        std::vector<Outbox::Route> routes;
+        for (const StageOutput& output : consumers[s]) {
+          routes.push_back(route_to(static_cast<size_t>(output.stage), output.side));
+        }
+        outbox = std::make_unique<Outbox>(std::move(routes));
       }
-      for (size_t i = 0; i + 1 < operators.size(); ++i) {
-        operators[i]->set_downstream(operators[i + 1].get());
-      }
+      operators = ChainOperators(std::move(operators), stage.branches, outbox.get());
       stage_tasks[s].push_back(
           std::make_shared<OperatorTask>(&context_, std::move(operators), std::move(outbox)));
     }
@@ -81,19 +137,18 @@ Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vec
     for (size_t side = 0; side < 2; ++side) {
       shape.routing[side] = stages[s].InputOf(side).round_robin ? "round-robin" : "hash";
     }
-    shape.consumer_side = stages[s].output_side;
-    shape.consumer = s + 1 < stages.size() ? static_cast<int>(consumer_of(s)) : -1;
+    shape.consumers = consumers[s];
     stage_shapes_.push_back(std::move(shape));
   }
   for (size_t i = 0; i < sources.size(); ++i) {
     JobSource& source = sources[i];
     source_shapes_.push_back({source.label, source.input, source.stage, source.side});
     std::string position_name = PositionName(i);
-    sources_.push_back(
-        std::make_shared<SourceTask>(&context_, std::move(source.reader),
-                                     make_outbox(stages[source.stage].InputOf(source.side),
-                                                 source.side, stage_tasks[source.stage]),
-                                     source.counters, throttle, std::move(position_name)));
+    std::vector<Outbox::Route> routes;
+    routes.push_back(route_to(source.stage, source.side));
+    sources_.push_back(std::make_shared<SourceTask>(
+        &context_, std::move(source.reader), std::make_unique<Outbox>(std::move(routes)),
+        source.counters, throttle, std::move(position_name)));
     context_.AddTask(sources_.back());
   }
   for (auto& tasks : stage_tasks) {
@@ -103,18 +158,25 @@ Job::Job(uint32_t id, std::string name, std::vector<JobSource> sources, std::vec
     }
   }
   // Each channel knows its two ends, so that a push wakes the consumer and a freed slot
-  // the producer.
-  auto wire = [](const std::shared_ptr<Task>& producer, Outbox* outbox,
-                 const std::vector<std::shared_ptr<OperatorTask>>& consumers) {
-    for (size_t i = 0; i < consumers.size(); ++i) {
-      outbox->channels()[i]->Connect(producer, consumers[i]);
+  // the producer. An outbox's channels are its routes', route after route.
+  auto wire = [&](const std::shared_ptr<Task>& producer, Outbox* outbox,
+                  const std::vector<size_t>& consumer_stages) {
+    size_t channel = 0;
+    for (size_t consumer : consumer_stages) {
+      for (const auto& task : stage_tasks[consumer]) {
+        outbox->channels()[channel++]->Connect(producer, task);
+      }
     }
   };
   for (size_t i = 0; i < sources_.size(); ++i) {
-    wire(sources_[i], sources_[i]->outbox(), stage_tasks[sources[i].stage]);
+    wire(sources_[i], sources_[i]->outbox(), {sources[i].stage});
   }
   for (size_t s = 0; s + 1 < stage_tasks.size(); ++s) {
-    for (auto& task : stage_tasks[s]) wire(task, task->outbox(), stage_tasks[consumer_of(s)]);
+    std::vector<size_t> consumer_stages;
+    for (const StageOutput& output : consumers[s]) {
+      consumer_stages.push_back(static_cast<size_t>(output.stage));
+    }
+    for (auto& task : stage_tasks[s]) wire(task, task->outbox(), consumer_stages);
   }
 }
 
@@ -208,9 +270,9 @@ JobGraph Job::Describe() const {
         if (outbox->blocked()) ++node.backpressured;
       }
     }
-    if (shape.consumer >= 0) {
-      graph.edges.push_back({node.id, "stage" + std::to_string(shape.consumer),
-                             stage_shapes_[shape.consumer].routing[shape.consumer_side]});
+    for (const StageOutput& consumer : shape.consumers) {
+      graph.edges.push_back({node.id, "stage" + std::to_string(consumer.stage),
+                             stage_shapes_[consumer.stage].routing[consumer.side]});
     }
     graph.nodes.push_back(std::move(node));
   }

@@ -30,6 +30,21 @@ struct StageInput {
   }
 };
 
+/// Where a stage's output goes: the next stage in the list (stage -1), or stage `stage` (a
+/// later one) as its input `side`.
+struct StageOutput {
+  int stage = -1;
+  size_t side = 0;
+};
+
+/// A chain of operators after a stage's own (its trunk's), reading the trunk's output, with
+/// an output of its own: a stage whose result several parts of a query read has one branch
+/// per reader (planner/shared_subplans.h).
+struct StageBranch {
+  size_t operators = 0;  ///< How many of each instance's operators are the branch's.
+  StageOutput output;
+};
+
 /// One stage of a dataflow: parallel instances of the same chain of operators, each owning
 /// the keys of a range of virtual nodes.
 struct Stage {
@@ -37,14 +52,14 @@ struct Stage {
   /// For a stage whose first operator has two inputs (a join): the routing of its right
   /// input (side 1); `input` routes side 0.
   StageInput right_input;
-  /// Per instance, the operators in dataflow order.
+  /// Per instance, the operators in dataflow order: the trunk's, then each branch's.
   std::vector<std::vector<std::unique_ptr<StreamOperator>>> instances;
-  /// Where the stage's output goes: the next stage in the list (-1), or stage
-  /// `output_stage` (a later one) as its input `output_side`. Ignored for the last stage.
-  int output_stage = -1;
-  size_t output_side = 0;
-  /// What the stage's operators do, in dataflow order, as EXPLAIN names them (for the
-  /// admin API's dataflow graph).
+  /// Where the trunk's output goes, if the stage has no branches. Ignored for the last stage.
+  StageOutput output;
+  /// Chains reading the trunk's output, each to its own output (the last stage has none).
+  std::vector<StageBranch> branches;
+  /// What the stage's operators do, in the order of `instances`, as EXPLAIN names them (for
+  /// the admin API's dataflow graph).
   std::vector<std::string> operator_labels;
 
   const StageInput& InputOf(size_t side) const { return side == 0 ? input : right_input; }
@@ -164,9 +179,9 @@ class Job {
   struct StageShape {
     std::vector<std::string> operators;
     std::vector<std::shared_ptr<OperatorTask>> tasks;
-    std::string routing[2];    ///< How each input side is routed.
-    int consumer = -1;         ///< The stage it feeds, -1 for the last.
-    size_t consumer_side = 0;  ///< Which input of `consumer`.
+    std::string routing[2];  ///< How each input side is routed.
+    /// The stages it feeds (one per branch), each with the input it feeds; none for the last.
+    std::vector<StageOutput> consumers;
   };
   std::vector<SourceShape> source_shapes_;
   std::vector<StageShape> stage_shapes_;

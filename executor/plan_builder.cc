@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "common/sql_error.h"
@@ -44,13 +45,28 @@ StageInput SourceRouting(const planner::CatalogObject& input) {
   return routing;
 }
 
+/// A chain of nodes reading a stage's trunk: one reader of a shared subplan.
+struct BranchPlan {
+  std::vector<const planner::PlanNode*> nodes;
+  StageOutput output;
+};
+
 /// The plan cut into stages: a new stage starts at every aggregation, fed by an exchange
-/// on its group keys, and at every join, fed by one exchange per side on its join keys.
+/// on its group keys, and at every join, fed by one exchange per side on its join keys. A
+/// subplan several nodes read (planner/shared_subplans.h) ends its stage's trunk; each
+/// reader continues on a branch of its own.
 struct StagePlan {
   StageInput inputs[2];
-  std::vector<const planner::PlanNode*> nodes;
-  int output_stage = -1;
-  size_t output_side = 0;
+  std::vector<const planner::PlanNode*> nodes;  ///< The trunk's.
+  StageOutput output;                           ///< The trunk's, without branches.
+  std::vector<BranchPlan> branches;
+
+  /// The columns of what goes out on branch `branch` (-1: the trunk).
+  std::vector<planner::Column> OutputColumns(int branch) const {
+    const std::vector<const planner::PlanNode*>& chain =
+        branch >= 0 && !branches[branch].nodes.empty() ? branches[branch].nodes : nodes;
+    return chain.empty() ? std::vector<planner::Column>() : chain.back()->output;
+  }
 };
 
 /// A reader of one scan (or of a VALUES list's rows) and the stage input it feeds.
@@ -81,7 +97,13 @@ class StagePlanner {
  public:
   /// Plans `node`; returns the stage whose operators end with it.
   size_t Plan(const planner::PlanNode* node) {
+    CountReaders(node);
     Fragment fragment = Build(node);
+    if (fragment.branch >= 0) {
+      // Not met: a shared node's readers all lie under the root, and a join or a union
+      // between them starts a stage of its own, so the root is never on a branch.
+      fragment = Fragment{-1, static_cast<int>(ExchangeByRow(fragment, node))};
+    }
     return Open(fragment);
   }
   /// Feeds the stage `from` into a new stage routed by `keys`; returns the new stage.
@@ -95,15 +117,41 @@ class StagePlanner {
   std::vector<SourcePlan> sources;
 
  private:
-  // The output of a subplan: a source's rows not yet in any stage, or a stage's.
+  // The output of a subplan: a source's rows not yet in any stage, or a stage's (its trunk's
+  // or one of its branches').
   struct Fragment {
     int source = -1;
     int stage = -1;
+    int branch = -1;
   };
+
+  // How many nodes read each node of the plan (a shared subplan has several readers).
+  void CountReaders(const planner::PlanNode* node) {
+    auto read = [&](const planner::PlanNode* input) {
+      if (input && readers_[input]++ == 0) CountReaders(input);
+    };
+    read(node->input.get());
+    if (const planner::PlanNodePtr* second = planner::SecondInput(*node)) read(second->get());
+  }
 
   size_t NewStage() {
     stages.emplace_back();
     return stages.size() - 1;
+  }
+
+  // A branch of `fragment`'s stage reading its trunk.
+  Fragment NewBranch(Fragment fragment) {
+    stages[fragment.stage].branches.emplace_back();
+    return Fragment{-1, fragment.stage,
+                    static_cast<int>(stages[fragment.stage].branches.size()) - 1};
+  }
+
+  // Feeds a branch into a new stage keyed by every column of `node`'s output (its rows'
+  // changes meet in one instance, in order), whose trunk goes on with it.
+  size_t ExchangeByRow(Fragment branch, const planner::PlanNode* node) {
+    size_t stage = NewStage();
+    Connect(branch, stage, 0, EveryColumn(node->output));
+    return stage;
   }
 
   // Routes `from` into input `side` of `stage` by `keys`.
@@ -113,9 +161,10 @@ class StagePlanner {
     if (from.source >= 0) {
       sources[from.source].stage = stage;
       sources[from.source].side = side;
+    } else if (from.branch >= 0) {
+      stages[from.stage].branches[from.branch].output = {static_cast<int>(stage), side};
     } else {
-      stages[from.stage].output_stage = static_cast<int>(stage);
-      stages[from.stage].output_side = side;
+      stages[from.stage].output = {static_cast<int>(stage), side};
     }
   }
 
@@ -130,7 +179,34 @@ class StagePlanner {
     return stage;
   }
 
+  // Appends `node` where `fragment`'s rows are: its branch, else its stage's trunk.
+  Fragment Append(Fragment fragment, const planner::PlanNode* node) {
+    if (fragment.branch >= 0) {
+      stages[fragment.stage].branches[fragment.branch].nodes.push_back(node);
+      return fragment;
+    }
+    size_t stage = Open(fragment);
+    stages[stage].nodes.push_back(node);
+    return Fragment{-1, static_cast<int>(stage)};
+  }
+
+  // A node several nodes read is built once; each reader gets a branch of its stage. A
+  // shared node that ends a branch itself first moves to a stage of its own, so that
+  // branches never branch.
   Fragment Build(const planner::PlanNode* node) {
+    if (readers_[node] <= 1) return BuildOnce(node);
+    auto it = shared_.find(node);
+    if (it == shared_.end()) {
+      Fragment fragment = BuildOnce(node);
+      if (fragment.branch >= 0) {
+        fragment = Fragment{-1, static_cast<int>(ExchangeByRow(fragment, node))};
+      }
+      it = shared_.emplace(node, Fragment{-1, static_cast<int>(Open(fragment))}).first;
+    }
+    return NewBranch(it->second);
+  }
+
+  Fragment BuildOnce(const planner::PlanNode* node) {
     switch (node->kind) {
       case planner::PlanNodeKind::kScan:
         sources.push_back(SourcePlan{static_cast<const planner::ScanNode*>(node)});
@@ -183,13 +259,13 @@ class StagePlanner {
         stages[stage].nodes.push_back(node);
         return Fragment{-1, static_cast<int>(stage)};
       }
-      default: {
-        size_t stage = Open(Build(node->input.get()));
-        stages[stage].nodes.push_back(node);
-        return Fragment{-1, static_cast<int>(stage)};
-      }
+      default:
+        return Append(Build(node->input.get()), node);
     }
   }
+
+  std::map<const planner::PlanNode*, size_t> readers_;
+  std::map<const planner::PlanNode*, Fragment> shared_;  // Its trunk's stage.
 };
 
 /// The shared pointer of `node`, a node of the plan under `root`.
@@ -311,9 +387,14 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     Stage stage;
     stage.input = plans[s].inputs[0];
     stage.right_input = plans[s].inputs[1];
-    stage.output_stage = plans[s].output_stage;
-    stage.output_side = plans[s].output_side;
-    for (const planner::PlanNode* node : plans[s].nodes) {
+    stage.output = plans[s].output;
+    // Each instance's operators: the trunk's, then each branch's.
+    std::vector<const planner::PlanNode*> nodes = plans[s].nodes;
+    for (const BranchPlan& branch : plans[s].branches) {
+      stage.branches.push_back({branch.nodes.size(), branch.output});
+      nodes.insert(nodes.end(), branch.nodes.begin(), branch.nodes.end());
+    }
+    for (const planner::PlanNode* node : nodes) {
       stage.operator_labels.push_back(planner::ExplainNode(*node));
     }
     uint32_t stage_slot = next_slot;
@@ -322,7 +403,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       // instance sees only the keys of its virtual nodes.
       uint32_t slot = stage_slot;
       std::vector<std::unique_ptr<StreamOperator>> operators;
-      for (const planner::PlanNode* node : plans[s].nodes) {
+      for (const planner::PlanNode* node : nodes) {
         switch (node->kind) {
           case planner::PlanNodeKind::kFilter:
             operators.push_back(std::make_unique<FilterOperator>(
@@ -499,11 +580,6 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
                                          const std::string& sink) {
   StagePlanner planner;
   size_t last = planner.Plan(query.root.get());
-  // What each stage outputs: the columns its last operator produces.
-  auto stage_output = [&](size_t stage) -> std::vector<planner::Column> {
-    const StagePlan& plan = planner.stages[stage];
-    return plan.nodes.empty() ? std::vector<planner::Column>() : plan.nodes.back()->output;
-  };
   auto routing = [](const StageInput& input, const std::vector<planner::Column>& columns) {
     if (input.round_robin) return std::string("round-robin");
     std::string keys;
@@ -532,12 +608,19 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
           routing(stage.inputs[source.side], source.scan->output)));
     }
     for (size_t from = 0; from < s; ++from) {
-      if (planner.stages[from].output_stage != static_cast<int>(s)) continue;
-      size_t side = planner.stages[from].output_side;
-      lines.push_back(fmt::format("  <- stage {} by {}", from,
-                                  routing(stage.inputs[side], stage_output(from))));
+      const StagePlan& producer = planner.stages[from];
+      auto feeds = [&](const StageOutput& output, int branch) {
+        if (output.stage != static_cast<int>(s)) return;
+        lines.push_back(fmt::format(
+            "  <- stage {}{} by {}", from, branch >= 0 ? fmt::format(" branch {}", branch) : "",
+            routing(stage.inputs[output.side], producer.OutputColumns(branch))));
+      };
+      if (producer.branches.empty()) feeds(producer.output, -1);
+      for (size_t b = 0; b < producer.branches.size(); ++b) {
+        feeds(producer.branches[b].output, static_cast<int>(b));
+      }
     }
-    for (const planner::PlanNode* node : stage.nodes) {
+    auto describe = [](const planner::PlanNode* node) {
       std::string state;
       if (node->kind == planner::PlanNodeKind::kAggregate) state = " [state: groups]";
       if (node->kind == planner::PlanNodeKind::kTemporalFilter) {
@@ -550,7 +633,15 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
                         : " [state: rows of each side]";
       }
       if (node->kind == planner::PlanNodeKind::kTopN) state = " [state: rows of each partition]";
-      lines.push_back("  " + planner::ExplainNode(*node) + state);
+      return planner::ExplainNode(*node) + state;
+    };
+    for (const planner::PlanNode* node : stage.nodes) lines.push_back("  " + describe(node));
+    for (size_t b = 0; b < stage.branches.size(); ++b) {
+      lines.push_back(fmt::format("  branch {}: the rows above{}", b,
+                                  stage.branches[b].nodes.empty() ? "" : ", then"));
+      for (const planner::PlanNode* node : stage.branches[b].nodes) {
+        lines.push_back("    " + describe(node));
+      }
     }
     if (s == last) lines.push_back("  " + sink);
   }

@@ -41,8 +41,9 @@ inline constexpr std::string_view kRowKeyColumn = "_row_key";
 /// view keeps the revision it was created with:
 /// 1. before plan_version was recorded;
 /// 2. the inputs of joins carry only the columns something reads (PruneColumns);
-/// 3. so do the inputs of time windows (PruningRules::time_window_inputs).
-inline constexpr uint32_t kPlanVersion = 3;
+/// 3. so do the inputs of time windows (PruningRules::time_window_inputs);
+/// 4. identical stateful subplans are computed once (ShareIdenticalSubplans).
+inline constexpr uint32_t kPlanVersion = 4;
 
 struct CatalogObject {
   uint32_t id = 0;

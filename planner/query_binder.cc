@@ -11,6 +11,7 @@
 #include "planner/column_pruning.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
+#include "planner/shared_subplans.h"
 #include "planner/subquery_binder.h"
 #include "planner/subquery_planner.h"
 #include "planner/temporal_binding.h"
@@ -255,6 +256,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       rules.time_window_inputs = plan_version >= 3;
       query.root = PruneColumns(query.root, rules);
     }
+    if (plan_version >= 4) query.root = ShareIdenticalSubplans(query.root);
   }
   return query;
 }

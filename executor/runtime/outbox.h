@@ -16,17 +16,29 @@ namespace stave::executor {
 /// instances' channels and holds what a full channel refused until Flush succeeds. A task
 /// reads no more input while its outbox holds anything, so what waits here stays small
 /// (the output of one input chunk).
+///
+/// An outbox may feed several downstream stages (the branches of a stage whose output
+/// several parts of a query read): one route each, with its own partitioner and channels.
 class Outbox {
  public:
-  Outbox(Partitioner partitioner, std::vector<std::shared_ptr<Channel>> channels);
+  /// One downstream stage: how rows are split among its instances, and a channel to each.
+  struct Route {
+    Partitioner partitioner;
+    std::vector<std::shared_ptr<Channel>> channels;
+  };
 
-  /// Routes the rows of `chunk` to the instances that own their keys.
-  void Send(Chunk chunk);
-  /// Sends `message` (a barrier, a watermark) to every instance, after what is queued.
+  Outbox(Partitioner partitioner, std::vector<std::shared_ptr<Channel>> channels);
+  explicit Outbox(std::vector<Route> routes);
+
+  /// Routes the rows of `chunk` to the instances of route `route` that own their keys.
+  void Send(Chunk chunk, size_t route = 0);
+  /// Sends `message` (a barrier, a watermark) to every instance of every route, after what
+  /// is queued.
   void Broadcast(const Message& message);
   /// Pushes what is queued. True if nothing is left (the channels then wake this task).
   bool Flush();
 
+  /// Every route's channels, route after route.
   const std::vector<std::shared_ptr<Channel>>& channels() const { return channels_; }
 
   /// Rows routed so far. Readable from any thread (the admin API's rates).
@@ -38,7 +50,8 @@ class Outbox {
   bool blocked() const { return blocked_.load(std::memory_order_relaxed); }
 
  private:
-  Partitioner partitioner_;
+  std::vector<Partitioner> partitioners_;  // Per route.
+  std::vector<size_t> first_channel_;      // Per route: its first channel in channels_.
   std::atomic<uint64_t> rows_sent_{0};
   std::atomic<uint64_t> bytes_sent_{0};
   std::atomic<bool> blocked_{false};
@@ -46,15 +59,17 @@ class Outbox {
   std::vector<std::deque<Message>> pending_;  // Per channel.
 };
 
-/// The last operator of a chain that feeds an exchange: its output goes to an Outbox.
+/// The last operator of a chain that feeds an exchange: its output goes to an Outbox's
+/// route `route`.
 class OutboxOperator : public StreamOperator {
  public:
-  explicit OutboxOperator(Outbox* outbox) : outbox_(outbox) {}
-  void OnChunk(Chunk chunk) override { outbox_->Send(std::move(chunk)); }
+  explicit OutboxOperator(Outbox* outbox, size_t route = 0) : outbox_(outbox), route_(route) {}
+  void OnChunk(Chunk chunk) override { outbox_->Send(std::move(chunk), route_); }
   void OnBarrier(storage::EpochBatch*) override {}  // The task sends the barrier itself.
 
  private:
   Outbox* outbox_;
+  size_t route_;
 };
 
 }  // namespace stave::executor

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
+#include <set>
 
 #include "common/temporal.h"
 #include "planner/join_state_cleaning.h"
@@ -193,12 +195,40 @@ std::string DescribeNode(const PlanNode& node) {
   return "?";
 }
 
-void Print(const PlanNode& node, size_t depth, std::vector<std::string>* lines) {
-  std::string indent = depth == 0 ? "" : std::string(depth * 2 - 2, ' ') + "-> ";
-  lines->push_back(indent + DescribeNode(node));
-  if (node.input) Print(*node.input, depth + 1, lines);
-  if (const PlanNodePtr* second = SecondInput(node)) Print(**second, depth + 1, lines);
-}
+// Writes the plan as a tree. A node several nodes read (a shared subplan, computed once) is
+// written whole under its first reader, marked, and as one marked line under the others.
+class PlanWriter {
+ public:
+  explicit PlanWriter(const PlanNode& root) { CountReaders(root); }
+
+  void Write(const PlanNode& node, size_t depth, std::vector<std::string>* lines) {
+    std::string indent = depth == 0 ? "" : std::string(depth * 2 - 2, ' ') + "-> ";
+    auto readers = readers_.find(&node);
+    if (readers == readers_.end() || readers->second < 2) {
+      lines->push_back(indent + DescribeNode(node));
+    } else if (written_.insert(&node).second) {
+      lines->push_back(indent + DescribeNode(node) +
+                       fmt::format(" [computed once for {} readers]", readers->second));
+    } else {
+      lines->push_back(indent + DescribeNode(node) + " [the one above]");
+      return;
+    }
+    if (node.input) Write(*node.input, depth + 1, lines);
+    if (const PlanNodePtr* second = SecondInput(node)) Write(**second, depth + 1, lines);
+  }
+
+ private:
+  void CountReaders(const PlanNode& node) {
+    auto read = [&](const PlanNode* input) {
+      if (input && readers_[input]++ == 0) CountReaders(*input);
+    };
+    read(node.input.get());
+    if (const PlanNodePtr* second = SecondInput(node)) read(second->get());
+  }
+
+  std::map<const PlanNode*, size_t> readers_;
+  std::set<const PlanNode*> written_;
+};
 
 }  // namespace
 
@@ -234,7 +264,7 @@ std::string ExplainNode(const PlanNode& node) { return DescribeNode(node); }
 
 std::vector<std::string> ExplainPlan(const PlanNode& root) {
   std::vector<std::string> lines;
-  Print(root, 0, &lines);
+  PlanWriter(root).Write(root, 0, &lines);
   return lines;
 }
 

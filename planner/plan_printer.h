@@ -8,7 +8,9 @@
 namespace stave::planner {
 
 /// EXPLAIN's logical plan: one line per node from the output down, a node's input indented
-/// under it, expressions written with column names rather than positions.
+/// under it, expressions written with column names rather than positions. A subplan several
+/// nodes read (planner/shared_subplans.h) is written once, marked, and named again under its
+/// other readers.
 std::vector<std::string> ExplainPlan(const PlanNode& root);
 
 /// One node alone, as ExplainPlan writes it ("HashAggregate: group by k; count(*)").

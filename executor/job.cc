@@ -22,6 +22,12 @@ std::string PositionName(size_t i) {
                 : std::string(SourceTask::kPositionName) + "." + std::to_string(i);
 }
 
+// Links each of `operators[begin, end)` to the next.
+void LinkInOrder(const std::vector<std::unique_ptr<StreamOperator>>& operators, size_t begin,
+                 size_t end) {
+  for (size_t i = begin; i + 1 < end; ++i) operators[i]->set_downstream(operators[i + 1].get());
+}
+
 // One instance's operators of a stage (the trunk's, then each branch's), linked and
 // ending in `outbox` (null for the last stage): the trunk alone, or the trunk, a tee to
 // the branches, and each branch ending in its own route of the outbox.
@@ -33,40 +39,32 @@ std::vector<std::unique_ptr<StreamOperator>> ChainOperators(
   if (branch_operators > operators.size()) {
     throw SqlError(sqlstate::kInternalError, "a stage's branches have more operators than it");
   }
+  if (!branches.empty() && !outbox) {
+    throw SqlError(sqlstate::kInternalError, "the last stage of a job has branches");
+  }
   std::vector<std::unique_ptr<StreamOperator>> chained;
-  auto link = [&](std::unique_ptr<StreamOperator> op) {
-    if (!chained.empty()) chained.back()->set_downstream(op.get());
-    chained.push_back(std::move(op));
-  };
   size_t next = 0;
   for (size_t trunk = operators.size() - branch_operators; next < trunk; ++next) {
-    link(std::move(operators[next]));
+    chained.push_back(std::move(operators[next]));
   }
   if (branches.empty()) {
-    if (outbox) link(std::make_unique<OutboxOperator>(outbox));
+    if (outbox) chained.push_back(std::make_unique<OutboxOperator>(outbox));
+    LinkInOrder(chained, 0, chained.size());
     return chained;
   }
-  if (!outbox) throw SqlError(sqlstate::kInternalError, "the last stage of a job has branches");
-  // Each branch: its operators, then its route. The tee comes before them and links to
-  // each branch's first.
-  std::vector<std::unique_ptr<StreamOperator>> branch_chain;
-  std::vector<StreamOperator*> heads;
+  auto tee = std::make_unique<TeeOperator>();
+  TeeOperator* tee_operator = tee.get();
+  chained.push_back(std::move(tee));
+  LinkInOrder(chained, 0, chained.size());
   for (size_t b = 0; b < branches.size(); ++b) {
-    StreamOperator* previous = nullptr;
-    auto append = [&](std::unique_ptr<StreamOperator> op) {
-      if (previous) {
-        previous->set_downstream(op.get());
-      } else {
-        heads.push_back(op.get());
-      }
-      previous = op.get();
-      branch_chain.push_back(std::move(op));
-    };
-    for (size_t i = 0; i < branches[b].operators; ++i) append(std::move(operators[next++]));
-    append(std::make_unique<OutboxOperator>(outbox, b));
+    size_t head = chained.size();
+    for (size_t i = 0; i < branches[b].operators; ++i) {
+      chained.push_back(std::move(operators[next++]));
+    }
+    chained.push_back(std::make_unique<OutboxOperator>(outbox, b));
+    LinkInOrder(chained, head, chained.size());
+    tee_operator->AddBranch(chained[head].get());
   }
-  link(std::make_unique<TeeOperator>(std::move(heads)));
-  for (auto& op : branch_chain) chained.push_back(std::move(op));
   return chained;
 }
 

@@ -25,6 +25,7 @@
 #include "executor/operators/unnest_operator.h"
 #include "executor/runtime/partitioner.h"
 #include "planner/plan_printer.h"
+#include "planner/shared_subplans.h"
 
 namespace stave::executor {
 namespace {
@@ -97,7 +98,7 @@ class StagePlanner {
  public:
   /// Plans `node`; returns the stage whose operators end with it.
   size_t Plan(const planner::PlanNode* node) {
-    CountReaders(node);
+    readers_ = planner::CountReaders(*node);
     Fragment fragment = Build(node);
     if (fragment.branch >= 0) {
       // Not met: a shared node's readers all lie under the root, and a join or a union
@@ -124,15 +125,6 @@ class StagePlanner {
     int stage = -1;
     int branch = -1;
   };
-
-  // How many nodes read each node of the plan (a shared subplan has several readers).
-  void CountReaders(const planner::PlanNode* node) {
-    auto read = [&](const planner::PlanNode* input) {
-      if (input && readers_[input]++ == 0) CountReaders(input);
-    };
-    read(node->input.get());
-    if (const planner::PlanNodePtr* second = planner::SecondInput(*node)) read(second->get());
-  }
 
   size_t NewStage() {
     stages.emplace_back();
@@ -194,7 +186,8 @@ class StagePlanner {
   // shared node that ends a branch itself first moves to a stage of its own, so that
   // branches never branch.
   Fragment Build(const planner::PlanNode* node) {
-    if (readers_[node] <= 1) return BuildOnce(node);
+    auto readers = readers_.find(node);
+    if (readers == readers_.end() || readers->second <= 1) return BuildOnce(node);
     auto it = shared_.find(node);
     if (it == shared_.end()) {
       Fragment fragment = BuildOnce(node);
@@ -264,7 +257,7 @@ class StagePlanner {
     }
   }
 
-  std::map<const planner::PlanNode*, size_t> readers_;
+  std::map<const planner::PlanNode*, size_t> readers_;   // planner::CountReaders.
   std::map<const planner::PlanNode*, Fragment> shared_;  // Its trunk's stage.
 };
 

@@ -8,6 +8,7 @@
 
 #include "common/temporal.h"
 #include "planner/join_state_cleaning.h"
+#include "planner/shared_subplans.h"
 
 namespace stave::planner {
 namespace {
@@ -199,7 +200,7 @@ std::string DescribeNode(const PlanNode& node) {
 // written whole under its first reader, marked, and as one marked line under the others.
 class PlanWriter {
  public:
-  explicit PlanWriter(const PlanNode& root) { CountReaders(root); }
+  explicit PlanWriter(const PlanNode& root) : readers_(CountReaders(root)) {}
 
   void Write(const PlanNode& node, size_t depth, std::vector<std::string>* lines) {
     std::string indent = depth == 0 ? "" : std::string(depth * 2 - 2, ' ') + "-> ";
@@ -218,14 +219,6 @@ class PlanWriter {
   }
 
  private:
-  void CountReaders(const PlanNode& node) {
-    auto read = [&](const PlanNode* input) {
-      if (input && readers_[input]++ == 0) CountReaders(*input);
-    };
-    read(node.input.get());
-    if (const PlanNodePtr* second = SecondInput(node)) read(second->get());
-  }
-
   std::map<const PlanNode*, size_t> readers_;
   std::set<const PlanNode*> written_;
 };

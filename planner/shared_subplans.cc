@@ -120,4 +120,17 @@ class Sharer {
 
 PlanNodePtr ShareIdenticalSubplans(const PlanNodePtr& root) { return Sharer().Share(root); }
 
+std::map<const PlanNode*, size_t> CountReaders(const PlanNode& root) {
+  std::map<const PlanNode*, size_t> readers;
+  auto count = [&](const PlanNode& node, auto& self) -> void {
+    auto read = [&](const PlanNode* input) {
+      if (input && readers[input]++ == 0) self(*input, self);
+    };
+    read(node.input.get());
+    if (const PlanNodePtr* second = SecondInput(node)) read(second->get());
+  };
+  count(root, count);
+  return readers;
+}
+
 }  // namespace stave::planner

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstddef>
+#include <map>
+
 #include "planner/logical_plan.h"
 
 namespace stave::planner {
@@ -17,5 +20,9 @@ namespace stave::planner {
 /// of another kind is never taken for another's twin. The result is a DAG; `root` is left
 /// unchanged.
 PlanNodePtr ShareIdenticalSubplans(const PlanNodePtr& root);
+
+/// How many nodes of the plan under `root` read each of its nodes (the root itself, read by
+/// none, is absent): a shared subplan is read by several.
+std::map<const PlanNode*, size_t> CountReaders(const PlanNode& root);
 
 }  // namespace stave::planner

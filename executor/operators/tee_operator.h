@@ -12,7 +12,8 @@ namespace stave::executor {
 /// stage. Barriers and watermarks reach every branch, in branch order.
 class TeeOperator : public StreamOperator {
  public:
-  explicit TeeOperator(std::vector<StreamOperator*> branches) : branches_(std::move(branches)) {}
+  /// Adds a branch: `head` is its first operator. Before the first chunk.
+  void AddBranch(StreamOperator* head) { branches_.push_back(head); }
 
   void OnChunk(Chunk chunk) override {
     if (chunk.empty()) return;

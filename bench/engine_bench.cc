@@ -109,6 +109,8 @@ struct Config {
   int repeats = 3;
   std::string data_dir;
   std::string scenarios = "generator,stateless,aggregate,commit,recovery";
+  // Which checkpoint intervals the engine scenarios run: one alone is for profiling.
+  std::string intervals = "1s,on-demand";
   bool markdown = false;
   double state_gb = 0;
   int baseline_writes = 10;
@@ -568,6 +570,8 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
   bool run_aggregate_1s = want_aggregate || want_commit || want_recovery;
 
   Expected expected;
+  bool want_1s = config.intervals.find("1s") != std::string::npos;
+  bool want_on_demand = config.intervals.find("on-demand") != std::string::npos;
   if (want_stateless || run_aggregate_1s) {
     Progress(kProgram, "counting the expected view contents from the generator");
     expected = ComputeExpected(config.rows, config.keys);
@@ -583,6 +587,7 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
   const auto on_demand = std::chrono::milliseconds(0);
 
   auto engine = [&](const Workload& workload, std::chrono::milliseconds interval, bool recovery) {
+    if (!(interval.count() > 0 ? want_1s : want_on_demand)) return;
     std::string label = workload.name + (interval.count() > 0 ? "/1s" : "/on-demand");
     RemoveOnExit directory{root.Fresh(workload.name)};
     EngineRun run = RunEngine(config, directory.path, workload, interval, recovery);
@@ -938,6 +943,9 @@ int Main(int argc, char** argv) {
   app.add_option("--scenarios", config.scenarios,
                  "Comma list of generator, stateless, aggregate, commit, recovery (or all, or none "
                  "to run only --state-gb)")
+      ->capture_default_str();
+  app.add_option("--intervals", config.intervals,
+                 "Comma list of the checkpoint intervals the engine scenarios run: 1s, on-demand")
       ->capture_default_str();
   app.add_flag("--markdown", config.markdown, "Print markdown tables");
   app.add_option("--state-gb", config.state_gb,

@@ -57,6 +57,34 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   size_t order_ = 0;
 };
 
+// Sorts the points by key, keeping the batch order of equal keys. State tables flush in
+// sorted runs, a few per epoch: the runs are found and merged, a pass over the points per
+// doubling of the runs merged, where a sort from scratch compares each point ~log2(n) times.
+void SortStably(std::vector<RecordCollector::Point>* points) {
+  auto less = [](const RecordCollector::Point& a, const RecordCollector::Point& b) {
+    return a.key.compare(b.key) < 0;
+  };
+  std::vector<size_t> bounds{0};  // Where each run starts, then the end.
+  for (size_t i = 1; i < points->size(); ++i) {
+    if (less((*points)[i], (*points)[i - 1])) bounds.push_back(i);
+  }
+  bounds.push_back(points->size());
+  auto at = [points](size_t i) { return points->begin() + static_cast<std::ptrdiff_t>(i); };
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged{0};
+    size_t run = 0;
+    for (; run + 2 < bounds.size(); run += 2) {
+      // Stable: the earlier run's points come first among equal keys.
+      std::inplace_merge(at(bounds[run]), at(bounds[run + 1]), at(bounds[run + 2]), less);
+      merged.push_back(bounds[run + 2]);
+    }
+    if (run + 1 < bounds.size() && merged.back() != bounds.back()) {
+      merged.push_back(bounds.back());  // An odd run out, merged on the next pass.
+    }
+    bounds = std::move(merged);
+  }
+}
+
 }  // namespace
 
 rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::Options& options,
@@ -64,10 +92,8 @@ rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::
   RecordCollector records;
   rocksdb::Status status = batch.Iterate(&records);
   if (!status.ok()) return status;
-  // State tables flush in sorted runs, so this sort mostly merges.
   std::vector<RecordCollector::Point>& points = records.points;
-  std::stable_sort(points.begin(), points.end(),
-                   [](const auto& a, const auto& b) { return a.key.compare(b.key) < 0; });
+  SortStably(&points);
 
   // Every record of the file gets the same sequence number at ingestion, and a range
   // deletion hides only older records: so the file keeps the writes that come after a range

@@ -51,6 +51,7 @@ void HashAggregateOperator::Start() {
   // A global aggregate has one row from the start, as `SELECT count(*)` over no rows does.
   if (FindGroup("") != nullptr) return;
   Group* group = CreateGroup("");
+  MarkDirty("", group);
   Chunk out = Chunk::WithTypes(output_types_);
   AppendResultRow("", group->state, &out, RowOp::kInsert);
   Emit(std::move(out));
@@ -90,9 +91,7 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
 HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(const std::string& key) {
   Group group;
   group.state.aggregates.assign(node_->aggregates.size(), AggregateState());
-  Group* created = &groups_.insert_or_assign(key, std::move(group)).first->second;
-  MarkDirty(key, created);
-  return created;
+  return &groups_.insert_or_assign(key, std::move(group)).first->second;
 }
 
 void HashAggregateOperator::MarkDirty(const std::string& key, Group* group) {
@@ -190,9 +189,16 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       storage::EncodeKeyValue(keys[k].GetValue(row), key_types_[k], &key);
     }
   }
-  // Groups are read at random: prefetching the slots of the rows a few places ahead lets
-  // their cache misses overlap instead of each lookup waiting for its own.
+  // Groups are read at random. The rows' groups are found first, prefetching the slots of
+  // the rows a few places ahead, then their states are updated, prefetching the states of
+  // the rows ahead: each cache miss overlaps with others instead of waiting alone.
   constexpr size_t kPrefetchDistance = 8;
+  row_groups_.resize(chunk.size());
+  row_created_.assign(chunk.size(), 0);
+  // Room for a new group per row, so that no insert below moves the slots (a rehash, which
+  // may also happen at an unchanged capacity to clear erased slots) while row_groups_
+  // points into them.
+  groups_.reserve(groups_.size() + chunk.size());
   for (size_t row = 0; row < std::min(kPrefetchDistance, chunk.size()); ++row) {
     groups_.prefetch(row_keys_[row]);
   }
@@ -201,9 +207,9 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       groups_.prefetch(row_keys_[row + kPrefetchDistance]);
     const std::string& key = row_keys_[row];
     Group* group = FindGroup(key);
-    bool created = group == nullptr;
-    if (created) {
+    if (group == nullptr) {
       group = CreateGroup(key);
+      row_created_[row] = 1;
       for (size_t k : scaled_keys_) {
         group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
       }
@@ -211,8 +217,18 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
         if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
       }
     }
+    row_groups_[row] = group;
+  }
+  for (size_t row = 0; row < chunk.size(); ++row) {
+    if (row + kPrefetchDistance < chunk.size()) {
+      __builtin_prefetch(row_groups_[row + kPrefetchDistance]->state.aggregates.data(), 1);
+    }
+    const std::string& key = row_keys_[row];
+    Group* group = row_groups_[row];
     // With EMIT ON WINDOW CLOSE rows go out as their windows close, not at barriers.
-    if (!group->pending && !node_->emit_on_window_close) MarkPending(key, group, !created);
+    if (!group->pending && !node_->emit_on_window_close) {
+      MarkPending(key, group, row_created_[row] == 0);
+    }
     int sign = RowSign(chunk.ops[row]);
     group->state.row_count += sign;
     for (size_t a = 0; a < node_->aggregates.size(); ++a) {
@@ -284,28 +300,49 @@ size_t HashAggregateOperator::BufferedBytes() const {
 void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   // The epoch's changes go out in the order the groups first changed, so the output is
   // deterministic; each changed group's state goes into the batch.
+  // The changed groups are found first, prefetching their slots ahead, then their changes
+  // and states are written, prefetching their states ahead (as OnChunk does).
+  constexpr size_t kPrefetchDistance = 8;
+  changed_groups_.resize(changed_keys_.size());
+  for (size_t i = 0; i < std::min(kPrefetchDistance, changed_keys_.size()); ++i) {
+    groups_.prefetch(changed_keys_[i]);
+  }
+  for (size_t i = 0; i < changed_keys_.size(); ++i) {
+    if (i + kPrefetchDistance < changed_keys_.size()) {
+      groups_.prefetch(changed_keys_[i + kPrefetchDistance]);
+    }
+    auto it = groups_.find(changed_keys_[i]);
+    // Dropped since, or listed again (dropped, then created anew): written once.
+    bool write = it != groups_.end() && it->second.dirty;
+    changed_groups_[i] = write ? &it->second : nullptr;
+    if (write) it->second.dirty = false;
+  }
   Chunk out = Chunk::WithTypes(output_types_);
-  for (const std::string& key : changed_keys_) {
-    auto it = groups_.find(key);
-    if (it == groups_.end() || !it->second.dirty) continue;  // Dropped or written already.
-    Group& group = it->second;
-    if (group.pending) AppendChange(key, &group, &out);
+  for (size_t i = 0; i < changed_keys_.size(); ++i) {
+    if (i + kPrefetchDistance < changed_keys_.size() && changed_groups_[i + kPrefetchDistance]) {
+      __builtin_prefetch(changed_groups_[i + kPrefetchDistance]->state.aggregates.data());
+    }
+    Group* group = changed_groups_[i];
+    if (group == nullptr) continue;
+    const std::string& key = changed_keys_[i];
+    if (group->pending) AppendChange(key, group, &out);
     if (out.size() >= kChunkRows) {
       Emit(std::move(out));
       out = Chunk::WithTypes(output_types_);
     }
-    group.dirty = false;
-    if (node_->group_keys.empty() || group.state.row_count > 0) {
+    if (node_->group_keys.empty() || group->state.row_count > 0) {
       encoded_state_.clear();
-      codec_.Encode(group.state, &encoded_state_);
+      codec_.Encode(group->state, &encoded_state_);
       state_.Put(key, encoded_state_);
     } else {
+      // Erasing leaves the other slots where they are: the pointers ahead stay good.
       state_.Delete(key);
-      groups_.erase(it);
+      groups_.erase(key);
     }
   }
   Emit(std::move(out));
   changed_keys_.clear();
+  changed_groups_.clear();
   pending_by_time_.clear();
   before_rows_.Truncate(0);
   state_.FlushTo(batch);

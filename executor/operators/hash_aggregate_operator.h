@@ -70,6 +70,7 @@ class HashAggregateOperator : public StreamOperator {
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
   Group* FindGroup(const std::string& key);
+  /// Adds a group with no rows to the cache (not yet marked dirty).
   Group* CreateGroup(const std::string& key);
   /// Marks a group changed in this epoch, keeping the row it had before the change
   /// (`existed`: the group was there before; a new group had no row).
@@ -110,10 +111,13 @@ class HashAggregateOperator : public StreamOperator {
   // Open addressing: a lookup touches the control bytes and the slot, which OnChunk
   // prefetches a few rows ahead, where a node-based map chases a bucket and then a node.
   absl::flat_hash_map<std::string, Group> groups_;
-  std::vector<std::string> row_keys_;  // OnChunk's encoded group key of each row.
+  std::vector<std::string> row_keys_;  // OnChunk's encoded group key of each row,
+  std::vector<Group*> row_groups_;     // its group,
+  std::vector<uint8_t> row_created_;   // and whether the row created the group.
   // Keys of the groups changed in this epoch, in the order they first changed. A key may
   // repeat, or name a group dropped since (a closed window).
   std::vector<std::string> changed_keys_;
+  std::vector<Group*> changed_groups_;  // OnBarrier's: the group of each changed key.
   // Whether every group of this instance that exists is in groups_: true from a start with
   // no stored groups until the first trim, so that a new group costs no read of RocksDB.
   bool cache_complete_ = false;

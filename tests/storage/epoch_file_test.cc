@@ -3,6 +3,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
 #include <string>
 
 #include <rocksdb/sst_file_reader.h>
@@ -121,4 +125,46 @@ TEST(EpochFileTest, TheFileIsNotCompressed) {
 }
 
 }  // namespace
+// The file holds, of each key, the batch's last write, whatever the order of the batch: a
+// few sorted runs (as state tables flush), an odd one out, and keys written in several runs.
+TEST(EpochFileTest, TheFileKeepsTheLastWriteOfEachKeyOfTheBatch) {
+  TempDirectory directory;
+  rocksdb::Options options;
+  for (int runs : {1, 2, 3, 7, 200}) {
+    rocksdb::WriteBatch batch;
+    std::map<std::string, std::optional<std::string>> model;  // nullopt: deleted
+    std::mt19937 random(static_cast<uint32_t>(runs));
+    for (int run = 0; run < runs; ++run) {
+      std::set<std::string> keys;
+      while (keys.size() < 50) keys.insert("k" + std::to_string(random() % 400));
+      for (const std::string& key : keys) {
+        std::string value = std::to_string(run);
+        if (random() % 5 == 0) {
+          ASSERT_TRUE(batch.Delete(key).ok());
+          model[key] = std::nullopt;
+        } else {
+          ASSERT_TRUE(batch.Put(key, value).ok());
+          model[key] = value;
+        }
+      }
+    }
+    std::string path = directory.path() + "/" + std::to_string(runs) + ".epoch-sst";
+    ASSERT_TRUE(WriteEpochFile(batch, options, path).ok());
+    rocksdb::SstFileReader reader(options);
+    ASSERT_TRUE(reader.Open(path).ok());
+    std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(rocksdb::ReadOptions()));
+    std::map<std::string, std::string> puts;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      puts.emplace(it->key().ToString(), it->value().ToString());
+    }
+    ASSERT_TRUE(it->status().ok());
+    std::map<std::string, std::string> expected;
+    for (const auto& [key, value] : model) {
+      if (value) expected.emplace(key, *value);
+    }
+    EXPECT_EQ(puts, expected) << runs << " runs";
+    EXPECT_EQ(reader.GetTableProperties()->num_entries, model.size()) << runs << " runs";
+  }
+}
+
 }  // namespace stave::storage

@@ -129,8 +129,24 @@ constexpr size_t kIndexedRows = 16;
 }  // namespace
 
 size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
-  // The encoded rows twice (entries and index), the decoded values, the containers.
-  return 128 + 2 * rows.bytes + rows.entries.size() * (96 + sizeof(Value) * types_[side].size());
+  // The encoded rows twice (entries and index), the containers, the decoded values if any.
+  size_t decoded = rows.decoded ? sizeof(Value) * types_[side].size() : 0;
+  return 128 + 2 * rows.bytes + rows.entries.size() * (96 + decoded);
+}
+
+const std::vector<std::vector<Value>>& HashJoinOperator::Decoded(size_t side, KeyRows& rows) {
+  if (rows.decoded) return rows.rows;
+  size_t before = KeyMemory(side, rows);
+  rows.rows.clear();
+  rows.rows.reserve(rows.entries.size());
+  for (const Entry& entry : rows.entries) {
+    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
+    if (!decoded) throw SqlError("XX001", "corrupt join state");
+    rows.rows.push_back(std::move(*decoded));
+  }
+  rows.decoded = true;
+  cached_bytes_ += KeyMemory(side, rows) - before;
+  return rows.rows;
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
@@ -175,13 +191,7 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
   if (entries.empty() && !keep_empty) return nullptr;
   KeyRows& rows = cache_[side][key];
   rows.entries = std::move(entries);
-  rows.rows.reserve(rows.entries.size());
-  for (const Entry& entry : rows.entries) {
-    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
-    if (!decoded) throw SqlError("XX001", "corrupt join state");
-    rows.rows.push_back(std::move(*decoded));
-    rows.bytes += EncodedSize(entry.row);
-  }
+  for (const Entry& entry : rows.entries) rows.bytes += EncodedSize(entry.row);
   cached_bytes_ += KeyMemory(side, rows);
   if (legacy) {
     rows.legacy = true;
@@ -207,12 +217,12 @@ size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) cons
 }
 
 void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
-                              std::vector<Value> row, int64_t matches) {
+                              const std::vector<Value>& row, int64_t matches) {
   size_t before = KeyMemory(side, rows);
   rows.bytes += EncodedSize(encoded);
   if (!rows.positions.empty()) rows.positions.emplace(encoded, rows.entries.size());
   rows.entries.push_back(Entry{std::move(encoded), 0, matches});
-  rows.rows.push_back(std::move(row));
+  if (rows.decoded) rows.rows.push_back(row);
   cached_bytes_ += KeyMemory(side, rows) - before;
 }
 
@@ -226,11 +236,11 @@ void HashJoinOperator::RemoveRow(size_t side, KeyRows& rows, size_t position) {
   size_t last = rows.entries.size() - 1;
   if (position != last) {
     rows.entries[position] = std::move(rows.entries[last]);
-    rows.rows[position] = std::move(rows.rows[last]);
+    if (rows.decoded) rows.rows[position] = std::move(rows.rows[last]);
     if (!rows.positions.empty()) rows.positions[rows.entries[position].row] = position;
   }
   rows.entries.pop_back();
-  rows.rows.pop_back();
+  if (rows.decoded) rows.rows.pop_back();
   cached_bytes_ -= before - KeyMemory(side, rows);
 }
 
@@ -342,12 +352,15 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   // values (prices, say) mostly miss.
   KeyRows* others = Probe(other, key);
   size_t other_count = others ? others->entries.size() : 0;
+  static const std::vector<std::vector<Value>> kNoRows;
+  const std::vector<std::vector<Value>>& other_rows =
+      other_count > 0 ? Decoded(other, *others) : kNoRows;
   // The other side's rows under this key that meet the residual condition too.
   std::vector<uint8_t> matching(other_count, 1);
   if (residual_ && other_count > 0) {
     Chunk candidates = Chunk::WithTypes(residual_types_);
     size_t left_width = types_[0].size();
-    for (const auto& other_row : others->rows) {
+    for (const auto& other_row : other_rows) {
       const auto& left = side == 0 ? row : other_row;
       const auto& right = side == 0 ? other_row : row;
       for (size_t i = 0; i < residual_columns_.size(); ++i) {
@@ -363,7 +376,7 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   for (size_t i = 0; i < other_count; ++i) {
     if (!matching[i]) continue;
     Entry& entry = others->entries[i];
-    const std::vector<Value>& other_row = others->rows[i];
+    const std::vector<Value>& other_row = other_rows[i];
     matches += entry.count;
     if (filters_other) {
       int64_t before = entry.matches;
@@ -536,7 +549,15 @@ void HashJoinOperator::ExpireRows(size_t side, int64_t watermark) {
       KeyRows& rows = Load(side, key);
       // A key indexed under several expiries may have lost its rows already.
       for (size_t i = rows.entries.size(); i-- > 0;) {
-        std::optional<int64_t> expiry = RowExpiry(side, rows.rows[i]);
+        std::optional<int64_t> expiry;
+        if (rows.decoded) {
+          expiry = RowExpiry(side, rows.rows[i]);
+        } else {
+          std::optional<std::vector<Value>> row =
+              storage::DecodeRow(rows.entries[i].row, types_[side]);
+          if (!row) throw SqlError("XX001", "corrupt join state");
+          expiry = RowExpiry(side, *row);
+        }
         if (expiry && *expiry > watermark) continue;
         MarkDirty(side, key, rows);
         RemoveRow(side, rows, i);

@@ -41,10 +41,10 @@ namespace stave::executor {
 /// The task aligns barriers across both inputs; OnBarrier flushes both state tables into
 /// the epoch's batch, so recovery restarts from exactly the checkpointed state.
 ///
-/// The keys an epoch touches are worked on decoded, in memory (KeyRows): a change costs a
+/// The keys an epoch touches are worked on in memory (KeyRows): a change costs a
 /// hash lookup of its row, and at the barrier only the rows that changed are written, so a
 /// hot key holding thousands of rows costs what changed in it, not its size, every epoch.
-/// Past the barrier, keys stay cached (decoded) up to a memory budget, so a hot key is not
+/// Past the barrier, keys stay cached up to a memory budget, so a hot key is not
 /// read again every epoch; a key is evicted only once the epochs that wrote it have
 /// committed, so a key read from the store is always read whole. The cache holds exactly
 /// what the state table would answer, and a new instance starts with it empty, so recovery
@@ -118,10 +118,13 @@ class HashJoinOperator : public StreamOperator {
   /// is shown.
   void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
                         int64_t after_matches, int64_t times);
-  /// The rows of one key of one side, decoded. `rows[i]` is `entries[i].row` decoded.
+  /// The rows of one key of one side. Once the other side has probed the key, `rows[i]` is
+  /// `entries[i].row` decoded (`decoded`), kept in step with `entries` from then on: a
+  /// key only ever written (the many prices of q7's bids, say) costs no decoded copy.
   struct KeyRows {
     std::vector<Entry> entries;
     std::vector<std::vector<Value>> rows;
+    bool decoded = false;
     /// Encoded row → its position, built once the key has many rows (a scan is cheaper
     /// for a few), then kept up to date.
     std::unordered_map<std::string, size_t> positions;
@@ -141,8 +144,8 @@ class HashJoinOperator : public StreamOperator {
   KeyRows* Read(size_t side, const std::string& key, bool keep_empty);
   /// The position of `encoded` among the key's rows, or entries.size().
   size_t FindRow(KeyRows& rows, const std::string& encoded) const;
-  /// Appends a row with no copies yet.
-  void AddRow(size_t side, KeyRows& rows, std::string encoded, std::vector<Value> row,
+  /// Appends a row with no copies yet (`row` is `encoded` decoded).
+  void AddRow(size_t side, KeyRows& rows, std::string encoded, const std::vector<Value>& row,
               int64_t matches);
   void RemoveRow(size_t side, KeyRows& rows, size_t position);
   /// Records that the key changes in this epoch: it is written at the barrier.
@@ -151,6 +154,8 @@ class HashJoinOperator : public StreamOperator {
   void MarkDirty(size_t side, const std::string& key, KeyRows& rows, Entry& entry);
   /// Writes the changed rows of a dirty key into the state table.
   void WriteKey(size_t side, const std::string& key, KeyRows& rows);
+  /// The key's rows decoded (decoded now if they were not).
+  const std::vector<std::vector<Value>>& Decoded(size_t side, KeyRows& rows);
   /// What a cached key takes in memory, roughly.
   size_t KeyMemory(size_t side, const KeyRows& rows) const;
 

@@ -147,7 +147,7 @@ void HashAggregateOperator::LoadOpenWindows() {
         key.remove_prefix(2);
         if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
         if (std::optional<int64_t> close = CloseTime(key)) {
-          open_windows_[*close].emplace(key);
+          open_windows_[*close].emplace_back(key);
         }
         return true;
       });
@@ -158,7 +158,11 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
   Chunk out = Chunk::WithTypes(output_types_);
   AppendChangesBelow(watermark, &out);
   while (!open_windows_.empty() && open_windows_.begin()->first <= watermark) {
-    for (const std::string& key : open_windows_.begin()->second) {
+    // In key order, each once (a group dropped and created again is listed twice).
+    std::vector<std::string>& keys = open_windows_.begin()->second;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (const std::string& key : keys) {
       Group* group = FindGroup(key);
       if (!group) continue;  // Its rows were retracted.
       // The group's row stays in the output; only its state goes.
@@ -214,7 +218,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
         group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
       }
       if (node_->window_close) {
-        if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].insert(key);
+        if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].push_back(key);
       }
     }
     row_groups_[row] = group;

@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -130,7 +129,8 @@ class HashAggregateOperator : public StreamOperator {
   // may wait behind → its key. Entries of groups emitted since are skipped.
   std::multimap<int64_t, std::string> pending_by_time_;
   // Closing time → keys of the groups of windows still open (window_close only).
-  std::map<int64_t, std::set<std::string>> open_windows_;
+  // A vector, not a set: a group costs its key, not also a tree node.
+  std::map<int64_t, std::vector<std::string>> open_windows_;
 };
 
 }  // namespace stave::executor

@@ -129,9 +129,9 @@ constexpr size_t kIndexedRows = 16;
 }  // namespace
 
 size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
-  // The encoded rows twice (entries and index), the containers, the decoded values if any.
+  // The encoded rows, their entries and index slots, the decoded values if any.
   size_t decoded = rows.decoded ? sizeof(Value) * types_[side].size() : 0;
-  return 128 + 2 * rows.bytes + rows.entries.size() * (96 + decoded);
+  return 128 + rows.bytes + rows.entries.size() * (sizeof(Entry) + 16 + decoded);
 }
 
 const std::vector<std::vector<Value>>& HashJoinOperator::Decoded(size_t side, KeyRows& rows) {
@@ -209,19 +209,20 @@ size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) cons
     return rows.entries.size();
   }
   if (rows.positions.empty()) {
-    rows.positions.reserve(rows.entries.size() * 2);
-    for (size_t i = 0; i < rows.entries.size(); ++i) rows.positions.emplace(rows.entries[i].row, i);
+    rows.positions = RowPositions(rows.entries.size() * 2, RowPositionHash{&rows.entries},
+                                  RowPositionEq{&rows.entries});
+    for (size_t i = 0; i < rows.entries.size(); ++i) rows.positions.insert(i);
   }
-  auto found = rows.positions.find(encoded);
-  return found == rows.positions.end() ? rows.entries.size() : found->second;
+  auto found = rows.positions.find(std::string_view(encoded));
+  return found == rows.positions.end() ? rows.entries.size() : *found;
 }
 
 void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
                               const std::vector<Value>& row, int64_t matches) {
   size_t before = KeyMemory(side, rows);
   rows.bytes += EncodedSize(encoded);
-  if (!rows.positions.empty()) rows.positions.emplace(encoded, rows.entries.size());
   rows.entries.push_back(Entry{std::move(encoded), 0, matches});
+  if (!rows.positions.empty()) rows.positions.insert(rows.entries.size() - 1);
   if (rows.decoded) rows.rows.push_back(row);
   cached_bytes_ += KeyMemory(side, rows) - before;
 }
@@ -230,17 +231,22 @@ void HashJoinOperator::RemoveRow(size_t side, KeyRows& rows, size_t position) {
   size_t before = KeyMemory(side, rows);
   rows.bytes -= EncodedSize(rows.entries[position].row);
   dirty_bytes_ += EncodedSize(rows.entries[position].row);  // Its delete.
-  if (!rows.positions.empty()) rows.positions.erase(rows.entries[position].row);
-  rows.removed.push_back(std::move(rows.entries[position].row));
-  // The last row takes its place: rows are a multiset, their order means nothing.
+  // The last row takes its place: rows are a multiset, their order means nothing. The
+  // index forgets both positions while their rows are still where it hashed them.
   size_t last = rows.entries.size() - 1;
+  bool indexed = !rows.positions.empty();
+  if (indexed) {
+    rows.positions.erase(static_cast<uint32_t>(position));
+    if (position != last) rows.positions.erase(static_cast<uint32_t>(last));
+  }
+  rows.removed.push_back(std::move(rows.entries[position].row));
   if (position != last) {
     rows.entries[position] = std::move(rows.entries[last]);
     if (rows.decoded) rows.rows[position] = std::move(rows.rows[last]);
-    if (!rows.positions.empty()) rows.positions[rows.entries[position].row] = position;
   }
   rows.entries.pop_back();
   if (rows.decoded) rows.rows.pop_back();
+  if (indexed && position != last) rows.positions.insert(static_cast<uint32_t>(position));
   cached_bytes_ -= before - KeyMemory(side, rows);
 }
 

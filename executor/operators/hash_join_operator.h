@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
+
 #include "executor/operators/stream_operator.h"
 #include "planner/logical_plan.h"
 #include "storage/row_codec.h"
@@ -118,16 +121,40 @@ class HashJoinOperator : public StreamOperator {
   /// is shown.
   void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
                         int64_t after_matches, int64_t times);
+  /// Positions in a key's entries, hashed and compared by their rows' encodings (or found
+  /// by an encoding itself): the index of a key's rows holds no copy of them.
+  struct RowPositionHash {
+    using is_transparent = void;
+    const std::vector<Entry>* entries = nullptr;
+    size_t operator()(std::string_view row) const { return absl::Hash<std::string_view>()(row); }
+    size_t operator()(uint32_t position) const { return (*this)((*entries)[position].row); }
+  };
+  struct RowPositionEq {
+    using is_transparent = void;
+    const std::vector<Entry>* entries = nullptr;
+    std::string_view RowOf(uint32_t position) const { return (*entries)[position].row; }
+    std::string_view RowOf(std::string_view row) const { return row; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return RowOf(a) == RowOf(b);
+    }
+  };
+  using RowPositions = absl::flat_hash_set<uint32_t, RowPositionHash, RowPositionEq>;
   /// The rows of one key of one side. Once the other side has probed the key, `rows[i]` is
   /// `entries[i].row` decoded (`decoded`), kept in step with `entries` from then on: a
   /// key only ever written (the many prices of q7's bids, say) costs no decoded copy.
+  /// Never copied or moved (it lives in the cache's nodes): `positions` points at `entries`.
   struct KeyRows {
+    KeyRows() = default;
+    KeyRows(const KeyRows&) = delete;
+    KeyRows& operator=(const KeyRows&) = delete;
+
     std::vector<Entry> entries;
     std::vector<std::vector<Value>> rows;
     bool decoded = false;
-    /// Encoded row → its position, built once the key has many rows (a scan is cheaper
-    /// for a few), then kept up to date.
-    std::unordered_map<std::string, size_t> positions;
+    /// The positions of `entries`, by row, built once the key has many rows (a scan is
+    /// cheaper for a few), then kept up to date.
+    RowPositions positions;
     /// Rows removed since the last barrier, which the state table may hold.
     std::vector<std::string> removed;
     size_t bytes = 0;            // Of the encoded rows, roughly what the key costs in memory.

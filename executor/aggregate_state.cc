@@ -9,6 +9,28 @@
 #include "storage/row_codec.h"
 
 namespace stave::executor {
+
+AggregateState& AggregateState::operator=(const AggregateState& other) {
+  if (this == &other) return *this;
+  count = other.count;
+  int_sum = other.int_sum;
+  float_sum = other.float_sum;
+  extremum = other.extremum;
+  sum_scale = other.sum_scale;
+  extras_ = other.extras_ ? std::make_unique<AggregateExtras>(*other.extras_) : nullptr;
+  return *this;
+}
+
+const AggregateExtras& AggregateState::extras() const {
+  static const AggregateExtras kNone;
+  return extras_ ? *extras_ : kNone;
+}
+
+AggregateExtras& AggregateState::mutable_extras() {
+  if (!extras_) extras_ = std::make_unique<AggregateExtras>();
+  return *extras_;
+}
+
 namespace {
 
 using planner::AggregateKind;
@@ -42,20 +64,21 @@ storage::RowTypes StateTypes(const std::vector<planner::AggregateCall>& calls) {
 void AccumulateDecimal(const Decimal& value, int sign, AggregateState* state) {
   switch (value.kind) {
     case Decimal::Kind::kNaN:
-      state->nan_count += sign;
+      state->mutable_extras().nan_count += sign;
       return;
     case Decimal::Kind::kInfinity:
-      state->infinity_count += sign;
+      state->mutable_extras().infinity_count += sign;
       return;
     case Decimal::Kind::kNegativeInfinity:
-      state->negative_infinity_count += sign;
+      state->mutable_extras().negative_infinity_count += sign;
       return;
     case Decimal::Kind::kFinite:
       break;
   }
   // What leaves 128 bits joins wide_sum, exactly (and slowly); ordinary sums never do.
   auto add_wide = [&] {
-    state->wide_sum = decimal::Add(state->wide_sum, sign > 0 ? value : decimal::Negate(value));
+    Decimal& wide_sum = state->mutable_extras().wide_sum;
+    wide_sum = decimal::Add(wide_sum, sign > 0 ? value : decimal::Negate(value));
   };
   if (value.is_wide()) return add_wide();
   Int128 unscaled = value.unscaled;
@@ -65,8 +88,8 @@ void AccumulateDecimal(const Decimal& value, int sign, AggregateState* state) {
     if (state->int_sum != 0 &&
         (widen > decimal::kNarrowDigits ||
          __builtin_mul_overflow(state->int_sum, decimal::PowerOfTen(widen), &widened))) {
-      state->wide_sum =
-          decimal::Add(state->wide_sum, decimal::FromInt128(state->int_sum, state->sum_scale));
+      Decimal& wide_sum = state->mutable_extras().wide_sum;
+      wide_sum = decimal::Add(wide_sum, decimal::FromInt128(state->int_sum, state->sum_scale));
       widened = 0;
     }
     state->int_sum = widened;
@@ -86,15 +109,16 @@ void AccumulateDecimal(const Decimal& value, int sign, AggregateState* state) {
 
 // A numeric sum as a value: NaN if any input is NaN or infinities of both signs meet.
 Decimal DecimalSum(const AggregateState& state) {
-  if (state.nan_count > 0 || (state.infinity_count > 0 && state.negative_infinity_count > 0)) {
+  const AggregateExtras& extras = state.extras();
+  if (extras.nan_count > 0 || (extras.infinity_count > 0 && extras.negative_infinity_count > 0)) {
     return Decimal::NaN();
   }
-  if (state.infinity_count > 0) return Decimal::Infinity(false);
-  if (state.negative_infinity_count > 0) return Decimal::Infinity(true);
-  return decimal::Add(decimal::FromInt128(state.int_sum, state.sum_scale), state.wide_sum);
+  if (extras.infinity_count > 0) return Decimal::Infinity(false);
+  if (extras.negative_infinity_count > 0) return Decimal::Infinity(true);
+  return decimal::Add(decimal::FromInt128(state.int_sum, state.sum_scale), extras.wide_sum);
 }
 
-// Whether the call counts the rows holding each value (AggregateState::distinct_values).
+// Whether the call counts the rows holding each value (AggregateExtras::distinct_values).
 bool KeepsValues(const planner::AggregateCall& call) {
   return call.distinct || call.keeps_values || call.kind == AggregateKind::kArrayAgg ||
          call.kind == AggregateKind::kStringAgg;
@@ -111,7 +135,7 @@ bool HasDistinct(const std::vector<planner::AggregateCall>& calls) {
   return false;
 }
 
-// A value's entry in AggregateState::distinct_values: its key encoding, which orders values
+// A value's entry in AggregateExtras::distinct_values: its key encoding, which orders values
 // and makes equal numerics meet (1.50 and 1.5 have one key). For DISTINCT that is the point;
 // for min, max and array_agg, which show the values themselves, a numeric's display scale
 // follows (two bytes, so equal values still sort together) and comes back on decoding, as
@@ -188,11 +212,12 @@ Value CollectedValues(const planner::AggregateCall& call, const AggregateState& 
     for (int64_t i = 0; i < (call.distinct ? 1 : count); ++i) values.push_back(value);
   };
   if (call.descending) {
-    for (auto it = state.distinct_values.rbegin(); it != state.distinct_values.rend(); ++it) {
+    const auto& values = state.extras().distinct_values;
+    for (auto it = values.rbegin(); it != values.rend(); ++it) {
       add(it->first, it->second);
     }
   } else {
-    for (const auto& [key, count] : state.distinct_values) add(key, count);
+    for (const auto& [key, count] : state.extras().distinct_values) add(key, count);
   }
   if (values.empty() && nulls == 0) return Value::Null();
   if (call.kind == AggregateKind::kStringAgg) {
@@ -231,19 +256,21 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
     std::string key = input.order ? OrderedValueKey(call, input.order->GetValue(row),
                                                     arg->GetValue(row), arg->type)
                                   : ValueKey(call, arg->GetValue(row), arg->type);
-    auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
+    auto& values = state->mutable_extras().distinct_values;
+    auto [it, inserted] = values.try_emplace(std::move(key), 0);
     it->second += sign;
-    if (it->second == 0) state->distinct_values.erase(it);
+    if (it->second == 0) values.erase(it);
     return;
   }
   if (arg->IsNull(row)) return;
   if (KeepsValues(call)) {
     std::string key = ValueKey(call, arg->GetValue(row), arg->type);
-    auto [it, inserted] = state->distinct_values.try_emplace(std::move(key), 0);
+    auto& values = state->mutable_extras().distinct_values;
+    auto [it, inserted] = values.try_emplace(std::move(key), 0);
     int64_t before = it->second;
     it->second += sign;
     int64_t after = it->second;
-    if (after == 0) state->distinct_values.erase(it);
+    if (after == 0) values.erase(it);
     // Only a value's first arrival and its last departure change the aggregate.
     if ((before > 0) == (after > 0)) return;
     sign = after > 0 ? 1 : -1;
@@ -264,7 +291,7 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
     case AggregateKind::kMax: {
       if (KeepsValues(call)) {
         // The extreme of the values still held: the first or the last key.
-        const auto& values = state->distinct_values;
+        const auto& values = state->extras().distinct_values;
         if (values.empty()) {
           state->extremum = Value::Null();
           break;
@@ -380,11 +407,11 @@ void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
         case Slot::kSumScale:
           return Of(i).sum_scale;
         case Slot::kNanCount:
-          return Of(i).nan_count;
+          return Of(i).extras().nan_count;
         case Slot::kInfinityCount:
-          return Of(i).infinity_count;
+          return Of(i).extras().infinity_count;
         case Slot::kNegativeInfinityCount:
-          return Of(i).negative_infinity_count;
+          return Of(i).extras().negative_infinity_count;
         case Slot::kKeyScale:
           return state.key_scales[fields[i].index];
         case Slot::kFloatSum:
@@ -398,7 +425,8 @@ void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
     }
     std::string_view String(size_t i) const { return Of(i).extremum.string_value(); }
     const Decimal& Numeric(size_t i) const {
-      return fields[i].slot == Slot::kWideSum ? Of(i).wide_sum : Of(i).extremum.decimal_value();
+      return fields[i].slot == Slot::kWideSum ? Of(i).extras().wide_sum
+                                              : Of(i).extremum.decimal_value();
     }
   };
   if (!has_distinct_) {
@@ -415,7 +443,7 @@ void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
   out->replace(length_at, 4, length);
   for (size_t i = 0; i < call_count_; ++i) {
     if (!keeps_values_[i]) continue;
-    const auto& values = state.aggregates[i].distinct_values;
+    const auto& values = state.aggregates[i].extras().distinct_values;
     storage::AppendBigEndian32(static_cast<uint32_t>(values.size()), out);
     for (const auto& [value, count] : values) {
       storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), out);
@@ -473,13 +501,13 @@ bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
           Of(i).sum_scale = static_cast<int32_t>(value);
           break;
         case Slot::kNanCount:
-          Of(i).nan_count = value;
+          if (value != 0) Of(i).mutable_extras().nan_count = value;
           break;
         case Slot::kInfinityCount:
-          Of(i).infinity_count = value;
+          if (value != 0) Of(i).mutable_extras().infinity_count = value;
           break;
         case Slot::kNegativeInfinityCount:
-          Of(i).negative_infinity_count = value;
+          if (value != 0) Of(i).mutable_extras().negative_infinity_count = value;
           break;
         case Slot::kKeyScale:
           state.key_scales[fields[i].index] = static_cast<int32_t>(value);
@@ -502,7 +530,11 @@ bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
     }
     void Numeric(size_t i, const Decimal& value) {
       if (fields[i].slot == Slot::kWideSum) {
-        Of(i).wide_sum = value;
+        // The usual zero stays unallocated; any other value, even a zero of another scale, is
+        // kept as it was written.
+        bool zero = value.kind == Decimal::Kind::kFinite && !value.wide && value.unscaled == 0 &&
+                    value.scale == 0;
+        if (!zero) Of(i).mutable_extras().wide_sum = value;
       } else {
         Of(i).extremum = Value::Numeric(value);
       }
@@ -521,7 +553,7 @@ bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
       if (distinct_part.size() < size + 8u) return false;
       std::string value(distinct_part.substr(0, size));
       distinct_part.remove_prefix(size);
-      state->aggregates[i].distinct_values.emplace(
+      state->aggregates[i].mutable_extras().distinct_values.emplace(
           std::move(value), static_cast<int64_t>(storage::ReadBigEndian64(distinct_part)));
       distinct_part.remove_prefix(8);
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,16 +13,9 @@
 
 namespace stave::executor {
 
-/// The running state of one aggregate call within one group. Sums of integers are kept in
-/// 128 bits, so only the final result can overflow (and says so) — never an intermediate.
-/// Sums of numerics are exact too: the unscaled sum at the largest scale seen, and counts
-/// of the special values, so that every input can be retracted exactly.
-struct AggregateState {
-  int64_t count = 0;  ///< Rows counted (count(*)) or non-NULL inputs.
-  Int128 int_sum = 0;
-  double float_sum = 0;
-  Value extremum;         ///< min/max so far; NULL before the first input.
-  int32_t sum_scale = 0;  ///< numeric: the scale of `int_sum`.
+/// The parts of an aggregate's state that few calls use, apart so that the common ones (a
+/// count, a sum, a min or max) do not carry them in every group.
+struct AggregateExtras {
   int64_t nan_count = 0;  ///< numeric: NaN inputs, then Infinity and -Infinity inputs.
   int64_t infinity_count = 0;
   int64_t negative_infinity_count = 0;
@@ -33,6 +27,31 @@ struct AggregateState {
   /// result exact. Kept in the group's state entry: a group with very many distinct values
   /// pays for their size.
   std::map<std::string, int64_t> distinct_values;
+};
+
+/// The running state of one aggregate call within one group. Sums of integers are kept in
+/// 128 bits, so only the final result can overflow (and says so) — never an intermediate.
+/// Sums of numerics are exact too: the unscaled sum at the largest scale seen, and counts
+/// of the special values, so that every input can be retracted exactly.
+struct AggregateState {
+  AggregateState() = default;
+  AggregateState(const AggregateState& other) { *this = other; }
+  AggregateState(AggregateState&&) noexcept = default;
+  AggregateState& operator=(const AggregateState& other);
+  AggregateState& operator=(AggregateState&&) noexcept = default;
+
+  /// The extras, all zero and empty until first written.
+  const AggregateExtras& extras() const;
+  AggregateExtras& mutable_extras();
+
+  int64_t count = 0;  ///< Rows counted (count(*)) or non-NULL inputs.
+  Int128 int_sum = 0;
+  double float_sum = 0;
+  Value extremum;         ///< min/max so far; NULL before the first input.
+  int32_t sum_scale = 0;  ///< numeric: the scale of `int_sum`.
+
+ private:
+  std::unique_ptr<AggregateExtras> extras_;  // Allocated on the first write.
 };
 
 /// All aggregate states of one group, plus how many input rows the group holds (a keyed

@@ -9,7 +9,7 @@ namespace stave::planner {
 namespace {
 
 // array_agg(x [ORDER BY y]) and string_agg(x, delimiter [ORDER BY y]): they keep every value
-// with its count (AggregateState::distinct_values), ordered by the value's key encoding, or
+// with its count (AggregateExtras::distinct_values), ordered by the value's key encoding, or
 // by the ordering value's key encoding followed by the value's (AggregateCall::order_key).
 AggregateCall BindOrderedAggregateCall(const parser::FunctionCallExpr& call,
                                        const BindScope* scope) {

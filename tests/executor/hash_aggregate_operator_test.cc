@@ -287,10 +287,12 @@ TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
   state.aggregates[1].count = 2;
   state.aggregates[1].int_sum = -(Int128{1} << 70) - 5;  // Both 64-bit halves matter.
   state.aggregates[1].sum_scale = 2;
-  state.aggregates[1].nan_count = 1;
-  state.aggregates[1].wide_sum = decimal::Parse("12345678901234567890123456789012345678901");
+  state.aggregates[1].mutable_extras().nan_count = 1;
+  state.aggregates[1].mutable_extras().wide_sum =
+      decimal::Parse("12345678901234567890123456789012345678901");
   state.aggregates[2].extremum = Value::String("apple");
-  state.aggregates[3].distinct_values = {{"k1", 2}, {"k2", 1}};  // extremum stays NULL
+  state.aggregates[3].mutable_extras().distinct_values = {{"k1", 2},
+                                                          {"k2", 1}};  // extremum stays NULL
   state.key_scales = {4};
 
   // The layout as written before the codec: one row of Values through EncodeRow.
@@ -305,10 +307,10 @@ TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
     types.insert(types.end(), {TypeId::kInt64, TypeId::kInt64, TypeId::kInt64, TypeId::kFloat64,
                                calls[i].arg ? calls[i].arg->type : DataType(TypeId::kInt64)});
     if (i == 1) {
-      row.insert(
-          row.end(),
-          {Value::Int(each.sum_scale), Value::Int(each.nan_count), Value::Int(each.infinity_count),
-           Value::Int(each.negative_infinity_count), Value::Numeric(each.wide_sum)});
+      row.insert(row.end(), {Value::Int(each.sum_scale), Value::Int(each.extras().nan_count),
+                             Value::Int(each.extras().infinity_count),
+                             Value::Int(each.extras().negative_infinity_count),
+                             Value::Numeric(each.extras().wide_sum)});
       types.insert(types.end(), {TypeId::kInt64, TypeId::kInt64, TypeId::kInt64, TypeId::kInt64,
                                  TypeId::kNumeric});
     }
@@ -321,7 +323,7 @@ TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
   storage::AppendBigEndian32(static_cast<uint32_t>(fixed.size()), &expected);
   expected += fixed;
   storage::AppendBigEndian32(2, &expected);
-  for (const auto& [value, times] : state.aggregates[3].distinct_values) {
+  for (const auto& [value, times] : state.aggregates[3].extras().distinct_values) {
     storage::AppendBigEndian32(static_cast<uint32_t>(value.size()), &expected);
     expected += value;
     storage::AppendBigEndian64(static_cast<uint64_t>(times), &expected);
@@ -339,11 +341,12 @@ TEST(GroupStateCodecTest, WritesTheStoredLayoutAndReadsItBack) {
   EXPECT_EQ(decoded.aggregates[0].count, 3);
   EXPECT_TRUE(decoded.aggregates[1].int_sum == state.aggregates[1].int_sum);
   EXPECT_EQ(decoded.aggregates[1].sum_scale, 2);
-  EXPECT_EQ(decoded.aggregates[1].nan_count, 1);
-  EXPECT_TRUE(decoded.aggregates[1].wide_sum == state.aggregates[1].wide_sum);
+  EXPECT_EQ(decoded.aggregates[1].extras().nan_count, 1);
+  EXPECT_TRUE(decoded.aggregates[1].extras().wide_sum == state.aggregates[1].extras().wide_sum);
   EXPECT_EQ(decoded.aggregates[2].extremum, Value::String("apple"));
   EXPECT_TRUE(decoded.aggregates[3].extremum.is_null());
-  EXPECT_EQ(decoded.aggregates[3].distinct_values, state.aggregates[3].distinct_values);
+  EXPECT_EQ(decoded.aggregates[3].extras().distinct_values,
+            state.aggregates[3].extras().distinct_values);
   EXPECT_EQ(decoded.key_scales, std::vector<int32_t>{4});
 
   // Bytes that do not fit: cut short, or a NULL where a count belongs.

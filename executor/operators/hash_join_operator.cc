@@ -451,7 +451,7 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
         }
         cached_bytes_ -= KeyMemory(side, it->second);
         if (!it->second.entries.empty()) all_keys_cached_[side] = false;
-        it = cache_[side].erase(it);
+        cache_[side].erase(it++);
       }
     }
   }

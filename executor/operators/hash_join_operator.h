@@ -6,11 +6,11 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_set.h>
+#include <absl/container/node_hash_map.h>
 #include <absl/hash/hash.h>
 
 #include "executor/operators/stream_operator.h"
@@ -212,8 +212,9 @@ class HashJoinOperator : public StreamOperator {
   int64_t watermarks_[2] = {INT64_MIN, INT64_MIN};
   // Per side with expiry terms: expiry time → keys holding a row that expires then.
   std::map<int64_t, std::set<std::string>> expiry_index_[2];
-  // Per side: join key → its rows, decoded; the keys changed in this epoch; bytes cached.
-  std::unordered_map<std::string, KeyRows> cache_[2];
+  // Per side: join key → its rows; the keys changed in this epoch; bytes cached. A node
+  // map: KeyRows stay where they are (dirty_ and their own index point at them).
+  absl::node_hash_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
   // Per side: whether the cache holds every key with rows in the side's state, so that a key
   // it lacks has none and a probe need not read the store. True from an empty state until a

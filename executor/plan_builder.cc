@@ -339,7 +339,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       source.reader = std::make_unique<ViewSource>(
           scan.object, store, std::string(planner::ObjectTypeName(owner.type)) + " " + owner.name);
     } else {
-      source.reader = OpenSourceReader(*scan.object);
+      source.reader = OpenSourceReader(*scan.object, scan.read_columns);
     }
     source.counters.rows_in = rows_in;
     source.counters.bytes_in = bytes_in;

@@ -1,5 +1,6 @@
 #include "planner/column_pruning.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
@@ -229,6 +230,18 @@ Pruned Prune(const PruningRules& rules, const PlanNodePtr& node,
     case PlanNodeKind::kTimeWindow:
       if (rules.time_window_inputs) return PruneTimeWindow(rules, node, required);
       return PruneAll(rules, node);
+    case PlanNodeKind::kScan: {
+      // The scan's shape stays; it learns which columns nobody reads, which its source may
+      // then skip producing (Nexmark's `extra` padding, say).
+      const auto& scan = static_cast<const ScanNode&>(*node);
+      bool all_read = std::find(required.begin(), required.end(), false) == required.end();
+      if (all_read || required.size() != node->output.size() || required == scan.read_columns) {
+        return {node, Identity(node->output.size())};
+      }
+      auto copy = std::make_shared<ScanNode>(scan);
+      copy->read_columns = required;
+      return {std::move(copy), Identity(node->output.size())};
+    }
     default:
       return PruneAll(rules, node);
   }

@@ -49,6 +49,10 @@ struct ScanNode : PlanNode {
   ScanNode() : PlanNode(PlanNodeKind::kScan) {}
   CatalogObjectPtr object;
   std::shared_ptr<const std::vector<std::vector<Value>>> system_rows;
+  /// Per output column, whether anything above the scan reads it (set by PruneColumns;
+  /// empty: every column is). A source may leave the unread ones empty: nothing keeps,
+  /// shows or computes with them.
+  std::vector<bool> read_columns;
 };
 
 /// Constant rows: `rows` (each of the output's width; expressions over no columns, computed

@@ -19,6 +19,7 @@ std::string NodeText(const PlanNode& node, const std::map<const PlanNode*, size_
       const auto& scan = static_cast<const ScanNode&>(node);
       if (!scan.object || scan.system_rows) return "";
       text = fmt::format("scan {}", scan.object->id);
+      for (bool read : scan.read_columns) text += read ? " r" : " -";
       break;
     }
     case PlanNodeKind::kFilter:

@@ -24,12 +24,15 @@ void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry) {
 
 namespace {
 
-std::unique_ptr<SourceReader> OpenConnectorReader(const planner::CatalogObject& stream) {
+std::unique_ptr<SourceReader> OpenConnectorReader(const planner::CatalogObject& stream,
+                                                  const std::vector<bool>& read_columns) {
   if (stream.connector == "datagen") {
     return std::make_unique<DatagenSource>(DatagenOptions::Parse(stream.options, stream.columns));
   }
   if (stream.connector == "nexmark") {
-    return std::make_unique<NexmarkSource>(NexmarkOptions::Parse(stream.options, stream.columns));
+    NexmarkOptions options = NexmarkOptions::Parse(stream.options, stream.columns);
+    options.read_columns = read_columns;
+    return std::make_unique<NexmarkSource>(std::move(options));
   }
   if (stream.connector == "socket") {
     return std::make_unique<SocketSource>(SocketOptions::Parse(stream.options, stream.columns));
@@ -45,8 +48,9 @@ std::unique_ptr<SourceReader> OpenConnectorReader(const planner::CatalogObject& 
 
 }  // namespace
 
-std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream) {
-  std::unique_ptr<SourceReader> reader = OpenConnectorReader(stream);
+std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream,
+                                               const std::vector<bool>& read_columns) {
+  std::unique_ptr<SourceReader> reader = OpenConnectorReader(stream, read_columns);
   if (!stream.watermark) return reader;
   return std::make_unique<WatermarkReader>(std::move(reader), *stream.watermark_column,
                                            stream.watermark, stream.watermark_idle_timeout);

@@ -15,9 +15,11 @@ namespace stave::executor {
 /// Adds every built-in connector's spec to the planner's registry (done once at start).
 void RegisterBuiltinConnectors(planner::ConnectorRegistry* registry);
 
-/// Opens a reader of `stream` at its beginning. Throws SqlError if the connector is
-/// unknown or its options are bad.
-std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream);
+/// Opens a reader of `stream` at its beginning. `read_columns`: per column, whether the
+/// query reads it (empty: all are); a reader may leave the others empty. Throws SqlError if
+/// the connector is unknown or its options are bad.
+std::unique_ptr<SourceReader> OpenSourceReader(const planner::CatalogObject& stream,
+                                               const std::vector<bool>& read_columns = {});
 
 /// A sink's target, and the positions of the target's key among the sink's columns
 /// (empty: every row is appended).

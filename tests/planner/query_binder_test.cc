@@ -175,6 +175,23 @@ TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {
   EXPECT_THROW(Bind(sql, QueryPurpose::kMaterializedView, kPlanVersion + 1), SqlError);
 }
 
+TEST_F(QueryBinderTest, AScanKnowsWhichOfItsColumnsNothingReads) {
+  auto scan_of = [](const BoundQuery& query) {
+    const PlanNode* node = query.root.get();
+    while (node->kind != PlanNodeKind::kScan) node = node->input.get();
+    return static_cast<const ScanNode*>(node);
+  };
+  // `name` is read by nothing: the source may skip it. The filter's column is read.
+  BoundQuery grouped = Bind("SELECT id, count(*) FROM s WHERE price > 1 GROUP BY id",
+                            QueryPurpose::kMaterializedView);
+  const ScanNode* scan = scan_of(grouped);
+  EXPECT_EQ(scan->read_columns, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(scan->output.size(), 3u);  // The scan's shape stays.
+  // Every column shown: no mark.
+  EXPECT_TRUE(
+      scan_of(Bind("SELECT * FROM s", QueryPurpose::kMaterializedView))->read_columns.empty());
+}
+
 TEST_F(QueryBinderTest, TimeWindowInputsCarryOnlyReadColumnsFromPlanVersion3) {
   // HOP copies each row into every window it falls in: the string column nothing reads
   // stays behind.

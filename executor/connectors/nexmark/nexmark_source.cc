@@ -311,8 +311,10 @@ NexmarkOptions NexmarkOptions::Parse(const std::map<std::string, std::string>& o
 
 NexmarkSource::NexmarkSource(NexmarkOptions options) : options_(std::move(options)) {
   size_t extra_field = FieldsOf(options_.type).size() - 1;
-  want_extra_ = std::find(options_.fields.begin(), options_.fields.end(), extra_field) !=
-                options_.fields.end();
+  for (size_t c = 0; c < options_.fields.size(); ++c) {
+    bool read = options_.read_columns.size() != options_.fields.size() || options_.read_columns[c];
+    if (options_.fields[c] == extra_field && read) want_extra_ = true;
+  }
   rate_start_ = std::chrono::steady_clock::now();
 }
 

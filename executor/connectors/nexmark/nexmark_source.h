@@ -33,6 +33,9 @@ struct NexmarkOptions {
   /// NexmarkColumnNames(type)), and its declared type.
   std::vector<size_t> fields;
   std::vector<DataType> types;
+  /// Per declared column, whether the query reads it (empty: all are). The `extra` padding
+  /// is generated only if read: its random letters cost more than the rest of a bid.
+  std::vector<bool> read_columns;
 
   /// Throws SqlError 22023 naming the offending option or column, 42804 for a column of
   /// the wrong type.

@@ -100,8 +100,13 @@ class HashJoinOperator : public StreamOperator {
     std::string row;
     int64_t count = 0;
     int64_t matches = 0;
+    /// For a side cleaned by watermark, when the row expires, once known (kExpiryUnknown
+    /// before): a key's rows are checked at every expiry time of one of them, and decoding
+    /// each again every time made a hot key's cleaning quadratic in decodes.
+    int64_t expiry = kExpiryUnknown;
     bool dirty = false;  // Changed since the last barrier.
   };
+  static constexpr int64_t kExpiryUnknown = INT64_MIN;
   /// A row's stored value: its count and matches.
   static std::string EncodeCounts(const Entry& entry);
   /// Throws XX001 on corrupt bytes.
@@ -140,9 +145,10 @@ class HashJoinOperator : public StreamOperator {
     }
   };
   using RowPositions = absl::flat_hash_set<uint32_t, RowPositionHash, RowPositionEq>;
-  /// The rows of one key of one side. Once the other side has probed the key, `rows[i]` is
-  /// `entries[i].row` decoded (`decoded`), kept in step with `entries` from then on: a
-  /// key only ever written (the many prices of q7's bids, say) costs no decoded copy.
+  /// The rows of one key of one side. Once the other side has probed a key of a few rows,
+  /// `rows[i]` is `entries[i].row` decoded (`decoded`), kept in step with `entries` from
+  /// then on; a key of more rows, or one only ever written (the many prices of q7's bids,
+  /// say), costs no decoded copy.
   /// Never copied or moved (it lives in the cache's nodes): `positions` points at `entries`.
   struct KeyRows {
     KeyRows() = default;
@@ -181,7 +187,8 @@ class HashJoinOperator : public StreamOperator {
   void MarkDirty(size_t side, const std::string& key, KeyRows& rows, Entry& entry);
   /// Writes the changed rows of a dirty key into the state table.
   void WriteKey(size_t side, const std::string& key, KeyRows& rows);
-  /// The key's rows decoded (decoded now if they were not).
+  /// The key's rows decoded: kept decoded from now on if the key has a few rows, else
+  /// decoded into a scratch valid until the next call.
   const std::vector<std::vector<Value>>& Decoded(size_t side, KeyRows& rows);
   /// What a cached key takes in memory, roughly.
   size_t KeyMemory(size_t side, const KeyRows& rows) const;
@@ -205,7 +212,8 @@ class HashJoinOperator : public StreamOperator {
   std::vector<size_t> residual_columns_;
   std::vector<DataType> residual_types_;
   Chunk output_;
-  std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
+  std::vector<std::vector<Value>> probe_rows_;  // Decoded(): the rows of a large key.
+  std::vector<Value> null_rows_[2];             // A side's row of NULLs, for padding.
   size_t instance_;
   size_t parallelism_;
   // Each side's watermark: rows of the other side expire against it.

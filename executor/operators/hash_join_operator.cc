@@ -140,29 +140,27 @@ size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
   return 128 + rows.bytes + rows.entries.size() * (sizeof(Entry) + 16 + decoded);
 }
 
+std::vector<Value> HashJoinOperator::DecodeStoredRow(size_t side, std::string_view row) const {
+  std::optional<std::vector<Value>> decoded = storage::DecodeRow(row, types_[side]);
+  if (!decoded) throw SqlError("XX001", "corrupt join state");
+  return std::move(*decoded);
+}
+
 const std::vector<std::vector<Value>>& HashJoinOperator::Decoded(size_t side, KeyRows& rows) {
   if (rows.decoded) return rows.rows;
-  if (rows.entries.size() > kDecodedRows) {
-    probe_rows_.resize(rows.entries.size());
-    for (size_t i = 0; i < rows.entries.size(); ++i) {
-      std::optional<std::vector<Value>> decoded =
-          storage::DecodeRow(rows.entries[i].row, types_[side]);
-      if (!decoded) throw SqlError("XX001", "corrupt join state");
-      probe_rows_[i] = std::move(*decoded);
-    }
-    return probe_rows_;
-  }
+  // A large key's rows go into the scratch; a small key keeps them.
+  bool keep = rows.entries.size() <= kDecodedRows;
+  std::vector<std::vector<Value>>& decoded = keep ? rows.rows : probe_rows_;
   size_t before = KeyMemory(side, rows);
-  rows.rows.clear();
-  rows.rows.reserve(rows.entries.size());
-  for (const Entry& entry : rows.entries) {
-    std::optional<std::vector<Value>> decoded = storage::DecodeRow(entry.row, types_[side]);
-    if (!decoded) throw SqlError("XX001", "corrupt join state");
-    rows.rows.push_back(std::move(*decoded));
+  decoded.resize(rows.entries.size());
+  for (size_t i = 0; i < rows.entries.size(); ++i) {
+    decoded[i] = DecodeStoredRow(side, rows.entries[i].row);
   }
-  rows.decoded = true;
-  cached_bytes_ += KeyMemory(side, rows) - before;
-  return rows.rows;
+  if (keep) {
+    rows.decoded = true;
+    cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+  }
+  return decoded;
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
@@ -246,7 +244,7 @@ void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
   } else if (rows.decoded) {
     rows.rows.push_back(row);
   }
-  cached_bytes_ = cached_bytes_ + KeyMemory(side, rows) - before;
+  cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
 }
 
 void HashJoinOperator::RemoveRow(size_t side, KeyRows& rows, size_t position) {
@@ -548,9 +546,7 @@ void HashJoinOperator::LoadExpiryIndex(size_t side, const storage::Snapshot& sna
     }
     std::string_view join_key = key.substr(0, key.size() - row.size());
     auto index = [&](std::string_view encoded) {
-      std::optional<std::vector<Value>> decoded = storage::DecodeRow(encoded, types_[side]);
-      if (!decoded) throw SqlError("XX001", "corrupt join state");
-      if (std::optional<int64_t> expiry = RowExpiry(side, *decoded)) {
+      if (std::optional<int64_t> expiry = RowExpiry(side, DecodeStoredRow(side, encoded))) {
         expiry_index_[side][*expiry].emplace(join_key);
       }
     };
@@ -584,10 +580,7 @@ void HashJoinOperator::ExpireRows(size_t side, int64_t watermark) {
         } else if (rows.decoded) {
           expiry = RowExpiry(side, rows.rows[i]);
         } else {
-          std::optional<std::vector<Value>> row =
-              storage::DecodeRow(rows.entries[i].row, types_[side]);
-          if (!row) throw SqlError("XX001", "corrupt join state");
-          expiry = RowExpiry(side, *row);
+          expiry = RowExpiry(side, DecodeStoredRow(side, rows.entries[i].row));
         }
         if (expiry) rows.entries[i].expiry = *expiry;
         if (expiry && *expiry > watermark) continue;

@@ -187,6 +187,8 @@ class HashJoinOperator : public StreamOperator {
   void MarkDirty(size_t side, const std::string& key, KeyRows& rows, Entry& entry);
   /// Writes the changed rows of a dirty key into the state table.
   void WriteKey(size_t side, const std::string& key, KeyRows& rows);
+  /// A stored row of `side` decoded. Throws XX001 on corrupt bytes.
+  std::vector<Value> DecodeStoredRow(size_t side, std::string_view row) const;
   /// The key's rows decoded: kept decoded from now on if the key has a few rows, else
   /// decoded into a scratch valid until the next call.
   const std::vector<std::vector<Value>>& Decoded(size_t side, KeyRows& rows);

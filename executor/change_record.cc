@@ -51,23 +51,13 @@ std::string EncodeChangeRecord(const std::vector<RowChange>& changes,
 }
 
 std::string EncodeChangeRecord(const Chunk& changes, const storage::RowTypes& types) {
-  // A row's fields read straight from the chunk's columns: no Value per field.
-  struct FromColumns {
-    const Chunk& chunk;
-    size_t row;
-    bool IsNull(size_t i) const { return chunk.columns[i].IsNull(row); }
-    int64_t Int(size_t i) const { return chunk.columns[i].ints[row]; }
-    double Double(size_t i) const { return chunk.columns[i].doubles[row]; }
-    std::string_view String(size_t i) const { return chunk.columns[i].strings[row]; }
-    const Decimal& Numeric(size_t i) const { return chunk.columns[i].decimals[row]; }
-  };
   std::string record;
   AppendVarint(changes.size(), &record);
   std::string row;
   for (size_t r = 0; r < changes.size(); ++r) {
     record.push_back(static_cast<char>(changes.ops[r]));
     row.clear();
-    storage::EncodeRowFrom(FromColumns{changes, r}, types, &row);
+    storage::EncodeRowFrom(ChunkRow{changes, r}, types, &row);
     AppendVarint(row.size(), &record);
     record.append(row);
   }

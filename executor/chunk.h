@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/data_type.h"
@@ -43,6 +44,9 @@ struct Column {
   void AppendFrom(const Column& other, size_t row);
   /// Appends rows [begin, end) of `other` (same physical type).
   void AppendRange(const Column& other, size_t begin, size_t end);
+  /// Appends the rows of `other` at positions `rows[0..count)`, in that order (same physical
+  /// type): one pass per vector, with no branch per row.
+  void AppendRows(const Column& other, const uint32_t* rows, size_t count);
   /// Whether row `row` holds the same value as row `other_row` of `other` (same physical
   /// type), as Value's == has it: NULLs alike, doubles by ==, numerics digit for digit.
   bool SameValue(size_t row, const Column& other, size_t other_row) const;
@@ -52,6 +56,9 @@ struct Column {
   size_t MemoryBytes() const;
 
   Value GetValue(size_t row) const;
+  /// Appends row `row` as storage::EncodeKeyValue would encode GetValue(row), without
+  /// building the Value (a string is not copied).
+  void AppendKey(size_t row, std::string* out) const;
 };
 
 /// A batch of changelog rows in columns: the unit data moves in between operators, so that
@@ -82,6 +89,20 @@ struct Chunk {
   size_t MemoryBytes() const;
   /// The rows whose `keep` flag is set, in order.
   Chunk Select(const std::vector<uint8_t>& keep) const;
+  /// The rows at positions `rows[0..count)`, in that order.
+  Chunk Gather(const uint32_t* rows, size_t count) const;
+};
+
+/// One row of a chunk's columns, as storage::EncodeRowFrom reads a row's fields: straight
+/// from the columns, with no Value per field.
+struct ChunkRow {
+  const Chunk& chunk;
+  size_t row;
+  bool IsNull(size_t i) const { return chunk.columns[i].IsNull(row); }
+  int64_t Int(size_t i) const { return chunk.columns[i].ints[row]; }
+  double Double(size_t i) const { return chunk.columns[i].doubles[row]; }
+  std::string_view String(size_t i) const { return chunk.columns[i].strings[row]; }
+  const Decimal& Numeric(size_t i) const { return chunk.columns[i].decimals[row]; }
 };
 
 /// Rows per chunk produced by sources and batch scans.

@@ -237,36 +237,48 @@ uint32_t ReadBigEndian32(std::string_view bytes) {
   return value;
 }
 
-void EncodeKeyValue(const Value& value, DataType type, std::string* out) {
-  if (value.is_null()) {
-    out->push_back(kNullMarker);
-    return;
-  }
+void AppendKeyNull(std::string* out) { out->push_back(kNullMarker); }
+
+void AppendKeyInt(int64_t value, std::string* out) {
   out->push_back(kValueMarker);
+  AppendBigEndian64(static_cast<uint64_t>(value) ^ (uint64_t{1} << 63), out);
+}
+
+void AppendKeyDouble(double value, std::string* out) {
+  out->push_back(kValueMarker);
+  AppendBigEndian64(DoubleToOrderedBits(value), out);
+}
+
+void AppendKeyString(std::string_view text, std::string* out) {
+  out->push_back(kValueMarker);
+  // Each NUL becomes NUL 0xFF, so that NUL NUL ends the value and keys keep their order.
+  while (true) {
+    size_t nul = text.find('\0');
+    out->append(text.data(), nul == std::string_view::npos ? text.size() : nul);
+    if (nul == std::string_view::npos) break;
+    out->push_back('\0');
+    out->push_back(static_cast<char>(0xFF));
+    text.remove_prefix(nul + 1);
+  }
+  out->append(2, '\0');
+}
+
+void AppendKeyNumeric(const Decimal& value, std::string* out) {
+  out->push_back(kValueMarker);
+  EncodeKeyDecimal(value, out);
+}
+
+void EncodeKeyValue(const Value& value, DataType type, std::string* out) {
+  if (value.is_null()) return AppendKeyNull(out);
   switch (type.physical()) {
     case PhysicalType::kInt64:
-      AppendBigEndian64(static_cast<uint64_t>(value.int_value()) ^ (uint64_t{1} << 63), out);
-      break;
+      return AppendKeyInt(value.int_value(), out);
     case PhysicalType::kFloat64:
-      AppendBigEndian64(DoubleToOrderedBits(value.double_value()), out);
-      break;
-    case PhysicalType::kString: {
-      // Each NUL becomes NUL 0xFF, so that NUL NUL ends the value and keys keep their order.
-      std::string_view text = value.string_value();
-      while (true) {
-        size_t nul = text.find('\0');
-        out->append(text.data(), nul == std::string_view::npos ? text.size() : nul);
-        if (nul == std::string_view::npos) break;
-        out->push_back('\0');
-        out->push_back(static_cast<char>(0xFF));
-        text.remove_prefix(nul + 1);
-      }
-      out->append(2, '\0');
-      break;
-    }
+      return AppendKeyDouble(value.double_value(), out);
+    case PhysicalType::kString:
+      return AppendKeyString(value.string_value(), out);
     case PhysicalType::kDecimal:
-      EncodeKeyDecimal(value.decimal_value(), out);
-      break;
+      return AppendKeyNumeric(value.decimal_value(), out);
   }
 }
 

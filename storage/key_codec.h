@@ -17,6 +17,14 @@ namespace stave::storage {
 /// that 1.10 and 1.1 have one encoding (EncodeKeyDecimal).
 void EncodeKeyValue(const Value& value, DataType type, std::string* out);
 
+/// EncodeKeyValue by physical type, for a value held unboxed (a column's row): each appends
+/// the marker byte, then the value.
+void AppendKeyNull(std::string* out);
+void AppendKeyInt(int64_t value, std::string* out);
+void AppendKeyDouble(double value, std::string* out);
+void AppendKeyString(std::string_view value, std::string* out);
+void AppendKeyNumeric(const Decimal& value, std::string* out);
+
 /// A numeric as a key: a class byte (-Infinity, negative, zero, positive, Infinity, NaN, in
 /// PostgreSQL's order), then for a nonzero value the exponent of its first digit (3 bytes,
 /// biased) and its significant digits in groups of 38 (each 16 bytes, big-endian, the last

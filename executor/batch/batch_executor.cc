@@ -249,7 +249,7 @@ std::vector<Chunk> Aggregate(const planner::AggregateNode& node, std::vector<Chu
     for (size_t row = 0; row < chunk.size(); ++row) {
       key.clear();
       for (size_t k = 0; k < key_columns.size(); ++k) {
-        storage::EncodeKeyValue(key_columns[k].GetValue(row), key_types[k], &key);
+        key_columns[k].AppendKey(row, &key);
       }
       size_t group;
       auto it = index.find(key);
@@ -317,7 +317,7 @@ std::vector<Chunk> Join(const planner::JoinNode& node, std::vector<Chunk> left,
         bool null_key = false;
         for (size_t k = 0; k < keys.size(); ++k) {
           if (key_columns[k].IsNull(r)) null_key = true;
-          storage::EncodeKeyValue(key_columns[k].GetValue(r), keys[k]->type, &key);
+          key_columns[k].AppendKey(r, &key);
         }
         side->keys.push_back(null_key ? std::string() : std::move(key));
         side->null_key.push_back(null_key ? 1 : 0);
@@ -439,7 +439,7 @@ std::vector<Value> ComputeWindowFunction(const planner::WindowFunction& function
     for (const auto& key : function.partition_keys) {
       Column column = Evaluate(*key, chunk);
       for (size_t r = 0; r < chunk.size(); ++r) {
-        storage::EncodeKeyValue(column.GetValue(r), key->type, &partition[base + r]);
+        column.AppendKey(r, &partition[base + r]);
       }
     }
     for (const auto& key : function.order_keys) {

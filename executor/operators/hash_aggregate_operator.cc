@@ -190,7 +190,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     std::string& key = row_keys_[row];
     key.clear();
     for (size_t k = 0; k < keys.size(); ++k) {
-      storage::EncodeKeyValue(keys[k].GetValue(row), key_types_[k], &key);
+      keys[k].AppendKey(row, &key);
     }
   }
   // Groups are read at random. The rows' groups are found first, prefetching the slots of

@@ -334,7 +334,7 @@ void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
     bool null_key = false;
     for (size_t k = 0; k < keys.size(); ++k) {
       if (key_columns[k].IsNull(r)) null_key = true;
-      storage::EncodeKeyValue(key_columns[k].GetValue(r), keys[k]->type, &key);
+      key_columns[k].AppendKey(r, &key);
     }
     ApplyRow(side, chunk.GetRow(r), RowSign(chunk.ops[r]), key, null_key);
   }

@@ -72,7 +72,7 @@ void SinkOperator::Gather(Chunk chunk) {
     for (size_t row = p == first_part ? first_row : 0; row < part.size(); ++row) {
       key.clear();
       for (size_t column : key_columns_) {
-        storage::EncodeKeyValue(part.columns[column].GetValue(row), types_[column], &key);
+        part.columns[column].AppendKey(row, &key);
       }
       auto [it, inserted] =
           last_by_key_.try_emplace(key, static_cast<uint32_t>(p), static_cast<uint32_t>(row));

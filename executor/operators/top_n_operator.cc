@@ -168,8 +168,7 @@ void TopNOperator::OnChunk(Chunk chunk) {
   for (size_t row = 0; row < chunk.size(); ++row) {
     key.clear();
     for (size_t k = 0; k < partition_columns.size(); ++k) {
-      storage::EncodeKeyValue(partition_columns[k].GetValue(row), function.partition_keys[k]->type,
-                              &key);
+      partition_columns[k].AppendKey(row, &key);
     }
     auto [it, inserted] = rows_of.try_emplace(key);
     if (inserted) touched.push_back(key);

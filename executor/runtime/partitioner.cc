@@ -39,9 +39,7 @@ std::vector<Chunk> Partitioner::Split(Chunk chunk) {
   std::string encoded;
   for (size_t row = 0; row < chunk.size(); ++row) {
     encoded.clear();
-    for (size_t k = 0; k < keys.size(); ++k) {
-      storage::EncodeKeyValue(keys[k].GetValue(row), keys[k].type, &encoded);
-    }
+    for (const Column& key : keys) key.AppendKey(row, &encoded);
     owner[row] = static_cast<uint32_t>(InstanceOfKey(encoded, outputs_));
     ++counts[owner[row]];
   }
@@ -51,11 +49,18 @@ std::vector<Chunk> Partitioner::Split(Chunk chunk) {
       return parts;
     }
   }
-  std::vector<uint8_t> keep(chunk.size());
-  for (size_t output = 0; output < outputs_; ++output) {
-    if (counts[output] == 0) continue;
-    for (size_t row = 0; row < chunk.size(); ++row) keep[row] = owner[row] == output;
-    parts[output] = chunk.Select(keep);
+  // Each output's row positions, in order and side by side (a counting sort), then one
+  // gather per output.
+  std::vector<size_t> next(outputs_);
+  for (size_t output = 1; output < outputs_; ++output) {
+    next[output] = next[output - 1] + counts[output - 1];
+  }
+  std::vector<uint32_t> rows(chunk.size());
+  for (size_t row = 0; row < chunk.size(); ++row) {
+    rows[next[owner[row]]++] = static_cast<uint32_t>(row);
+  }
+  for (size_t output = 0, begin = 0; output < outputs_; begin += counts[output], ++output) {
+    if (counts[output] > 0) parts[output] = chunk.Gather(rows.data() + begin, counts[output]);
   }
   return parts;
 }

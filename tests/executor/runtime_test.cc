@@ -240,6 +240,88 @@ struct TwoInputTask {
   Scheduler scheduler{2};
 };
 
+// A chunk of every physical type, NULLs and strings with NUL bytes among them, and all
+// four kinds of change.
+Chunk MixedRows(size_t count) {
+  Chunk chunk =
+      Chunk::WithTypes({TypeId::kInt64, TypeId::kVarchar, TypeId::kFloat64, TypeId::kNumeric});
+  const RowOp ops[] = {RowOp::kInsert, RowOp::kDelete, RowOp::kUpdateDelete, RowOp::kUpdateInsert};
+  for (size_t i = 0; i < count; ++i) {
+    auto n = static_cast<int64_t>(i);
+    chunk.AppendRow(
+        {i % 7 == 0 ? Value::Null() : Value::Int(n * 37 - 500),
+         i % 5 == 0 ? Value::Null()
+                    : Value::String("s" + std::to_string(n) + std::string(i % 3, '\0')),
+         i % 11 == 0 ? Value::Null() : Value::Double(0.5 * static_cast<double>(n)),
+         i % 13 == 0 ? Value::Null() : Value::Numeric(decimal::Parse(std::to_string(n) + ".250"))},
+        ops[i % 4]);
+  }
+  return chunk;
+}
+
+TEST(PartitionerTest, EachPartKeepsItsRowsWholeAndInOrder) {
+  Chunk chunk = MixedRows(3000);
+  // By the string and the numeric: keys of two columns, NULLs among them.
+  Partitioner partitioner =
+      Partitioner::ByKey(3, {planner::BoundExpr::MakeColumn(1, TypeId::kVarchar),
+                             planner::BoundExpr::MakeColumn(3, TypeId::kNumeric)});
+  std::vector<Chunk> parts = partitioner.Split(chunk);
+  ASSERT_EQ(parts.size(), 3u);
+  // Each row of the chunk is the next row of the part that owns its key.
+  std::vector<size_t> next(3);
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    std::string key;
+    storage::EncodeKeyValue(chunk.columns[1].GetValue(r), TypeId::kVarchar, &key);
+    storage::EncodeKeyValue(chunk.columns[3].GetValue(r), TypeId::kNumeric, &key);
+    size_t owner = InstanceOfKey(key, 3);
+    ASSERT_LT(next[owner], parts[owner].size());
+    EXPECT_EQ(parts[owner].GetRow(next[owner]), chunk.GetRow(r)) << "row " << r;
+    EXPECT_EQ(parts[owner].ops[next[owner]], chunk.ops[r]) << "row " << r;
+    ++next[owner];
+  }
+  for (size_t instance = 0; instance < 3; ++instance) {
+    EXPECT_EQ(next[instance], parts[instance].size());
+    EXPECT_GT(parts[instance].size(), 500u);
+  }
+}
+
+TEST(ChunkTest, AColumnsKeyIsTheEncodingOfItsValue) {
+  Chunk chunk = MixedRows(200);
+  for (const Column& column : chunk.columns) {
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      std::string expected;
+      storage::EncodeKeyValue(column.GetValue(r), column.type, &expected);
+      std::string key = "prefix";
+      column.AppendKey(r, &key);
+      EXPECT_EQ(key, "prefix" + expected) << column.type.Name() << " row " << r;
+    }
+  }
+}
+
+TEST(ChunkTest, SelectAndGatherKeepTheChosenRowsInOrder) {
+  Chunk chunk = MixedRows(100);
+  std::vector<uint8_t> keep(chunk.size());
+  std::vector<uint32_t> rows;
+  for (size_t r = 0; r < chunk.size(); ++r) {
+    keep[r] = r % 3 == 1 || r > 90;
+    if (keep[r]) rows.push_back(static_cast<uint32_t>(r));
+  }
+  Chunk selected = chunk.Select(keep);
+  ASSERT_EQ(selected.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(selected.GetRow(i), chunk.GetRow(rows[i]));
+    EXPECT_EQ(selected.ops[i], chunk.ops[rows[i]]);
+  }
+  // Gather takes any order, repeats included.
+  std::vector<uint32_t> shuffled = {7, 3, 3, 99, 0};
+  Chunk gathered = chunk.Gather(shuffled.data(), shuffled.size());
+  ASSERT_EQ(gathered.size(), shuffled.size());
+  for (size_t i = 0; i < shuffled.size(); ++i) {
+    EXPECT_EQ(gathered.GetRow(i), chunk.GetRow(shuffled[i]));
+  }
+  EXPECT_EQ(chunk.Select(std::vector<uint8_t>(chunk.size(), 0)).size(), 0u);
+}
+
 TEST(OperatorTaskTest, BarriersAreAlignedAcrossInputs) {
   // Input a: rows 0-1, barrier, row 2. Input b: row 10, then (later) row 11, barrier.
   // The barrier may pass only once both inputs delivered theirs, and row 2 (after a's

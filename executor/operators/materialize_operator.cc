@@ -65,8 +65,7 @@ bool MaterializeOperator::NextRowHasKey(const Chunk& chunk, size_t row, std::str
   if (row >= chunk.size() || chunk.ops[row] != RowOp::kUpdateInsert) return false;
   scratch->clear();
   for (size_t column : key_columns_) {
-    storage::EncodeKeyValue(chunk.columns[column].GetValue(row), chunk.columns[column].type,
-                            scratch);
+    chunk.columns[column].AppendKey(row, scratch);
   }
   return *scratch == key;
 }
@@ -75,13 +74,15 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
   std::string key;
   std::string next_key;
   std::string value;
-  std::vector<Value> row(visible_types_.size());
+  // Whether `key` already holds row r's key: the insert of an update pair, whose key
+  // NextRowHasKey encoded and found equal to the delete's.
+  bool key_known = false;
   for (size_t r = 0; r < chunk.size(); ++r) {
-    key.clear();
+    if (!key_known) key.clear();
     if (multiset_) {
       // The row's encoding, its count, and the copy this change writes or removes.
       for (size_t c = 0; c < visible_types_.size(); ++c) {
-        storage::EncodeKeyValue(chunk.columns[c].GetValue(r), visible_types_[c], &key);
+        chunk.columns[c].AppendKey(r, &key);
       }
       std::optional<std::string> stored = counters_.Get(key).ValueOrThrow();
       int64_t count = stored && stored->size() == 8
@@ -106,16 +107,13 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
       storage::AppendBigEndian32(instance_, &key);
       storage::AppendBigEndian64(next_row_id_++, &key);
       row_id_dirty_ = true;
-    } else {
-      for (size_t column : key_columns_) {
-        storage::EncodeKeyValue(chunk.columns[column].GetValue(r), chunk.columns[column].type,
-                                &key);
-      }
+    } else if (!key_known) {
+      for (size_t column : key_columns_) chunk.columns[column].AppendKey(r, &key);
     }
-    for (size_t c = 0; c < visible_types_.size(); ++c) row[c] = chunk.columns[c].GetValue(r);
+    key_known = false;
     if (RowSign(chunk.ops[r]) > 0) {
       value.clear();
-      storage::EncodeRow(row, visible_types_, &value);
+      storage::EncodeRowFrom(ChunkRow{chunk, r}, visible_types_, &value);
       if (!keyed_ && !multiset_) {
         // A new row number, never read back: appended in the instance's virtual node, in
         // order (the key is the instance, then the row number).
@@ -124,14 +122,19 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
       } else {
         rows_.Put(key, value);
       }
-    } else if (!(keyed_ && chunk.ops[r] == RowOp::kUpdateDelete &&
-                 NextRowHasKey(chunk, r + 1, key, &next_key))) {
+    } else if (keyed_ && chunk.ops[r] == RowOp::kUpdateDelete &&
+               NextRowHasKey(chunk, r + 1, key, &next_key)) {
       // The delete of an update pair that keeps its key is left out: the insert that
       // follows overwrites the row.
+      key_known = true;
+    } else {
       rows_.Delete(key);
     }
     if (logging_) {
-      std::vector<Value> logged = row;
+      std::vector<Value> logged;
+      logged.reserve(visible_types_.size() + 1);
+      for (size_t c = 0; c < visible_types_.size(); ++c)
+        logged.push_back(chunk.columns[c].GetValue(r));
       logged.push_back(Value::String(key));
       logged_bytes_ += key.size() * 2 + value.size() + 16;
       epoch_changes_.push_back({chunk.ops[r], key, std::move(logged)});

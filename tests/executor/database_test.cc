@@ -623,10 +623,11 @@ TEST_F(DatabaseTest, ViewsOverViews) {
 
 TEST_F(DatabaseTest, StateLargerThanTheMemoryBudgetCheckpointsEarly) {
   // 50,000 groups of state under a 64 kB budget, with no timed checkpoints: the engine must
-  // commit early and often, and the result must still be exact.
+  // commit early and often, and the result must still be exact. The source is paced (over
+  // about half a second): unpaced, it can finish between two of the coordinator's looks.
   Open(std::chrono::milliseconds(0), 64 << 10);
   Run("CREATE STREAM s (id BIGINT) WITH (connector = 'datagen', 'fields.id.kind' = 'sequence', "
-      "'fields.id.end' = '100000')");
+      "'fields.id.end' = '100000', 'rows-per-second' = '200000')");
   Run("CREATE MATERIALIZED VIEW g AS SELECT id % 50000 AS k, count(*) AS n, sum(id) AS total "
       "FROM s GROUP BY id % 50000");
   auto metric = [&](const std::string& name) {

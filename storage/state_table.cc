@@ -1,6 +1,8 @@
 #include "storage/state_table.h"
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "storage/key_codec.h"
@@ -30,21 +32,73 @@ std::string_view StateTable::ScratchKey(std::string_view key, uint16_t virtual_n
   return key_scratch_;
 }
 
+std::string_view StateTable::Arena::Copy(std::string_view bytes) {
+  char* copy = Allocate(bytes.size());
+  if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
+  return {copy, bytes.size()};
+}
+
+char* StateTable::Arena::Allocate(size_t size) {
+  if (size > kLargeBytes) {
+    large_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    return large_.back().get();
+  }
+  if (blocks_.empty() || kBlockBytes - used_ < size) {
+    if (free_.empty()) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
+    } else {
+      blocks_.push_back(std::move(free_.back()));
+      free_.pop_back();
+    }
+    used_ = 0;
+  }
+  char* at = blocks_.back().get() + used_;
+  used_ += size;
+  return at;
+}
+
+void StateTable::Arena::Reset() {
+  for (auto& block : blocks_) {
+    if (free_.size() < kKeptBlocks) free_.push_back(std::move(block));
+  }
+  blocks_.clear();
+  large_.clear();
+  used_ = kBlockBytes;
+}
+
+void StateTable::Arena::Absorb(Arena* other) {
+  // Other's partly filled block joins the full ones: this arena goes on filling its own.
+  blocks_.insert(blocks_.end() - (blocks_.empty() ? 0 : 1),
+                 std::make_move_iterator(other->blocks_.begin()),
+                 std::make_move_iterator(other->blocks_.end()));
+  for (auto& block : other->large_) large_.push_back(std::move(block));
+  other->blocks_.clear();
+  other->large_.clear();
+  other->used_ = kBlockBytes;
+}
+
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
   auto it = buffer_.find(key);
-  if (it != buffer_.end()) return it->second.value;
+  if (it != buffer_.end()) {
+    if (it->second.deleted) return std::optional<std::string>();
+    return std::optional<std::string>(it->second.view());
+  }
   ReleaseCommitted();
   if (!sealed_.empty()) {
     it = sealed_.find(key);
-    if (it != sealed_.end()) return it->second.value;
+    if (it != sealed_.end()) {
+      if (it->second.deleted) return std::optional<std::string>();
+      return std::optional<std::string>(it->second.view());
+    }
   }
   return store_->GetState(ScratchKey(key));
 }
 
-void StateTable::PutInGroup(std::string_view group, std::string_view suffix, std::string value) {
+void StateTable::PutInGroup(std::string_view group, std::string_view suffix,
+                            std::string_view value) {
   std::string key(group);
   key.append(suffix);
-  Write(key, std::move(value), VirtualNodeOf(group));
+  Write(key, value, VirtualNodeOf(group));
 }
 
 void StateTable::DeleteInGroup(std::string_view group, std::string_view suffix) {
@@ -74,29 +128,50 @@ Status StateTable::ScanCommittedGroup(
 void StateTable::ReleaseCommitted() const {
   // The commit is one atomic write, and the committed epoch advances after it: once it
   // covers the sealed epoch, RocksDB answers every read the sealed buffer would.
-  if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) Buffer().swap(sealed_);
+  if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) {
+    Buffer().swap(sealed_);
+    sealed_arena_.Reset();
+  }
 }
 
-void StateTable::Put(std::string_view key, std::string value) {
-  Write(key, std::move(value), VirtualNodeOf(key));
+void StateTable::Put(std::string_view key, std::string_view value) {
+  Write(key, value, VirtualNodeOf(key));
 }
 
 void StateTable::Delete(std::string_view key) { Write(key, std::nullopt, VirtualNodeOf(key)); }
 
-void StateTable::Write(std::string_view key, std::optional<std::string> value,
+void StateTable::Write(std::string_view key, std::optional<std::string_view> value,
                        uint16_t virtual_node) {
   // Counts what the buffer holds, not what was written to it: a key rewritten a thousand
-  // times in an epoch is one entry of the checkpoint.
-  size_t bytes = value ? value->size() : 0;
-  auto it = buffer_.find(key);
-  if (it == buffer_.end()) {
-    buffered_bytes_ += kKeyPrefixBytes + key.size() + bytes;
-    buffer_.emplace(std::string(key), Change{std::move(value), virtual_node});
-  } else {
-    buffered_bytes_ += bytes;
-    buffered_bytes_ -= it->second.value ? it->second.value->size() : 0;
-    it->second.value = std::move(value);
+  // times in an epoch is one entry of the checkpoint. (A value that outgrows its room takes
+  // new room in the arena; the room grows by half each time, so the arena holds at most a
+  // few times what is counted.)
+  if (value && value->size() > UINT32_MAX) {
+    // RocksDB refuses such a value too; no state codec comes near it.
+    throw std::length_error("a state value of more than 4 GB");
   }
+  auto [it, inserted] = buffer_.try_emplace(key);
+  Change& change = it->second;
+  if (inserted) {
+    // The key went in as the caller's view: it now views the arena's copy, the same bytes
+    // (so the same hash and slot).
+    const_cast<std::string_view&>(it->first) = arena_.Copy(key);
+    buffered_bytes_ += kKeyPrefixBytes + key.size();
+  } else {
+    buffered_bytes_ -= change.size;
+  }
+  change.virtual_node = virtual_node;
+  change.deleted = !value;
+  change.size = 0;
+  if (!value) return;
+  if (value->size() > change.capacity) {
+    size_t room = std::max(value->size(), size_t{change.capacity} * 3 / 2);
+    change.capacity = static_cast<uint32_t>(std::min(room, size_t{UINT32_MAX}));
+    change.value = arena_.Allocate(change.capacity);
+  }
+  if (!value->empty()) std::memcpy(const_cast<char*>(change.value), value->data(), value->size());
+  change.size = static_cast<uint32_t>(value->size());
+  buffered_bytes_ += change.size;
 }
 
 void StateTable::FlushTo(EpochBatch* batch) {
@@ -133,8 +208,8 @@ void StateTable::FlushTo(EpochBatch* batch) {
     const auto* entry = each.entry;
     uint16_t virtual_node = entry->second.virtual_node;
     std::string_view full = ScratchKey(entry->first, virtual_node);
-    if (entry->second.value) {
-      batch->PutState(full, *entry->second.value);
+    if (!entry->second.deleted) {
+      batch->PutState(full, entry->second.view());
     } else {
       batch->DeleteState(full);
     }
@@ -161,11 +236,15 @@ void StateTable::FlushTo(EpochBatch* batch) {
   size_t entries_this_epoch = buffer_.size();
   if (sealed_.empty()) {
     sealed_.swap(buffer_);
+    std::swap(sealed_arena_, arena_);
   } else {
-    // An earlier epoch is still being committed: the newer changes win.
-    for (auto& [key, value] : buffer_) sealed_.insert_or_assign(key, std::move(value));
+    // An earlier epoch is still being committed: the newer changes win, and their bytes
+    // stay where they are, in the sealed arena from now on.
+    for (const auto& [key, change] : buffer_) sealed_.insert_or_assign(key, change);
+    sealed_arena_.Absorb(&arena_);
   }
   Buffer().swap(buffer_);
+  arena_.Reset();
   buffer_.reserve(entries_this_epoch);  // The next epoch likely touches as many keys.
   sealed_epoch_ = batch->epoch();
   buffered_bytes_ = 0;

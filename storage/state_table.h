@@ -2,9 +2,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -37,14 +39,14 @@ class StateTable {
 
   /// The latest value of `key`: this epoch's write if any, else the committed one.
   Result<std::optional<std::string>> Get(std::string_view key) const;
-  void Put(std::string_view key, std::string value);
+  void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
 
   /// Grouped keys: `group`, then `suffix`, in the virtual node of `group` alone, so the keys
   /// of a group lie together in RocksDB and one prefix scan reads them (a join key's rows,
   /// one entry each). `group` must be prefix-free among the groups of the table (as
   /// memcomparable keys of fixed columns are).
-  void PutInGroup(std::string_view group, std::string_view suffix, std::string value);
+  void PutInGroup(std::string_view group, std::string_view suffix, std::string_view value);
   void DeleteInGroup(std::string_view group, std::string_view suffix);
   /// Writes a new key that nothing reads back: no write of this table has it, and no Get or
   /// scan asks for it before its epoch commits (a keyless view's rows, numbered by their
@@ -74,24 +76,45 @@ class StateTable {
   std::string FullKey(std::string_view key) const;
 
  private:
-  const Store* store_;
-  uint32_t table_id_;
-  // A change: the new value, or nullopt for a delete, and the key's virtual node.
-  struct Change {
-    std::optional<std::string> value;
-    uint16_t virtual_node;
-  };
-  // By state key (without the table prefix, so a short key stays inside std::string's own
-  // bytes), looked up by string_view. RocksDB keys are built in a reused scratch string.
-  // Open addressing: a write touches the control bytes and one slot, and allocates nothing
-  // for a short key, where a node-based map allocates a node per key and chases it.
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
-  };
-  using Buffer = absl::flat_hash_map<std::string, Change, KeyHash, std::equal_to<>>;
+  /// The bytes of the keys and values an epoch writes, in blocks that never move, so that
+  /// the buffer's entries point into them: a write allocates nothing of its own, and the
+  /// blocks serve epoch after epoch.
+  class Arena {
+   public:
+    std::string_view Copy(std::string_view bytes);
+    char* Allocate(size_t size);
+    /// Forgets every allocation, keeping some blocks for the next epoch.
+    void Reset();
+    /// Takes over `other`'s allocations (they stay where they are), leaving it empty.
+    void Absorb(Arena* other);
 
-  void Write(std::string_view key, std::optional<std::string> value, uint16_t virtual_node);
+   private:
+    static constexpr size_t kBlockBytes = size_t{64} << 10;
+    // Past this a value gets a block of its own.
+    static constexpr size_t kLargeBytes = kBlockBytes / 4;
+    // The blocks kept for reuse at most (4 MB): an unusually large epoch does not pin its
+    // memory.
+    static constexpr size_t kKeptBlocks = 64;
+    std::vector<std::unique_ptr<char[]>> blocks_;  // In use; the last one is being filled.
+    std::vector<std::unique_ptr<char[]>> large_;   // Single large values.
+    std::vector<std::unique_ptr<char[]>> free_;    // Blocks to fill next.
+    size_t used_ = kBlockBytes;                    // Bytes filled in the last block.
+  };
+  // A change: the new value in the arena (or a delete), with room for the key's next value
+  // of this epoch, and the key's virtual node.
+  struct Change {
+    const char* value = nullptr;
+    uint32_t size = 0;
+    uint32_t capacity = 0;
+    uint16_t virtual_node = 0;
+    bool deleted = false;
+    std::string_view view() const { return {value, size}; }
+  };
+  // By state key (without the table prefix), a view of the arena's copy. Open addressing:
+  // a write touches the control bytes and one slot, and allocates nothing.
+  using Buffer = absl::flat_hash_map<std::string_view, Change>;
+
+  void Write(std::string_view key, std::optional<std::string_view> value, uint16_t virtual_node);
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;
   std::string_view ScratchKey(std::string_view key, uint16_t virtual_node) const;
@@ -100,13 +123,17 @@ class StateTable {
   /// Drops the sealed buffer once its epoch is in RocksDB.
   void ReleaseCommitted() const;
 
-  // State key → new value, or nullopt for a delete.
+  const Store* store_;
+  uint32_t table_id_;
+  // State key → new value, or a delete; the keys and values live in arena_.
   Buffer buffer_;
+  Arena arena_;
   // AppendInGroup's rows of this epoch: full RocksDB keys and values, each length-prefixed.
   std::string appended_;
   size_t buffered_bytes_ = 0;
   // The changes of epochs flushed but perhaps not committed yet, and the newest of them.
   mutable Buffer sealed_;
+  mutable Arena sealed_arena_;
   uint64_t sealed_epoch_ = 0;
   mutable std::string key_scratch_;
 };

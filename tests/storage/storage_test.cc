@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "storage/key_codec.h"
 #include "storage/row_codec.h"
@@ -341,6 +343,63 @@ TEST(StoreTest, BufferedBytesCountWhatTheBufferHolds) {
   EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size());
   table.Put("k", "01234");
   EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size() + 5);
+}
+
+// A model of the table (a map) against the table itself through epochs that commit at
+// once, late, or two at a time: keys rewritten with growing and shrinking values, values
+// of every size from empty to larger than the buffer's blocks, deletes, and more bytes per
+// epoch than one block holds. Every read sees the latest write, and RocksDB ends with the
+// model.
+TEST(StoreTest, TheBufferReadsBackEveryWriteThroughEpochsInFlight) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 9);
+  std::map<std::string, std::optional<std::string>> model;
+  std::vector<std::unique_ptr<EpochBatch>> in_flight;
+  uint64_t epoch = 0;
+  uint64_t random = 12345;
+  auto next = [&random](uint64_t bound) {
+    random = random * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (random >> 33) % bound;
+  };
+  auto check = [&] {
+    for (const auto& [key, value] : model) {
+      ASSERT_EQ(table.Get(key).ValueOrThrow(), value) << key;
+    }
+  };
+  for (int round = 0; round < 40; ++round) {
+    for (int write = 0; write < 500; ++write) {
+      std::string key = "key" + std::to_string(next(300));
+      uint64_t kind = next(20);
+      if (kind == 0) {
+        table.Delete(key);
+        model[key] = std::nullopt;
+        continue;
+      }
+      // Mostly small, sometimes empty, now and then past a block (64 kB).
+      size_t size = kind == 1 ? 0 : kind == 2 ? 70000 + next(1000) : next(200);
+      std::string value(size, static_cast<char>('a' + next(26)));
+      if (!value.empty()) value[0] = static_cast<char>('A' + round % 26);
+      table.Put(key, value);
+      model[key] = value;
+    }
+    check();
+    in_flight.push_back(std::make_unique<EpochBatch>(++epoch));
+    table.FlushTo(in_flight.back().get());
+    check();
+    // Commit none, one or every epoch in flight, in order.
+    size_t commits = round % 3 == 0 ? 0 : round % 3 == 1 ? 1 : in_flight.size();
+    for (size_t c = 0; c < commits && !in_flight.empty(); ++c) {
+      ASSERT_TRUE(store->Commit(in_flight.front().get()).ok());
+      in_flight.erase(in_flight.begin());
+      check();
+    }
+  }
+  for (auto& batch : in_flight) ASSERT_TRUE(store->Commit(batch.get()).ok());
+  check();
+  for (const auto& [key, value] : model) {
+    EXPECT_EQ(store->GetState(table.FullKey(key)).ValueOrThrow(), value) << key;
+  }
 }
 
 // Rows appended to a group reach the epoch's batch beside the buffered writes, keep their

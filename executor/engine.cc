@@ -311,7 +311,10 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     }
     failpoint::Hit("epoch_before_commit");
     status = store_->Commit(&batch);
-    if (status.ok()) failpoint::Hit("epoch_after_commit");
+    if (status.ok()) {
+      for (BarrierReport& report : reports) batches_.GiveBack(std::move(report.batch));
+      failpoint::Hit("epoch_after_commit");
+    }
   } catch (const SqlError& error) {
     status = error.sqlstate() == sqlstate::kDiskFull ? Status::DiskFull(error.what())
                                                      : Status::IoError(error.what());

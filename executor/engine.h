@@ -153,6 +153,10 @@ class Engine : private EpochCollector {
 
   // EpochCollector, called by the tasks.
   void OnBarrierPassed(BarrierReport report) override;
+  std::unique_ptr<storage::EpochBatch> NewBatch(uint64_t epoch, int64_t time,
+                                                size_t reserved_bytes) override {
+    return batches_.Take(epoch, time, reserved_bytes);
+  }
   void OnJobFailed(uint32_t job_id, const std::string& error) override;
 
   storage::Store* store_;
@@ -173,6 +177,7 @@ class Engine : private EpochCollector {
   uint64_t collecting_epoch_ = 0;              // GUARDED_BY(collect_mutex_)
   int64_t epoch_time_ = 0;                     // Of the last barrier (coordinator thread).
   std::vector<BarrierReport> reports_;         // GUARDED_BY(collect_mutex_)
+  storage::EpochBatchPool batches_;            // The tasks' batches, back after their commit.
   std::map<uint32_t, size_t> reported_tasks_;  // GUARDED_BY(collect_mutex_)
 
   mutable std::mutex mutex_;

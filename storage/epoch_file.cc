@@ -47,6 +47,15 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
     return rocksdb::Status::NotSupported("an epoch file holds no merge records");
   }
 
+  /// Forgets the records, keeping the memory unless it is unusually large.
+  void Clear() {
+    constexpr size_t kKeptPoints = size_t{1} << 20;
+    if (points.capacity() > kKeptPoints) std::vector<Point>().swap(points);
+    points.clear();
+    ranges.clear();
+    order_ = 0;
+  }
+
   std::vector<Point> points;
   std::vector<Range> ranges;
 
@@ -89,7 +98,10 @@ void SortStably(std::vector<RecordCollector::Point>* points) {
 
 rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::Options& options,
                                const std::string& path) {
-  RecordCollector records;
+  // Epochs are committed one after another from one thread, so its collector serves each:
+  // fresh vectors of an epoch's size would have their pages zeroed anew every epoch.
+  thread_local RecordCollector records;
+  records.Clear();
   rocksdb::Status status = batch.Iterate(&records);
   if (!status.ok()) return status;
   std::vector<RecordCollector::Point>& points = records.points;

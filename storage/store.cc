@@ -122,6 +122,43 @@ std::string SettingKey(std::string_view name) {
 
 void WriteBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
 
+void WriteBatch::Clear() {
+  batch_.Clear();
+  next_object_id_.reset();
+}
+
+std::unique_ptr<EpochBatch> EpochBatchPool::Take(uint64_t epoch, int64_t time,
+                                                 size_t reserved_bytes) {
+  std::unique_ptr<EpochBatch> batch;
+  {
+    std::lock_guard lock(mutex_);
+    // The smallest batch with the room asked for, else the largest there is: a source's
+    // few bytes do not take the room an aggregate's next batch needs.
+    auto room = [](const std::unique_ptr<EpochBatch>& each) { return each->Capacity(); };
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      bool fits = room(*it) >= reserved_bytes;
+      if (best == free_.end() || (fits ? room(*best) < reserved_bytes || room(*it) < room(*best)
+                                       : room(*best) < reserved_bytes && room(*it) > room(*best))) {
+        best = it;
+      }
+    }
+    if (best != free_.end()) {
+      batch = std::move(*best);
+      free_.erase(best);
+    }
+  }
+  if (!batch) return std::make_unique<EpochBatch>(epoch, time, reserved_bytes);
+  batch->Reuse(epoch, time);
+  return batch;
+}
+
+void EpochBatchPool::GiveBack(std::unique_ptr<EpochBatch> batch) {
+  if (!batch || batch->ByteSize() > kMaxBatchBytes) return;
+  std::lock_guard lock(mutex_);
+  if (free_.size() < kMaxBatches) free_.push_back(std::move(batch));
+}
+
 void WriteBatch::PutSetting(std::string_view name, std::string_view value) {
   batch_.Put(SettingKey(name), value);
 }

@@ -66,6 +66,11 @@ class WriteBatch {
   size_t ByteSize() const { return batch_.GetDataSize(); }
   size_t Count() const { return static_cast<size_t>(batch_.Count()); }
 
+  /// Removes every change, keeping the memory they took.
+  void Clear();
+  /// The bytes the batch holds without growing.
+  size_t Capacity() const { return batch_.Data().capacity(); }
+
  private:
   friend class Store;
   std::optional<uint64_t> next_object_id_;
@@ -80,6 +85,12 @@ class EpochBatch : public WriteBatch {
   explicit EpochBatch(uint64_t epoch, int64_t time = 0, size_t reserved_bytes = 0)
       : WriteBatch(reserved_bytes), epoch_(epoch), time_(time) {}
   uint64_t epoch() const { return epoch_; }
+  /// Empties the batch for epoch `epoch`, keeping its memory.
+  void Reuse(uint64_t epoch, int64_t time) {
+    Clear();
+    epoch_ = epoch;
+    time_ = time;
+  }
   /// The epoch's processing time (microseconds since 2000-01-01 UTC, as a timestamptz): when
   /// the coordinator injected its barrier. What now() is in a view from this epoch on.
   int64_t time() const { return time_; }
@@ -87,6 +98,25 @@ class EpochBatch : public WriteBatch {
  private:
   uint64_t epoch_;
   int64_t time_;
+};
+
+/// Epoch batches whose memory serves again. A task's batch of one epoch is about as large as
+/// its next, and a batch written into fresh memory pays the kernel's zeroing of each page at
+/// its first write, every epoch. Thread-safe: the tasks take batches, the coordinator gives
+/// them back once their epoch has committed.
+class EpochBatchPool {
+ public:
+  /// An empty batch for `epoch`, recycled if one is free; a new one has room for
+  /// `reserved_bytes`.
+  std::unique_ptr<EpochBatch> Take(uint64_t epoch, int64_t time, size_t reserved_bytes);
+  void GiveBack(std::unique_ptr<EpochBatch> batch);
+
+ private:
+  // Kept at most: as many as the tasks of a few jobs, none of an unusual size (a backfill's).
+  static constexpr size_t kMaxBatches = 64;
+  static constexpr size_t kMaxBatchBytes = size_t{64} << 20;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<EpochBatch>> free_;  // GUARDED_BY(mutex_)
 };
 
 /// A consistent read-only view of everything committed up to one epoch: ad-hoc SELECTs read

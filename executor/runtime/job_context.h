@@ -31,6 +31,12 @@ class EpochCollector {
  public:
   virtual ~EpochCollector() = default;
   virtual void OnBarrierPassed(BarrierReport report) = 0;
+  /// An empty batch for a task's changes of `epoch`; `reserved_bytes`: room for a batch
+  /// about as large as the task's last one.
+  virtual std::unique_ptr<storage::EpochBatch> NewBatch(uint64_t epoch, int64_t time,
+                                                        size_t reserved_bytes) {
+    return std::make_unique<storage::EpochBatch>(epoch, time, reserved_bytes);
+  }
   /// A job stopped on an error: it will not report again.
   virtual void OnJobFailed(uint32_t job_id, const std::string& error) = 0;
 };

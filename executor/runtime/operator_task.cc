@@ -95,7 +95,7 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(epoch, barrier_time_, last_batch_bytes_);
+  report.batch = job_->collector()->NewBatch(epoch, barrier_time_, last_batch_bytes_);
   operators_.front()->OnBarrier(report.batch.get());
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;

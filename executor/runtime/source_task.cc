@@ -51,7 +51,7 @@ void SourceTask::MaybeInjectBarrier() {
   BarrierReport report;
   report.job_id = job_->job_id();
   report.epoch = request->epoch;
-  report.batch = std::make_unique<storage::EpochBatch>(request->epoch, request->time);
+  report.batch = job_->collector()->NewBatch(request->epoch, request->time, 0);
   report.batch->PutSourcePosition(job_->job_id(), position_name_, reader_->Position());
   for (const DeadLetter& letter : dead_letters_) {
     report.batch->PutDeadLetter(letter.stream_id, letter.partition, letter.offset,

@@ -445,6 +445,45 @@ TEST(StoreTest, AppendedRowsCommitInTheirGroupsVirtualNode) {
                                             "k=v@" + std::to_string(VirtualNodeOf("k"))}));
 }
 
+// A batch given back comes out again empty, for its new epoch, with its memory: the one
+// with enough room for the batch asked for, or the largest.
+TEST(StoreTest, TheBatchPoolRecyclesEmptiedBatches) {
+  EpochBatchPool pool;
+  std::unique_ptr<EpochBatch> small = pool.Take(1, 10, 0);
+  std::unique_ptr<EpochBatch> large = pool.Take(1, 10, 0);
+  small->PutState("k", "v");
+  for (int i = 0; i < 1000; ++i) large->PutState("key" + std::to_string(i), std::string(100, 'x'));
+  large->PutNextObjectId(7);
+  size_t large_room = large->Capacity();
+  EpochBatch* small_address = small.get();
+  EpochBatch* large_address = large.get();
+  pool.GiveBack(std::move(small));
+  pool.GiveBack(std::move(large));
+
+  std::unique_ptr<EpochBatch> again = pool.Take(2, 20, 50000);
+  EXPECT_EQ(again.get(), large_address);
+  EXPECT_EQ(again->epoch(), 2u);
+  EXPECT_EQ(again->time(), 20);
+  EXPECT_EQ(again->Count(), 0u);
+  EXPECT_EQ(again->Capacity(), large_room);
+  std::unique_ptr<EpochBatch> other = pool.Take(2, 20, 0);
+  EXPECT_EQ(other.get(), small_address);
+  EXPECT_EQ(other->Count(), 0u);
+  EXPECT_NE(pool.Take(2, 20, 0), nullptr);  // The pool is empty: a new batch.
+
+  // A reused batch commits only what was written after its reuse.
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  uint64_t next_object_id = store->next_object_id();
+  EpochBatch epoch(store->committed_epoch() + 1);
+  again->PutState("fresh", "1");
+  epoch.Append({again.get()});
+  ASSERT_TRUE(store->Commit(&epoch).ok());
+  EXPECT_EQ(store->GetState("fresh").ValueOrThrow(), std::optional<std::string>("1"));
+  EXPECT_EQ(store->GetState("key1").ValueOrThrow(), std::nullopt);
+  EXPECT_EQ(store->next_object_id(), next_object_id);  // Not the 7 of its last use.
+}
+
 TEST(StoreTest, AppendedBatchesCommitAsOne) {
   TempDirectory directory;
   auto store = Store::Open(directory.path()).ValueOrThrow();

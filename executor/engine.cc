@@ -268,7 +268,10 @@ void Engine::EnforceStateLimit() {
 bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto start = Clock::now();
   auto started = std::chrono::system_clock::now();
-  storage::EpochBatch batch(store_->committed_epoch() + 1);
+  // The batch of every task's changes: it serves again for a later epoch.
+  std::unique_ptr<storage::EpochBatch> pooled =
+      batches_.Take(store_->committed_epoch() + 1, 0, last_commit_bytes_);
+  storage::EpochBatch& batch = *pooled;
   Status status;
   try {
     SourceTargets targets;  // What every request needs the sources to have read.
@@ -345,6 +348,8 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   EnforceStateLimit();
   for (auto& request : *requests) request->done.set_value();
   requests->clear();
+  last_commit_bytes_ = bytes;
+  batches_.GiveBack(std::move(pooled));
   return true;
 }
 

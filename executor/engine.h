@@ -174,10 +174,11 @@ class Engine : private EpochCollector {
 
   std::mutex collect_mutex_;
   std::condition_variable collected_;
-  uint64_t collecting_epoch_ = 0;              // GUARDED_BY(collect_mutex_)
-  int64_t epoch_time_ = 0;                     // Of the last barrier (coordinator thread).
-  std::vector<BarrierReport> reports_;         // GUARDED_BY(collect_mutex_)
-  storage::EpochBatchPool batches_;            // The tasks' batches, back after their commit.
+  uint64_t collecting_epoch_ = 0;       // GUARDED_BY(collect_mutex_)
+  int64_t epoch_time_ = 0;              // Of the last barrier (coordinator thread).
+  std::vector<BarrierReport> reports_;  // GUARDED_BY(collect_mutex_)
+  storage::EpochBatchPool batches_;     // The tasks' batches and the commits', back after it.
+  size_t last_commit_bytes_ = 0;        // Coordinator only: the size of the last commit.
   std::map<uint32_t, size_t> reported_tasks_;  // GUARDED_BY(collect_mutex_)
 
   mutable std::mutex mutex_;

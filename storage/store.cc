@@ -370,6 +370,16 @@ Status Store::LoadMeta(rocksdb::DB* db) {
   return Status::Ok();
 }
 
+namespace {
+
+// RocksDB keeps a batch's bytes in a protected member; a pointer to it, formed through a
+// derived class, reaches them in any batch.
+struct BatchBytes : rocksdb::WriteBatch {
+  static std::string& Of(rocksdb::WriteBatch* batch) { return batch->*(&BatchBytes::rep_); }
+};
+
+}  // namespace
+
 void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
   // A RocksDB batch is a 12-byte header (sequence number, then the record count as a
   // little-endian fixed32) followed by its records; appending batches is concatenating their
@@ -383,9 +393,10 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
     bytes += part->batch_.GetDataSize() - kHeader;
     count += part->batch_.Count();
   }
-  std::string rep;
+  // This batch's records, taken over with their memory: a batch reused from epoch to epoch
+  // keeps it.
+  std::string rep = std::move(BatchBytes::Of(&batch_));
   rep.reserve(bytes);
-  rep.append(batch_.Data());
   for (const WriteBatch* part : parts) {
     if (part->next_object_id_) next_object_id_ = part->next_object_id_;
     if (part->batch_.Count() == 0) continue;
@@ -393,6 +404,7 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
   }
   auto count32 = static_cast<uint32_t>(count);
   for (int i = 0; i < 4; ++i) rep[8 + i] = static_cast<char>((count32 >> (8 * i)) & 0xFF);
+  // A batch built from bytes works out what they hold (puts, deletes, ranges) when asked.
   batch_ = rocksdb::WriteBatch(std::move(rep));
 }
 

@@ -482,6 +482,22 @@ TEST(StoreTest, TheBatchPoolRecyclesEmptiedBatches) {
   EXPECT_EQ(store->GetState("fresh").ValueOrThrow(), std::optional<std::string>("1"));
   EXPECT_EQ(store->GetState("key1").ValueOrThrow(), std::nullopt);
   EXPECT_EQ(store->next_object_id(), next_object_id);  // Not the 7 of its last use.
+
+  // The combined batch serves again too, in the memory it had: its own new records, then
+  // the parts appended, and nothing of its last epoch.
+  size_t room = epoch.Capacity();
+  epoch.Reuse(store->committed_epoch() + 1, 30);
+  epoch.PutCatalogEntry(9, "entry");
+  other->PutState("second", "2");
+  other->DeleteState("fresh");
+  epoch.Append({other.get(), again.get()});
+  EXPECT_EQ(epoch.Count(), 1u + 2u + 1u);  // again still holds "fresh" = 1.
+  EXPECT_GE(epoch.Capacity(), room);
+  ASSERT_TRUE(store->Commit(&epoch).ok());
+  EXPECT_EQ(store->GetState("second").ValueOrThrow(), std::optional<std::string>("2"));
+  // The delete, then the put of `again`, appended after it: the put wins.
+  EXPECT_EQ(store->GetState("fresh").ValueOrThrow(), std::optional<std::string>("1"));
+  EXPECT_EQ(store->LoadCatalogEntries().ValueOrThrow().size(), 1u);
 }
 
 TEST(StoreTest, AppendedBatchesCommitAsOne) {

@@ -79,17 +79,11 @@ void StateTable::Arena::Absorb(Arena* other) {
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
   auto it = buffer_.find(key);
-  if (it != buffer_.end()) {
-    if (it->second.deleted) return std::optional<std::string>();
-    return std::optional<std::string>(it->second.view());
-  }
+  if (it != buffer_.end()) return it->second.Stored();
   ReleaseCommitted();
   if (!sealed_.empty()) {
     it = sealed_.find(key);
-    if (it != sealed_.end()) {
-      if (it->second.deleted) return std::optional<std::string>();
-      return std::optional<std::string>(it->second.view());
-    }
+    if (it != sealed_.end()) return it->second.Stored();
   }
   return store_->GetState(ScratchKey(key));
 }

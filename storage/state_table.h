@@ -109,6 +109,9 @@ class StateTable {
     uint16_t virtual_node = 0;
     bool deleted = false;
     std::string_view view() const { return {value, size}; }
+    std::optional<std::string> Stored() const {
+      return deleted ? std::nullopt : std::optional<std::string>(view());
+    }
   };
   // By state key (without the table prefix), a view of the arena's copy. Open addressing:
   // a write touches the control bytes and one slot, and allocates nothing.

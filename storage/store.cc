@@ -134,14 +134,14 @@ std::unique_ptr<EpochBatch> EpochBatchPool::Take(uint64_t epoch, int64_t time,
     std::lock_guard lock(mutex_);
     // The smallest batch with the room asked for, else the largest there is: a source's
     // few bytes do not take the room an aggregate's next batch needs.
-    auto room = [](const std::unique_ptr<EpochBatch>& each) { return each->Capacity(); };
+    auto better = [reserved_bytes](size_t room, size_t than) {
+      bool fits = room >= reserved_bytes;
+      if (fits != (than >= reserved_bytes)) return fits;
+      return fits ? room < than : room > than;
+    };
     auto best = free_.end();
     for (auto it = free_.begin(); it != free_.end(); ++it) {
-      bool fits = room(*it) >= reserved_bytes;
-      if (best == free_.end() || (fits ? room(*best) < reserved_bytes || room(*it) < room(*best)
-                                       : room(*best) < reserved_bytes && room(*it) > room(*best))) {
-        best = it;
-      }
+      if (best == free_.end() || better((*it)->Capacity(), (*best)->Capacity())) best = it;
     }
     if (best != free_.end()) {
       batch = std::move(*best);
@@ -154,7 +154,7 @@ std::unique_ptr<EpochBatch> EpochBatchPool::Take(uint64_t epoch, int64_t time,
 }
 
 void EpochBatchPool::GiveBack(std::unique_ptr<EpochBatch> batch) {
-  if (!batch || batch->ByteSize() > kMaxBatchBytes) return;
+  if (!batch || batch->Capacity() > kMaxBatchBytes) return;
   std::lock_guard lock(mutex_);
   if (free_.size() < kMaxBatches) free_.push_back(std::move(batch));
 }

@@ -348,7 +348,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   EnforceStateLimit();
   for (auto& request : *requests) request->done.set_value();
   requests->clear();
-  last_commit_bytes_ = bytes;
+  last_commit_bytes_ = batch.RecordBytes();
   batches_.GiveBack(std::move(pooled));
   return true;
 }

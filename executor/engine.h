@@ -178,7 +178,7 @@ class Engine : private EpochCollector {
   int64_t epoch_time_ = 0;              // Of the last barrier (coordinator thread).
   std::vector<BarrierReport> reports_;  // GUARDED_BY(collect_mutex_)
   storage::EpochBatchPool batches_;     // The tasks' batches and the commits', back after it.
-  size_t last_commit_bytes_ = 0;        // Coordinator only: the size of the last commit.
+  size_t last_commit_bytes_ = 0;        // Coordinator only: the last commit batch's own records.
   std::map<uint32_t, size_t> reported_tasks_;  // GUARDED_BY(collect_mutex_)
 
   mutable std::mutex mutex_;

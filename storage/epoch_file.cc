@@ -8,9 +8,28 @@
 namespace stave::storage {
 namespace {
 
-// The records of a batch, in batch order. The slices point into the batch.
+// The records of a batch, its state runs' entries included, in batch order. The slices point
+// into the batch, into the runs' memory, and into the full keys of the runs' entries, which
+// the collector builds.
 class RecordCollector : public rocksdb::WriteBatch::Handler {
  public:
+  /// Collects the records of `batch`.
+  rocksdb::Status Collect(const WriteBatch& batch) {
+    runs_ = &batch.state_runs();
+    next_run_ = 0;
+    // Room for every run's full keys at once: the slices into it must not move.
+    size_t key_bytes = 0;
+    for (const auto& placed : *runs_) {
+      for (const auto& entry : placed.run->entries) {
+        key_bytes += StateRun::kPrefixBytes + entry.key.size();
+      }
+    }
+    run_keys_.reserve(key_bytes);
+    rocksdb::Status status = batch.records().Iterate(this);
+    RunsUpTo(SIZE_MAX);
+    return status;
+  }
+
   struct Point {
     rocksdb::Slice key;
     rocksdb::Slice value;
@@ -26,11 +45,13 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   rocksdb::Status PutCF(uint32_t family, const rocksdb::Slice& key,
                         const rocksdb::Slice& value) override {
     if (family != 0) return NotInDefaultFamily();
+    RunsUpTo(records_++);
     points.push_back({key, value, false, order_++});
     return rocksdb::Status::OK();
   }
   rocksdb::Status DeleteCF(uint32_t family, const rocksdb::Slice& key) override {
     if (family != 0) return NotInDefaultFamily();
+    RunsUpTo(records_++);
     points.push_back({key, rocksdb::Slice(), true, order_++});
     return rocksdb::Status::OK();
   }
@@ -40,6 +61,7 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   rocksdb::Status DeleteRangeCF(uint32_t family, const rocksdb::Slice& begin,
                                 const rocksdb::Slice& end) override {
     if (family != 0) return NotInDefaultFamily();
+    RunsUpTo(records_++);
     ranges.push_back({begin, end, order_++});
     return rocksdb::Status::OK();
   }
@@ -50,10 +72,15 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   /// Forgets the records, keeping the memory unless it is unusually large.
   void Clear() {
     constexpr size_t kKeptPoints = size_t{1} << 20;
+    constexpr size_t kKeptKeyBytes = size_t{64} << 20;
     if (points.capacity() > kKeptPoints) std::vector<Point>().swap(points);
+    if (run_keys_.capacity() > kKeptKeyBytes) std::string().swap(run_keys_);
     points.clear();
     ranges.clear();
+    run_keys_.clear();
     order_ = 0;
+    records_ = 0;
+    runs_ = nullptr;
   }
 
   std::vector<Point> points;
@@ -63,7 +90,25 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   static rocksdb::Status NotInDefaultFamily() {
     return rocksdb::Status::NotSupported("an epoch file holds the default column family only");
   }
-  size_t order_ = 0;
+  // Collects the entries of the runs placed before record `position` (SIZE_MAX: all left).
+  void RunsUpTo(size_t position) {
+    for (; next_run_ < runs_->size() && (*runs_)[next_run_].position <= position; ++next_run_) {
+      const StateRun& run = *(*runs_)[next_run_].run;
+      for (const StateRun::Entry& entry : run.entries) {
+        size_t at = run_keys_.size();
+        run.AppendFullKey(entry, &run_keys_);
+        rocksdb::Slice key(run_keys_.data() + at, run_keys_.size() - at);
+        points.push_back(
+            {key, rocksdb::Slice(entry.value.data(), entry.value.size()), entry.deleted, order_++});
+      }
+    }
+  }
+
+  const std::vector<WriteBatch::PlacedRun>* runs_ = nullptr;
+  size_t next_run_ = 0;
+  std::string run_keys_;
+  size_t order_ = 0;    // Of the points and ranges.
+  size_t records_ = 0;  // Of the batch's own records.
 };
 
 // Sorts the points by key, keeping the batch order of equal keys. State tables flush in
@@ -96,13 +141,13 @@ void SortStably(std::vector<RecordCollector::Point>* points) {
 
 }  // namespace
 
-rocksdb::Status WriteEpochFile(const rocksdb::WriteBatch& batch, const rocksdb::Options& options,
+rocksdb::Status WriteEpochFile(const WriteBatch& batch, const rocksdb::Options& options,
                                const std::string& path) {
   // Epochs are committed one after another from one thread, so its collector serves each:
   // fresh vectors of an epoch's size would have their pages zeroed anew every epoch.
   thread_local RecordCollector records;
   records.Clear();
-  rocksdb::Status status = batch.Iterate(&records);
+  rocksdb::Status status = records.Collect(batch);
   if (!status.ok()) return status;
   std::vector<RecordCollector::Point>& points = records.points;
   SortStably(&points);

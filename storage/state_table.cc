@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -32,6 +33,46 @@ std::string_view StateTable::ScratchKey(std::string_view key, uint16_t virtual_n
   return key_scratch_;
 }
 
+namespace {
+
+// The arenas' 64 KB blocks, kept for the next arenas of any table once an arena is done with
+// them: fresh memory would have its pages zeroed by the kernel at their first write, every
+// epoch. Up to 64 MB; thread-safe, as an epoch's arena may be let go by the engine's commit.
+class BlockPool {
+ public:
+  static BlockPool& Instance() {
+    static auto* pool = new BlockPool;  // Never destroyed: arenas may outlive static objects.
+    return *pool;
+  }
+  std::unique_ptr<char[]> Take(size_t bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<char[]> block = std::move(free_.back());
+        free_.pop_back();
+        return block;
+      }
+    }
+    return std::make_unique_for_overwrite<char[]>(bytes);
+  }
+  void GiveBack(std::vector<std::unique_ptr<char[]>>* blocks) {
+    std::lock_guard lock(mutex_);
+    for (auto& block : *blocks) {
+      if (free_.size() >= kKeptBlocks) break;
+      free_.push_back(std::move(block));
+    }
+  }
+
+ private:
+  static constexpr size_t kKeptBlocks = 1024;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<char[]>> free_;  // GUARDED_BY(mutex_)
+};
+
+}  // namespace
+
+StateTable::Arena::~Arena() { BlockPool::Instance().GiveBack(&blocks_); }
+
 std::string_view StateTable::Arena::Copy(std::string_view bytes) {
   char* copy = Allocate(bytes.size());
   if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
@@ -44,37 +85,12 @@ char* StateTable::Arena::Allocate(size_t size) {
     return large_.back().get();
   }
   if (blocks_.empty() || kBlockBytes - used_ < size) {
-    if (free_.empty()) {
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
-    } else {
-      blocks_.push_back(std::move(free_.back()));
-      free_.pop_back();
-    }
+    blocks_.push_back(BlockPool::Instance().Take(kBlockBytes));
     used_ = 0;
   }
   char* at = blocks_.back().get() + used_;
   used_ += size;
   return at;
-}
-
-void StateTable::Arena::Reset() {
-  for (auto& block : blocks_) {
-    if (free_.size() < kKeptBlocks) free_.push_back(std::move(block));
-  }
-  blocks_.clear();
-  large_.clear();
-  used_ = kBlockBytes;
-}
-
-void StateTable::Arena::Absorb(Arena* other) {
-  // Other's partly filled block joins the full ones: this arena goes on filling its own.
-  blocks_.insert(blocks_.end() - (blocks_.empty() ? 0 : 1),
-                 std::make_move_iterator(other->blocks_.begin()),
-                 std::make_move_iterator(other->blocks_.end()));
-  for (auto& block : other->large_) large_.push_back(std::move(block));
-  other->blocks_.clear();
-  other->large_.clear();
-  other->used_ = kBlockBytes;
 }
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
@@ -124,7 +140,7 @@ void StateTable::ReleaseCommitted() const {
   // covers the sealed epoch, RocksDB answers every read the sealed buffer would.
   if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) {
     Buffer().swap(sealed_);
-    sealed_arena_.Reset();
+    sealed_arenas_.clear();
   }
 }
 
@@ -149,7 +165,8 @@ void StateTable::Write(std::string_view key, std::optional<std::string_view> val
   if (inserted) {
     // The key went in as the caller's view: it now views the arena's copy, the same bytes
     // (so the same hash and slot).
-    const_cast<std::string_view&>(it->first) = arena_.Copy(key);
+    if (!arena_) arena_ = std::make_shared<Arena>();
+    const_cast<std::string_view&>(it->first) = arena_->Copy(key);
     buffered_bytes_ += kKeyPrefixBytes + key.size();
   } else {
     buffered_bytes_ -= change.size;
@@ -161,7 +178,7 @@ void StateTable::Write(std::string_view key, std::optional<std::string_view> val
   if (value->size() > change.capacity) {
     size_t room = std::max(value->size(), size_t{change.capacity} * 3 / 2);
     change.capacity = static_cast<uint32_t>(std::min(room, size_t{UINT32_MAX}));
-    change.value = arena_.Allocate(change.capacity);
+    change.value = arena_->Allocate(change.capacity);
   }
   if (!value->empty()) std::memcpy(const_cast<char*>(change.value), value->data(), value->size());
   change.size = static_cast<uint32_t>(value->size());
@@ -198,16 +215,25 @@ void StateTable::FlushTo(EpochBatch* batch) {
     if (a.low != b.low) return a.low < b.low;
     return a.entry->first < b.entry->first;
   });
-  for (const Entry& each : sorted) {
-    const auto* entry = each.entry;
-    uint16_t virtual_node = entry->second.virtual_node;
-    std::string_view full = ScratchKey(entry->first, virtual_node);
-    if (!entry->second.deleted) {
-      batch->PutState(full, entry->second.view());
-    } else {
-      batch->DeleteState(full);
-    }
+  // The run reads the keys and values where they lie, in this epoch's arena, which it shares.
+  std::shared_ptr<StateRun> run;
+  if (last_run_ && Committed(sealed_epoch_)) {
+    run = std::move(last_run_);  // Its epoch has committed: no one reads it any more.
+    run->entries.clear();
+  } else {
+    run = std::make_shared<StateRun>();
   }
+  run->table_id = table_id_;
+  run->bytes = 0;
+  run->entries.reserve(sorted.size());
+  for (const Entry& each : sorted) {
+    const auto& [key, change] = *each.entry;
+    run->entries.push_back({key, change.view(), change.virtual_node, change.deleted});
+    run->bytes += kKeyPrefixBytes + key.size() + change.size;
+  }
+  run->memory = arena_;
+  last_run_ = run;
+  batch->AddStateRun(std::move(run));
   std::string_view appended = appended_;
   auto take = [&appended] {
     size_t size = ReadBigEndian32(appended.substr(0, 4));
@@ -230,15 +256,13 @@ void StateTable::FlushTo(EpochBatch* batch) {
   size_t entries_this_epoch = buffer_.size();
   if (sealed_.empty()) {
     sealed_.swap(buffer_);
-    std::swap(sealed_arena_, arena_);
   } else {
-    // An earlier epoch is still being committed: the newer changes win, and their bytes
-    // stay where they are, in the sealed arena from now on.
+    // An earlier epoch is still being committed: the newer changes win.
     for (const auto& [key, change] : buffer_) sealed_.insert_or_assign(key, change);
-    sealed_arena_.Absorb(&arena_);
   }
+  if (arena_) sealed_arenas_.push_back(std::move(arena_));
+  arena_.reset();
   Buffer().swap(buffer_);
-  arena_.Reset();
   buffer_.reserve(entries_this_epoch);  // The next epoch likely touches as many keys.
   sealed_epoch_ = batch->epoch();
   buffered_bytes_ = 0;

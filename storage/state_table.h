@@ -26,9 +26,10 @@ uint16_t VirtualNodeOf(std::string_view key);
 /// One operator's keyed state. Writes of the current epoch stay in an in-memory buffer and
 /// reads see them first, so an operator reads its own uncommitted writes while RocksDB holds
 /// only committed epochs: a crash loses exactly the uncommitted epoch, and rollback costs
-/// nothing. At a barrier, FlushTo copies the buffer into the epoch's batch and keeps it,
-/// sealed, readable until that epoch has committed: the operator goes on with the next
-/// epoch while the checkpoint is written.
+/// nothing. At a barrier, FlushTo hands the buffer's writes to the epoch's batch as a sorted
+/// run that reads them where they lie (no copy), and keeps them, sealed, readable until that
+/// epoch has committed: the operator goes on with the next epoch while the checkpoint is
+/// written.
 /// Not thread-safe: owned by one operator instance.
 class StateTable {
  public:
@@ -65,8 +66,8 @@ class StateTable {
   /// from the sealed buffer.
   bool Committed(uint64_t epoch) const { return store_->committed_epoch() >= epoch; }
 
-  /// Writes this epoch's changes into `batch` and seals them: reads still see them until the
-  /// store has committed `batch.epoch()`.
+  /// Adds this epoch's changes to `batch` (a StateRun, in memory `batch` then shares) and seals
+  /// them: reads still see them until the store has committed `batch.epoch()`.
   void FlushTo(EpochBatch* batch);
 
   /// Bytes held by the current epoch's buffer.
@@ -77,27 +78,24 @@ class StateTable {
 
  private:
   /// The bytes of the keys and values an epoch writes, in blocks that never move, so that
-  /// the buffer's entries point into them: a write allocates nothing of its own, and the
-  /// blocks serve epoch after epoch.
+  /// the buffer's entries point into them: a write allocates nothing of its own. Once the
+  /// epoch is flushed, its arena is shared by the table's sealed buffer and the epoch's state
+  /// run, and lives until both are done with it; its blocks then serve other arenas.
   class Arena {
    public:
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena();
     std::string_view Copy(std::string_view bytes);
     char* Allocate(size_t size);
-    /// Forgets every allocation, keeping some blocks for the next epoch.
-    void Reset();
-    /// Takes over `other`'s allocations (they stay where they are), leaving it empty.
-    void Absorb(Arena* other);
 
    private:
     static constexpr size_t kBlockBytes = size_t{64} << 10;
     // Past this a value gets a block of its own.
     static constexpr size_t kLargeBytes = kBlockBytes / 4;
-    // The blocks kept for reuse at most (4 MB): an unusually large epoch does not pin its
-    // memory.
-    static constexpr size_t kKeptBlocks = 64;
-    std::vector<std::unique_ptr<char[]>> blocks_;  // In use; the last one is being filled.
+    std::vector<std::unique_ptr<char[]>> blocks_;  // The last one is being filled.
     std::vector<std::unique_ptr<char[]>> large_;   // Single large values.
-    std::vector<std::unique_ptr<char[]>> free_;    // Blocks to fill next.
     size_t used_ = kBlockBytes;                    // Bytes filled in the last block.
   };
   // A change: the new value in the arena (or a delete), with room for the key's next value
@@ -128,16 +126,21 @@ class StateTable {
 
   const Store* store_;
   uint32_t table_id_;
-  // State key → new value, or a delete; the keys and values live in arena_.
+  // State key → new value, or a delete; the keys and values live in arena_ (made at the
+  // epoch's first write).
   Buffer buffer_;
-  Arena arena_;
+  std::shared_ptr<Arena> arena_;
   // AppendInGroup's rows of this epoch: full RocksDB keys and values, each length-prefixed.
   std::string appended_;
   size_t buffered_bytes_ = 0;
-  // The changes of epochs flushed but perhaps not committed yet, and the newest of them.
+  // The changes of epochs flushed but perhaps not committed yet, the arenas they live in,
+  // and the newest of those epochs.
   mutable Buffer sealed_;
-  mutable Arena sealed_arena_;
+  mutable std::vector<std::shared_ptr<const Arena>> sealed_arenas_;
   uint64_t sealed_epoch_ = 0;
+  // The state run of the last epoch flushed: once that epoch has committed nothing reads it
+  // any more, and it serves again, with its memory.
+  std::shared_ptr<StateRun> last_run_;
   mutable std::string key_scratch_;
 };
 

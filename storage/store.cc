@@ -120,11 +120,87 @@ std::string SettingKey(std::string_view name) {
   return key;
 }
 
+void StateRun::AppendFullKey(const Entry& entry, std::string* out) const {
+  out->push_back(key_section::kState);
+  AppendBigEndian32(table_id, out);
+  AppendBigEndian16(entry.virtual_node, out);
+  out->append(entry.key);
+}
+
 void WriteBatch::PutState(std::string_view key, std::string_view value) { batch_.Put(key, value); }
+
+void WriteBatch::AddStateRun(std::shared_ptr<const StateRun> run) {
+  if (run->entries.empty()) return;
+  run_bytes_ += run->bytes;
+  run_entries_ += run->entries.size();
+  runs_.push_back({std::move(run), static_cast<size_t>(batch_.Count())});
+}
+
+rocksdb::WriteBatch WriteBatch::WithRunsWrittenIn() const {
+  // Replays the records into a new batch, writing each run in before the record at its
+  // position: the order of writes to one key, and of writes and range deletions, is kept.
+  class Replay : public rocksdb::WriteBatch::Handler {
+   public:
+    Replay(const std::vector<PlacedRun>& runs, size_t bytes) : runs_(runs), out_(bytes) {}
+    // Stave writes the default column family only.
+    rocksdb::Status PutCF(uint32_t, const rocksdb::Slice& key,
+                          const rocksdb::Slice& value) override {
+      RunsUpTo(records_++);
+      return out_.Put(key, value);
+    }
+    rocksdb::Status DeleteCF(uint32_t, const rocksdb::Slice& key) override {
+      RunsUpTo(records_++);
+      return out_.Delete(key);
+    }
+    rocksdb::Status SingleDeleteCF(uint32_t, const rocksdb::Slice& key) override {
+      RunsUpTo(records_++);
+      return out_.SingleDelete(key);
+    }
+    rocksdb::Status DeleteRangeCF(uint32_t, const rocksdb::Slice& begin,
+                                  const rocksdb::Slice& end) override {
+      RunsUpTo(records_++);
+      return out_.DeleteRange(begin, end);
+    }
+    rocksdb::Status MergeCF(uint32_t, const rocksdb::Slice&, const rocksdb::Slice&) override {
+      return rocksdb::Status::NotSupported("an epoch batch holds no merge records");
+    }
+    // Writes the runs placed before record `position` (SIZE_MAX: all that are left).
+    void RunsUpTo(size_t position) {
+      for (; next_run_ < runs_.size() && runs_[next_run_].position <= position; ++next_run_) {
+        const StateRun& run = *runs_[next_run_].run;
+        for (const StateRun::Entry& entry : run.entries) {
+          key_.clear();
+          run.AppendFullKey(entry, &key_);
+          if (entry.deleted) {
+            out_.Delete(key_).PermitUncheckedError();
+          } else {
+            out_.Put(key_, rocksdb::Slice(entry.value.data(), entry.value.size()))
+                .PermitUncheckedError();
+          }
+        }
+      }
+    }
+    rocksdb::WriteBatch Take() { return std::move(out_); }
+
+   private:
+    const std::vector<PlacedRun>& runs_;
+    rocksdb::WriteBatch out_;
+    size_t records_ = 0;
+    size_t next_run_ = 0;
+    std::string key_;
+  };
+  Replay replay(runs_, ByteSize());
+  batch_.Iterate(&replay).PermitUncheckedError();  // Its handler fails on nothing written here.
+  replay.RunsUpTo(SIZE_MAX);
+  return replay.Take();
+}
 
 void WriteBatch::Clear() {
   batch_.Clear();
   next_object_id_.reset();
+  runs_.clear();
+  run_bytes_ = 0;
+  run_entries_ = 0;
 }
 
 std::unique_ptr<EpochBatch> EpochBatchPool::Take(uint64_t epoch, int64_t time,
@@ -155,6 +231,7 @@ std::unique_ptr<EpochBatch> EpochBatchPool::Take(uint64_t epoch, int64_t time,
 
 void EpochBatchPool::GiveBack(std::unique_ptr<EpochBatch> batch) {
   if (!batch || batch->Capacity() > kMaxBatchBytes) return;
+  batch->Clear();  // Lets go of its state runs' memory now.
   std::lock_guard lock(mutex_);
   if (free_.size() < kMaxBatches) free_.push_back(std::move(batch));
 }
@@ -389,6 +466,12 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
   size_t bytes = batch_.GetDataSize();
   uint64_t count = batch_.Count();
   for (const WriteBatch* part : parts) {
+    // A part's runs go where its records do: after the records of the parts before it.
+    for (const PlacedRun& placed : part->runs_) {
+      runs_.push_back({placed.run, static_cast<size_t>(count) + placed.position});
+    }
+    run_bytes_ += part->run_bytes_;
+    run_entries_ += part->run_entries_;
     if (part->batch_.Count() == 0) continue;
     bytes += part->batch_.GetDataSize() - kHeader;
     count += part->batch_.Count();
@@ -411,9 +494,15 @@ void WriteBatch::Append(const std::vector<const WriteBatch*>& parts) {
 Status Store::Commit(EpochBatch* batch) {
   std::lock_guard lock(commit_mutex_);
   batch->batch_.Put(MetaKey(kCommittedEpochName), EncodeU64(batch->epoch()));
-  Status status = batch->batch_.GetDataSize() >= kIngestBytes
-                      ? IngestSynced(batch->batch_, batch->epoch())
-                      : WriteSynced(&batch->batch_, "committing an epoch");
+  Status status;
+  if (batch->ByteSize() >= kIngestBytes) {
+    status = IngestSynced(*batch, batch->epoch());
+  } else if (!batch->runs_.empty()) {
+    rocksdb::WriteBatch written = batch->WithRunsWrittenIn();
+    status = WriteSynced(&written, "committing an epoch");
+  } else {
+    status = WriteSynced(&batch->batch_, "committing an epoch");
+  }
   if (!status.ok()) return status;
   committed_epoch_.store(batch->epoch(), std::memory_order_release);
   if (batch->next_object_id_) next_object_id_ = *batch->next_object_id_;
@@ -476,7 +565,7 @@ Status Store::WriteSynced(rocksdb::WriteBatch* batch, std::string_view what) {
   return status;
 }
 
-Status Store::IngestSynced(const rocksdb::WriteBatch& batch, uint64_t epoch) {
+Status Store::IngestSynced(const WriteBatch& batch, uint64_t epoch) {
   constexpr std::string_view kWhat = "committing an epoch";
   if (Status recovered = RecoverFromWriteFailure(kWhat); !recovered.ok()) return recovered;
   std::shared_ptr<rocksdb::DB> db = Pin();

@@ -18,6 +18,28 @@
 
 namespace stave::storage {
 
+/// A state table's writes of one epoch, sorted by key, each key once, left in the memory the
+/// table wrote them into. StateTable::FlushTo hands them to the epoch's batch by reference:
+/// the commit reads them from there, where copying them into the task's batch and then into
+/// the epoch's combined batch cost two copies of every byte, and fresh pages for both.
+struct StateRun {
+  struct Entry {
+    std::string_view key;  // The state key, without its prefix (section, table, virtual node).
+    std::string_view value;
+    uint16_t virtual_node = 0;
+    bool deleted = false;
+  };
+  uint32_t table_id = 0;
+  std::vector<Entry> entries;
+  size_t bytes = 0;  // Of the full keys and the values, as the commit writes them.
+  std::shared_ptr<const void> memory;  // Keeps the keys' and values' bytes alive.
+
+  /// Appends the full RocksDB key of `entry` to `out`.
+  void AppendFullKey(const Entry& entry, std::string* out) const;
+  /// The bytes of a full key's prefix (section, table id, virtual node).
+  static constexpr size_t kPrefixBytes = 7;
+};
+
 /// Changes written to RocksDB together, atomically: all of them survive a crash or none.
 /// Not thread-safe.
 class WriteBatch {
@@ -28,6 +50,9 @@ class WriteBatch {
   /// `key` is the full state key built by StateTable (section, table, virtual node, key).
   void PutState(std::string_view key, std::string_view value);
   void DeleteState(std::string_view key);
+  /// Adds a state table's sorted writes, as if each were written here now, after the changes
+  /// written before it.
+  void AddStateRun(std::shared_ptr<const StateRun> run);
   /// Removes every row of the state tables in [first, end) (a dropped object's tables).
   void DeleteStateTables(uint32_t first_table_id, uint32_t end_table_id);
 
@@ -63,18 +88,37 @@ class WriteBatch {
   /// batch directly: how the parallel tasks' deltas of one epoch become its one commit.
   void Append(const std::vector<const WriteBatch*>& parts);
 
-  size_t ByteSize() const { return batch_.GetDataSize(); }
-  size_t Count() const { return static_cast<size_t>(batch_.Count()); }
+  /// The bytes the batch writes, its state runs' included.
+  size_t ByteSize() const { return batch_.GetDataSize() + run_bytes_; }
+  /// The bytes of the changes written into the batch itself (its state runs' excluded).
+  size_t RecordBytes() const { return batch_.GetDataSize(); }
+  size_t Count() const { return static_cast<size_t>(batch_.Count()) + run_entries_; }
 
   /// Removes every change, keeping the memory they took.
   void Clear();
   /// The bytes the batch holds without growing.
   size_t Capacity() const { return batch_.Data().capacity(); }
 
+  /// A state run and its place among the batch's records: after the first `position`.
+  struct PlacedRun {
+    std::shared_ptr<const StateRun> run;
+    size_t position = 0;
+  };
+  /// The changes written into the batch itself, in order.
+  const rocksdb::WriteBatch& records() const { return batch_; }
+  /// The state runs, by position.
+  const std::vector<PlacedRun>& state_runs() const { return runs_; }
+
  private:
   friend class Store;
+  /// The batch's changes as one RocksDB batch, its state runs written in at their places.
+  rocksdb::WriteBatch WithRunsWrittenIn() const;
+
   std::optional<uint64_t> next_object_id_;
   rocksdb::WriteBatch batch_;
+  std::vector<PlacedRun> runs_;
+  size_t run_bytes_ = 0;
+  size_t run_entries_ = 0;
 };
 
 /// Everything one checkpoint changes, gathered while the barrier of epoch `epoch` passes
@@ -259,7 +303,7 @@ class Store {
   Status WriteSynced(rocksdb::WriteBatch* batch, std::string_view what);
   // Commits an epoch's batch as one ingested file (storage/epoch_file.h), as durably and
   // atomically as WriteSynced.
-  Status IngestSynced(const rocksdb::WriteBatch& batch, uint64_t epoch);
+  Status IngestSynced(const WriteBatch& batch, uint64_t epoch);
   // After a failed write: checks that the disk takes writes again, then has RocksDB resume
   // or reopens it. OK when no write failed.
   Status RecoverFromWriteFailure(std::string_view what);

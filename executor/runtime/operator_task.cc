@@ -108,7 +108,7 @@ void OperatorTask::CompleteBarrier() {
   pending_report_.reset();
   // Capped: after one huge epoch (a backfill) the next ones are ordinary again.
   constexpr size_t kMaxReservedBytes = size_t{64} << 20;
-  last_batch_bytes_ = std::min(report.batch->ByteSize(), kMaxReservedBytes);
+  last_batch_bytes_ = std::min(report.batch->RecordBytes(), kMaxReservedBytes);
   failpoint::Hit("epoch_operator_flushed");
   for (Input& input : inputs_) input.at_barrier = false;
   inputs_at_barrier_ = 0;

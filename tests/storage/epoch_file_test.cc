@@ -88,6 +88,41 @@ TEST(EpochFileTest, ALargeEpochCommitsAsTheWriteOfItsBatchWould) {
   }
 }
 
+// A state table's flush hands its writes to the batch as a run that stays in the table's
+// memory; whether the epoch commits as a write or as a file, each run takes effect at its
+// place among the batch's records: a record written after a run overrides it, a range
+// deletion drops the runs before it and not those after it, also across appended parts.
+TEST(EpochFileTest, StateRunsTakeEffectAtTheirPlaceAmongTheRecords) {
+  for (bool large : {false, true}) {
+    TempDirectory directory;
+    auto store = Store::Open(directory.path()).ValueOrThrow();
+    StateTable first(store.get(), 1);
+    StateTable dropped(store.get(), 2);
+    StateTable refilled(store.get(), 3);
+    const std::string padding(large ? 200 : 1, 'p');
+    EpochBatch batch(1);
+    for (int i = 0; i < (large ? 80000 : 10); ++i) first.Put("bulk" + std::to_string(i), padding);
+    first.Put("overridden", "by the run");
+    first.FlushTo(&batch);
+    batch.PutState(first.FullKey("overridden"), "by a record after the run");
+    dropped.Put("before the drop", "x");
+    dropped.FlushTo(&batch);
+    EpochBatch part(1);  // Another task's share: its run comes after the batch's records.
+    part.DeleteStateTables(2, 4);
+    refilled.Put("after the drop", "y");
+    refilled.FlushTo(&part);
+    batch.Append({&part});
+    EXPECT_EQ(batch.ByteSize() > (size_t{8} << 20), large);
+    ASSERT_TRUE(store->Commit(&batch).ok());
+    std::map<std::string, std::string> rows = Rows(store.get(), 1);
+    EXPECT_EQ(rows.size(), large ? 80001u : 11u);
+    EXPECT_EQ(rows["overridden"], "by a record after the run");
+    EXPECT_EQ(rows["bulk9"], padding);
+    EXPECT_TRUE(Rows(store.get(), 2).empty());
+    EXPECT_EQ(Rows(store.get(), 3), (std::map<std::string, std::string>{{"after the drop", "y"}}));
+  }
+}
+
 // A crash between writing an epoch's file and ingesting it leaves the file behind, not part
 // of the database: the next start removes it and is at the epoch committed before.
 TEST(EpochFileTest, AFileLeftByACrashIsRemovedAtStart) {
@@ -112,10 +147,8 @@ TEST(EpochFileTest, TheFileIsNotCompressed) {
   rocksdb::Options options;
   options.OptimizeLevelStyleCompaction();
   ASSERT_FALSE(options.compression_per_level.empty());
-  rocksdb::WriteBatch batch;
-  for (int i = 0; i < 10000; ++i) {
-    ASSERT_TRUE(batch.Put("key" + std::to_string(i), std::string(100, 'x')).ok());
-  }
+  WriteBatch batch;
+  for (int i = 0; i < 10000; ++i) batch.PutState("key" + std::to_string(i), std::string(100, 'x'));
   std::string path = directory.path() + "/1.epoch-sst";
   ASSERT_TRUE(WriteEpochFile(batch, options, path).ok());
   rocksdb::SstFileReader reader(options);
@@ -131,7 +164,7 @@ TEST(EpochFileTest, TheFileKeepsTheLastWriteOfEachKeyOfTheBatch) {
   TempDirectory directory;
   rocksdb::Options options;
   for (int runs : {1, 2, 3, 7, 200}) {
-    rocksdb::WriteBatch batch;
+    WriteBatch batch;
     std::map<std::string, std::optional<std::string>> model;  // nullopt: deleted
     std::mt19937 random(static_cast<uint32_t>(runs));
     for (int run = 0; run < runs; ++run) {
@@ -140,10 +173,10 @@ TEST(EpochFileTest, TheFileKeepsTheLastWriteOfEachKeyOfTheBatch) {
       for (const std::string& key : keys) {
         std::string value = std::to_string(run);
         if (random() % 5 == 0) {
-          ASSERT_TRUE(batch.Delete(key).ok());
+          batch.DeleteState(key);
           model[key] = std::nullopt;
         } else {
-          ASSERT_TRUE(batch.Put(key, value).ok());
+          batch.PutState(key, value);
           model[key] = value;
         }
       }

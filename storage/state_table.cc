@@ -94,6 +94,18 @@ char* StateTable::Arena::Allocate(size_t size) {
 }
 
 Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
+  return Lookup(key, VirtualNodeOf(key));
+}
+
+Result<std::optional<std::string>> StateTable::GetInGroup(std::string_view group,
+                                                          std::string_view suffix) const {
+  std::string key(group);
+  key.append(suffix);
+  return Lookup(key, VirtualNodeOf(group));
+}
+
+Result<std::optional<std::string>> StateTable::Lookup(std::string_view key,
+                                                      uint16_t virtual_node) const {
   auto it = buffer_.find(key);
   if (it != buffer_.end()) return it->second.Stored();
   ReleaseCommitted();
@@ -101,7 +113,7 @@ Result<std::optional<std::string>> StateTable::Get(std::string_view key) const {
     it = sealed_.find(key);
     if (it != sealed_.end()) return it->second.Stored();
   }
-  return store_->GetState(ScratchKey(key));
+  return store_->GetState(ScratchKey(key, virtual_node));
 }
 
 void StateTable::PutInGroup(std::string_view group, std::string_view suffix,

@@ -49,6 +49,10 @@ class StateTable {
   /// memcomparable keys of fixed columns are).
   void PutInGroup(std::string_view group, std::string_view suffix, std::string_view value);
   void DeleteInGroup(std::string_view group, std::string_view suffix);
+  /// The latest value of one grouped key, as Get: a point lookup, which the store's Bloom
+  /// filters answer for a key it does not hold without reading its files.
+  Result<std::optional<std::string>> GetInGroup(std::string_view group,
+                                                std::string_view suffix) const;
   /// Writes a new key that nothing reads back: no write of this table has it, and no Get or
   /// scan asks for it before its epoch commits (a keyless view's rows, numbered by their
   /// instance). Kept in arrival order outside the buffer's map, so an append-only table pays
@@ -116,6 +120,7 @@ class StateTable {
   using Buffer = absl::flat_hash_map<std::string_view, Change>;
 
   void Write(std::string_view key, std::optional<std::string_view> value, uint16_t virtual_node);
+  Result<std::optional<std::string>> Lookup(std::string_view key, uint16_t virtual_node) const;
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;
   std::string_view ScratchKey(std::string_view key, uint16_t virtual_node) const;

@@ -165,7 +165,10 @@ const std::vector<std::vector<Value>>& HashJoinOperator::Decoded(size_t side, Ke
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
-  if (it != cache_[side].end()) return it->second;
+  if (it != cache_[side].end()) {
+    if (it->second.partial) Complete(side, key, it->second);
+    return it->second;
+  }
   if (all_keys_cached_[side]) {
     KeyRows& rows = cache_[side][key];  // A new key: nothing to read.
     cached_bytes_ += KeyMemory(side, rows);
@@ -176,7 +179,10 @@ HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string
 
 HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
-  if (it != cache_[side].end()) return &it->second;
+  if (it != cache_[side].end()) {
+    if (it->second.partial) Complete(side, key, it->second);
+    return &it->second;
+  }
   if (all_keys_cached_[side]) return nullptr;
   return Read(side, key, /*keep_empty=*/false);
 }
@@ -213,6 +219,86 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
     dirty_bytes_ += rows.bytes;
   }
   return &rows;
+}
+
+HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std::string& key,
+                                                          const std::string& encoded) {
+  auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && all_keys_cached_[side]) return Load(side, key);
+  if (it != cache_[side].end() && !it->second.partial) return it->second;
+  KeyRows& rows = it != cache_[side].end() ? it->second : cache_[side][key];
+  if (it == cache_[side].end()) {
+    rows.partial = true;
+    cached_bytes_ += KeyMemory(side, rows);
+  }
+  size_t position = FindRow(rows, encoded);
+  // A key that takes many inserts (a hot auction's bids) is read whole once instead.
+  constexpr uint8_t kPointReadsBeforeRead = 4;
+  if (position == rows.entries.size() && rows.point_reads >= kPointReadsBeforeRead) {
+    Complete(side, key, rows);
+    return rows;
+  }
+  if (position == rows.entries.size()) {
+    ++rows.point_reads;
+    storage::StateTable& state = states_[side];
+    if (state.GetInGroup(key, "").ValueOrThrow()) {
+      Complete(side, key, rows);  // A key in the one-entry form of old: read whole.
+      return rows;
+    }
+    if (std::optional<std::string> stored = state.GetInGroup(key, encoded).ValueOrThrow()) {
+      Entry entry = DecodeCounts(encoded, *stored);
+      size_t before = KeyMemory(side, rows);
+      rows.bytes += EncodedSize(entry.row);
+      rows.entries.push_back(std::move(entry));
+      if (!rows.positions.empty()) rows.positions.insert(rows.entries.size() - 1);
+      cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+    }
+  }
+  // An insert that takes a row's count to zero removes it: that needs the key whole.
+  position = FindRow(rows, encoded);
+  if (position < rows.entries.size() && rows.entries[position].count == -1) {
+    Complete(side, key, rows);
+  }
+  return rows;
+}
+
+void HashJoinOperator::Complete(size_t side, const std::string& key, KeyRows& rows) {
+  // The store holds the key as of its last commit. Every row written since is in `rows`
+  // (a partial key never removes one, and stays cached until its writes commit), newer
+  // than the store's copy: the store's other rows are what the key lacks.
+  ++store_reads_;
+  size_t before = KeyMemory(side, rows);
+  bool legacy = false;
+  Status status =
+      states_[side].ScanCommittedGroup(key, [&](std::string_view row, std::string_view value) {
+        std::vector<Entry> entries;
+        if (!row.empty()) {
+          entries.push_back(DecodeCounts(row, value));
+        } else {
+          entries = DecodeEntries(value);  // The key's one entry of all its rows, of old.
+          for (Entry& entry : entries) entry.dirty = true;
+          legacy = true;
+        }
+        for (Entry& entry : entries) {
+          if (FindRow(rows, entry.row) < rows.entries.size()) continue;
+          rows.bytes += EncodedSize(entry.row);
+          rows.entries.push_back(std::move(entry));
+          if (!rows.positions.empty()) rows.positions.insert(rows.entries.size() - 1);
+        }
+        return true;
+      });
+  if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+  rows.partial = false;
+  if (rows.decoded) {  // Decoded again when probed.
+    std::vector<std::vector<Value>>().swap(rows.rows);
+    rows.decoded = false;
+  }
+  cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+  if (legacy) {
+    rows.legacy = true;
+    MarkDirty(side, key, rows);
+    dirty_bytes_ += rows.bytes;
+  }
 }
 
 size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) const {
@@ -429,10 +515,10 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     return;
   }
   if (cleaned) expiry_index_[side][*expiry].insert(key);
-  KeyRows& mine = Load(side, key);
-  MarkDirty(side, key, mine);
   std::string encoded;
   storage::EncodeRow(row, types_[side], &encoded);
+  KeyRows& mine = sign > 0 ? LoadToInsert(side, key, encoded) : Load(side, key);
+  MarkDirty(side, key, mine);
   size_t position = FindRow(mine, encoded);
   if (position == mine.entries.size()) AddRow(side, mine, std::move(encoded), row, matches);
   Entry& entry = mine.entries[position];

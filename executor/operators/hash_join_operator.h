@@ -49,7 +49,12 @@ namespace stave::executor {
 /// hot key holding thousands of rows costs what changed in it, not its size, every epoch.
 /// Past the barrier, keys stay cached up to a memory budget, so a hot key is not
 /// read again every epoch; a key is evicted only once the epochs that wrote it have
-/// committed, so a key read from the store is always read whole. The cache holds exactly
+/// committed, so a key read from the store is always read whole. A row inserted under a key
+/// not cached reads only its own stored copy, by a point lookup the store's Bloom filters
+/// answer: the key is cached partial, its new rows only, until something needs its rows
+/// whole (a probe from the other side, a retraction, an expiry) and reads the others. So the
+/// inserts of a side of many keys (q7's bids, by price) cost no scan each once its state
+/// has outgrown the cache. The cache holds exactly
 /// what the state table would answer, and a new instance starts with it empty, so recovery
 /// reads the checkpointed state as before.
 ///
@@ -163,15 +168,25 @@ class HashJoinOperator : public StreamOperator {
     RowPositions positions;
     /// Rows removed since the last barrier, which the state table may hold.
     std::vector<std::string> removed;
-    size_t bytes = 0;            // Of the encoded rows, roughly what the key costs in memory.
-    bool dirty = false;          // Changed since the last barrier.
-    bool legacy = false;         // Read from a one-entry key, to be rewritten a row each.
+    size_t bytes = 0;     // Of the encoded rows, roughly what the key costs in memory.
+    bool dirty = false;   // Changed since the last barrier.
+    bool legacy = false;  // Read from a one-entry key, to be rewritten a row each.
+    // Holds only the rows inserted since the key was cached, and their stored copies; the
+    // store holds the others, as of its last commit (Complete reads them). Never removes a
+    // row while partial: what the store holds of it would come back.
+    bool partial = false;
+    uint8_t point_reads = 0;     // Point lookups for its inserts while partial.
     uint64_t written_epoch = 0;  // The last epoch whose batch it was written into.
   };
   /// The key's rows: from the cache, else read from the state table and cached.
   KeyRows& Load(size_t side, const std::string& key);
   /// As Load, but null (and nothing cached) for a key the side does not hold.
   KeyRows* Probe(size_t side, const std::string& key);
+  /// The key's rows for an insert of `encoded`: as Load for a cached key; for one not cached
+  /// (and maybe stored), a partial key holding that row's stored copy, if any.
+  KeyRows& LoadToInsert(size_t side, const std::string& key, const std::string& encoded);
+  /// Reads the rows a partial key lacks from the state table.
+  void Complete(size_t side, const std::string& key, KeyRows& rows);
   /// Reads the key's rows from the state table into the cache; null if it holds none and
   /// `keep_empty` is false.
   KeyRows* Read(size_t side, const std::string& key, bool keep_empty);

@@ -6,6 +6,7 @@ must hold the same rows. With --kills, the streams are throttled and staved is S
 restarted during the run: the exactly-once result must not change.
 
   nexmark_test.py --staved PATH [--events N] [--kills K] [--queries q0,q4,...]
+                  [--state-cache SIZE]
 """
 
 import argparse
@@ -75,12 +76,16 @@ def main():
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--kills", type=int, default=0)
     parser.add_argument("--queries", default=",".join(nx.QUERIES))
+    parser.add_argument("--state-cache", default=None,
+                        help="staved's --state-cache; a small one makes joins and aggregates "
+                             "read their state from the store")
     args = parser.parse_args()
     queries = args.queries.split(",")
 
     pg = PostgresServer()
     pg.start()
-    server = Staved(args.staved, checkpoint_interval="200ms")
+    extra = ["--state-cache", args.state_cache] if args.state_cache else []
+    server = Staved(args.staved, checkpoint_interval="200ms", extra_args=extra)
     server.start()
     begun = time.time()
     try:

@@ -226,14 +226,16 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
   auto it = cache_[side].find(key);
   if (it == cache_[side].end() && all_keys_cached_[side]) return Load(side, key);
   if (it != cache_[side].end() && !it->second.partial) return it->second;
+  if (it == cache_[side].end() && !PartialPays(side)) return Load(side, key);
   KeyRows& rows = it != cache_[side].end() ? it->second : cache_[side][key];
   if (it == cache_[side].end()) {
     rows.partial = true;
+    ++partial_stats_[side].keys;
     cached_bytes_ += KeyMemory(side, rows);
   }
   size_t position = FindRow(rows, encoded);
   // A key that takes many inserts (a hot auction's bids) is read whole once instead.
-  constexpr uint8_t kPointReadsBeforeRead = 4;
+  constexpr uint8_t kPointReadsBeforeRead = 1;
   if (position == rows.entries.size() && rows.point_reads >= kPointReadsBeforeRead) {
     Complete(side, key, rows);
     return rows;
@@ -288,6 +290,7 @@ void HashJoinOperator::Complete(size_t side, const std::string& key, KeyRows& ro
         return true;
       });
   if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
+  if (rows.partial) ++partial_stats_[side].completed;
   rows.partial = false;
   if (rows.decoded) {  // Decoded again when probed.
     std::vector<std::vector<Value>>().swap(rows.rows);
@@ -299,6 +302,19 @@ void HashJoinOperator::Complete(size_t side, const std::string& key, KeyRows& ro
     MarkDirty(side, key, rows);
     dirty_bytes_ += rows.bytes;
   }
+}
+
+bool HashJoinOperator::PartialPays(size_t side) {
+  PartialStats& stats = partial_stats_[side];
+  constexpr uint32_t kWindow = 1 << 14;  // Keys judged on, the older ones weighing half.
+  if (stats.keys >= kWindow) {
+    stats.keys /= 2;
+    stats.completed /= 2;
+  }
+  constexpr uint32_t kFirstKeys = 64;
+  constexpr uint32_t kSampleOneIn = 16;
+  if (stats.keys < kFirstKeys || stats.completed * 2 < stats.keys) return true;
+  return ++stats.declined % kSampleOneIn == 0;
 }
 
 size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) const {

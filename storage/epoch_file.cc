@@ -18,19 +18,15 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
  public:
   /// Collects the records of `batch`.
   rocksdb::Status Collect(const WriteBatch& batch) {
-    runs_ = &batch.state_runs();
-    next_run_ = 0;
     // Room for every run's full keys at once: the slices into it must not move.
     size_t key_bytes = 0;
-    for (const auto& placed : *runs_) {
+    for (const auto& placed : batch.state_runs()) {
       for (const auto& entry : placed.run->entries) {
         key_bytes += StateRun::kPrefixBytes + entry.key.size();
       }
     }
     run_keys_.reserve(key_bytes);
-    rocksdb::Status status = batch.records().Iterate(this);
-    RunsUpTo(SIZE_MAX);
-    return status;
+    return batch.ForEachChange(this, [this](const StateRun& run) { AddRun(run); });
   }
 
   struct Point {
@@ -48,13 +44,11 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   rocksdb::Status PutCF(uint32_t family, const rocksdb::Slice& key,
                         const rocksdb::Slice& value) override {
     if (family != 0) return NotInDefaultFamily();
-    RunsUpTo(records_++);
     points.push_back({key, value, false, order_++});
     return rocksdb::Status::OK();
   }
   rocksdb::Status DeleteCF(uint32_t family, const rocksdb::Slice& key) override {
     if (family != 0) return NotInDefaultFamily();
-    RunsUpTo(records_++);
     points.push_back({key, rocksdb::Slice(), true, order_++});
     return rocksdb::Status::OK();
   }
@@ -64,7 +58,6 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   rocksdb::Status DeleteRangeCF(uint32_t family, const rocksdb::Slice& begin,
                                 const rocksdb::Slice& end) override {
     if (family != 0) return NotInDefaultFamily();
-    RunsUpTo(records_++);
     ranges.push_back({begin, end, order_++});
     return rocksdb::Status::OK();
   }
@@ -82,8 +75,6 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
     ranges.clear();
     run_keys_.clear();
     order_ = 0;
-    records_ = 0;
-    runs_ = nullptr;
   }
 
   std::vector<Point> points;
@@ -93,32 +84,25 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   static rocksdb::Status NotInDefaultFamily() {
     return rocksdb::Status::NotSupported("an epoch file holds the default column family only");
   }
-  // Collects the entries of the runs placed before record `position` (SIZE_MAX: all left).
-  void RunsUpTo(size_t position) {
-    for (; next_run_ < runs_->size() && (*runs_)[next_run_].position <= position; ++next_run_) {
-      const StateRun& run = *(*runs_)[next_run_].run;
-      const std::vector<StateRun::Entry>& entries = run.entries;
-      for (size_t i = 0; i < entries.size(); ++i) {
-        // A run's keys lie in its table's memory in the order they were first written, not
-        // in key order: each is a cache miss, fetched a few entries ahead.
-        if (i + kPrefetchDistance < entries.size()) {
-          __builtin_prefetch(entries[i + kPrefetchDistance].key.data());
-        }
-        const StateRun::Entry& entry = entries[i];
-        size_t at = run_keys_.size();
-        run.AppendFullKey(entry, &run_keys_);
-        rocksdb::Slice key(run_keys_.data() + at, run_keys_.size() - at);
-        points.push_back(
-            {key, rocksdb::Slice(entry.value.data(), entry.value.size()), entry.deleted, order_++});
+  void AddRun(const StateRun& run) {
+    const std::vector<StateRun::Entry>& entries = run.entries;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      // A run's keys lie in its table's memory in the order they were first written, not in
+      // key order: each is a cache miss, fetched a few entries ahead.
+      if (i + kPrefetchDistance < entries.size()) {
+        __builtin_prefetch(entries[i + kPrefetchDistance].key.data());
       }
+      const StateRun::Entry& entry = entries[i];
+      size_t at = run_keys_.size();
+      run.AppendFullKey(entry, &run_keys_);
+      rocksdb::Slice key(run_keys_.data() + at, run_keys_.size() - at);
+      points.push_back(
+          {key, rocksdb::Slice(entry.value.data(), entry.value.size()), entry.deleted, order_++});
     }
   }
 
-  const std::vector<WriteBatch::PlacedRun>* runs_ = nullptr;
-  size_t next_run_ = 0;
   std::string run_keys_;
-  size_t order_ = 0;    // Of the points and ranges.
-  size_t records_ = 0;  // Of the batch's own records.
+  size_t order_ = 0;  // Of the points and ranges.
 };
 
 // Sorts the points by key, keeping the batch order of equal keys. State tables flush in

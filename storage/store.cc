@@ -136,63 +136,93 @@ void WriteBatch::AddStateRun(std::shared_ptr<const StateRun> run) {
   runs_.push_back({std::move(run), static_cast<size_t>(batch_.Count())});
 }
 
-rocksdb::WriteBatch WriteBatch::WithRunsWrittenIn() const {
-  // Replays the records into a new batch, writing each run in before the record at its
-  // position: the order of writes to one key, and of writes and range deletions, is kept.
-  class Replay : public rocksdb::WriteBatch::Handler {
+rocksdb::Status WriteBatch::ForEachChange(rocksdb::WriteBatch::Handler* records,
+                                          const std::function<void(const StateRun&)>& run) const {
+  // Forwards each record, after the runs placed before it.
+  class Interleave : public rocksdb::WriteBatch::Handler {
    public:
-    Replay(const std::vector<PlacedRun>& runs, size_t bytes) : runs_(runs), out_(bytes) {}
-    // Stave writes the default column family only.
-    rocksdb::Status PutCF(uint32_t, const rocksdb::Slice& key,
+    Interleave(const std::vector<PlacedRun>& runs, rocksdb::WriteBatch::Handler* records,
+               const std::function<void(const StateRun&)>& run)
+        : runs_(runs), records_(records), run_(run) {}
+    rocksdb::Status PutCF(uint32_t family, const rocksdb::Slice& key,
                           const rocksdb::Slice& value) override {
-      RunsUpTo(records_++);
-      return out_.Put(key, value);
+      RunsUpTo(position_++);
+      return records_->PutCF(family, key, value);
     }
-    rocksdb::Status DeleteCF(uint32_t, const rocksdb::Slice& key) override {
-      RunsUpTo(records_++);
-      return out_.Delete(key);
+    rocksdb::Status DeleteCF(uint32_t family, const rocksdb::Slice& key) override {
+      RunsUpTo(position_++);
+      return records_->DeleteCF(family, key);
     }
-    rocksdb::Status SingleDeleteCF(uint32_t, const rocksdb::Slice& key) override {
-      RunsUpTo(records_++);
-      return out_.SingleDelete(key);
+    rocksdb::Status SingleDeleteCF(uint32_t family, const rocksdb::Slice& key) override {
+      RunsUpTo(position_++);
+      return records_->SingleDeleteCF(family, key);
     }
-    rocksdb::Status DeleteRangeCF(uint32_t, const rocksdb::Slice& begin,
+    rocksdb::Status DeleteRangeCF(uint32_t family, const rocksdb::Slice& begin,
                                   const rocksdb::Slice& end) override {
-      RunsUpTo(records_++);
-      return out_.DeleteRange(begin, end);
+      RunsUpTo(position_++);
+      return records_->DeleteRangeCF(family, begin, end);
     }
     rocksdb::Status MergeCF(uint32_t, const rocksdb::Slice&, const rocksdb::Slice&) override {
       return rocksdb::Status::NotSupported("an epoch batch holds no merge records");
     }
-    // Writes the runs placed before record `position` (SIZE_MAX: all that are left).
+    // Visits the runs placed before record `position` (SIZE_MAX: all that are left).
     void RunsUpTo(size_t position) {
       for (; next_run_ < runs_.size() && runs_[next_run_].position <= position; ++next_run_) {
-        const StateRun& run = *runs_[next_run_].run;
-        for (const StateRun::Entry& entry : run.entries) {
-          key_.clear();
-          run.AppendFullKey(entry, &key_);
-          if (entry.deleted) {
-            out_.Delete(key_).PermitUncheckedError();
-          } else {
-            out_.Put(key_, rocksdb::Slice(entry.value.data(), entry.value.size()))
-                .PermitUncheckedError();
-          }
-        }
+        run_(*runs_[next_run_].run);
       }
     }
-    rocksdb::WriteBatch Take() { return std::move(out_); }
 
    private:
     const std::vector<PlacedRun>& runs_;
-    rocksdb::WriteBatch out_;
-    size_t records_ = 0;
+    rocksdb::WriteBatch::Handler* records_;
+    const std::function<void(const StateRun&)>& run_;
+    size_t position_ = 0;
     size_t next_run_ = 0;
-    std::string key_;
   };
-  Replay replay(runs_, ByteSize());
-  batch_.Iterate(&replay).PermitUncheckedError();  // Its handler fails on nothing written here.
-  replay.RunsUpTo(SIZE_MAX);
-  return replay.Take();
+  Interleave interleave(runs_, records, run);
+  rocksdb::Status status = batch_.Iterate(&interleave);
+  if (status.ok()) interleave.RunsUpTo(SIZE_MAX);
+  return status;
+}
+
+rocksdb::WriteBatch WriteBatch::WithRunsWrittenIn() const {
+  // Stave writes the default column family only.
+  class Copy : public rocksdb::WriteBatch::Handler {
+   public:
+    explicit Copy(rocksdb::WriteBatch* out) : out_(out) {}
+    rocksdb::Status PutCF(uint32_t, const rocksdb::Slice& key,
+                          const rocksdb::Slice& value) override {
+      return out_->Put(key, value);
+    }
+    rocksdb::Status DeleteCF(uint32_t, const rocksdb::Slice& key) override {
+      return out_->Delete(key);
+    }
+    rocksdb::Status SingleDeleteCF(uint32_t, const rocksdb::Slice& key) override {
+      return out_->SingleDelete(key);
+    }
+    rocksdb::Status DeleteRangeCF(uint32_t, const rocksdb::Slice& begin,
+                                  const rocksdb::Slice& end) override {
+      return out_->DeleteRange(begin, end);
+    }
+
+   private:
+    rocksdb::WriteBatch* out_;
+  };
+  rocksdb::WriteBatch out(ByteSize());
+  Copy copy(&out);
+  std::string key;
+  // Its handlers fail on nothing written here.
+  ForEachChange(&copy, [&](const StateRun& run) {
+    for (const StateRun::Entry& entry : run.entries) {
+      key.clear();
+      run.AppendFullKey(entry, &key);
+      rocksdb::Status status =
+          entry.deleted ? out.Delete(key)
+                        : out.Put(key, rocksdb::Slice(entry.value.data(), entry.value.size()));
+      status.PermitUncheckedError();
+    }
+  }).PermitUncheckedError();
+  return out;
 }
 
 void WriteBatch::Clear() {

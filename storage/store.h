@@ -104,10 +104,13 @@ class WriteBatch {
     std::shared_ptr<const StateRun> run;
     size_t position = 0;
   };
-  /// The changes written into the batch itself, in order.
-  const rocksdb::WriteBatch& records() const { return batch_; }
   /// The state runs, by position.
   const std::vector<PlacedRun>& state_runs() const { return runs_; }
+  /// Calls `records` for each change written into the batch itself and `run` for each state
+  /// run, in batch order: a run before the record at its position, so that a record written
+  /// after a run overrides it, and a range deletion drops the runs before it only.
+  rocksdb::Status ForEachChange(rocksdb::WriteBatch::Handler* records,
+                                const std::function<void(const StateRun&)>& run) const;
 
  private:
   friend class Store;

@@ -254,10 +254,10 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
       rows.entries.push_back(std::move(entry));
       if (!rows.positions.empty()) rows.positions.insert(rows.entries.size() - 1);
       cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+      position = rows.entries.size() - 1;
     }
   }
   // An insert that takes a row's count to zero removes it: that needs the key whole.
-  position = FindRow(rows, encoded);
   if (position < rows.entries.size() && rows.entries[position].count == -1) {
     Complete(side, key, rows);
   }

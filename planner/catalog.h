@@ -42,8 +42,10 @@ inline constexpr std::string_view kRowKeyColumn = "_row_key";
 /// 1. before plan_version was recorded;
 /// 2. the inputs of joins carry only the columns something reads (PruneColumns);
 /// 3. so do the inputs of time windows (PruningRules::time_window_inputs);
-/// 4. identical stateful subplans are computed once (ShareIdenticalSubplans).
-inline constexpr uint32_t kPlanVersion = 4;
+/// 4. identical stateful subplans are computed once (ShareIdenticalSubplans);
+/// 5. a join side whose input only grows stores each row under a suffix of its own
+///    (JoinNode::appends).
+inline constexpr uint32_t kPlanVersion = 5;
 
 struct CatalogObject {
   uint32_t id = 0;

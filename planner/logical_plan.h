@@ -154,6 +154,11 @@ struct JoinNode : PlanNode {
   /// then dropped from state (its joined and NULL-padded rows stay in the result). Empty:
   /// the side's rows are kept for good.
   std::vector<Expiry> expiry[2];
+  /// Per side (0 left, 1 right): whether the side's input only grows, so that every row it
+  /// sends is a row of its own, never a copy the side already holds: stored under a suffix
+  /// that makes it unique, it is inserted without reading the side's state. Set from
+  /// planner revision 5 (MarkGrowingJoinSides).
+  bool appends[2] = {false, false};
 
   bool PadsLeft() const { return join_type == JoinType::kLeft || join_type == JoinType::kFull; }
   bool PadsRight() const { return join_type == JoinType::kRight || join_type == JoinType::kFull; }

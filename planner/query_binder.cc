@@ -11,6 +11,7 @@
 #include "planner/column_pruning.h"
 #include "planner/expression_binder.h"
 #include "planner/from_binder.h"
+#include "planner/growing_join_sides.h"
 #include "planner/shared_subplans.h"
 #include "planner/subquery_binder.h"
 #include "planner/subquery_planner.h"
@@ -257,6 +258,7 @@ BoundQuery BindQuery(const parser::SelectStatement& select, const Catalog& catal
       query.root = PruneColumns(query.root, rules);
     }
     if (plan_version >= 4) query.root = ShareIdenticalSubplans(query.root);
+    if (plan_version >= 5) query.root = MarkGrowingJoinSides(query.root);
   }
   return query;
 }

@@ -1,15 +1,21 @@
 #include "executor/operators/hash_join_operator.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "common/sql_error.h"
 #include "executor/expression_evaluator.h"
 #include "executor/runtime/partitioner.h"
 #include "storage/key_codec.h"
+#include "storage/varint.h"
 
 namespace stave::executor {
 
 namespace {
+
+// How many join operators this process has made or started: with the epoch committed at
+// the start, what tells one run's rows from another's (AppendRowSuffix).
+std::atomic<uint64_t> join_runs{0};
 
 /// `expr` over the columns it reads only, renumbered in `positions` (old → new, in order of
 /// first use); null if it holds something other than constants, columns and functions.
@@ -45,6 +51,8 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
       states_{std::move(left_state), std::move(right_state)},
       instance_(instance),
       parallelism_(parallelism),
+      run_epoch_(states_[0].store()->committed_epoch()),
+      run_number_(join_runs.fetch_add(1)),
       cache_bytes_(cache_bytes) {
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
@@ -141,7 +149,8 @@ size_t HashJoinOperator::KeyMemory(size_t side, const KeyRows& rows) const {
 }
 
 std::vector<Value> HashJoinOperator::DecodeStoredRow(size_t side, std::string_view row) const {
-  std::optional<std::vector<Value>> decoded = storage::DecodeRow(row, types_[side]);
+  std::optional<std::vector<Value>> decoded =
+      storage::DecodeRow(RowEncoding(side, row), types_[side]);
   if (!decoded) throw SqlError("XX001", "corrupt join state");
   return std::move(*decoded);
 }
@@ -262,6 +271,36 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
     Complete(side, key, rows);
   }
   return rows;
+}
+
+HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std::string& key) {
+  auto it = cache_[side].find(key);
+  if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
+  KeyRows& rows = cache_[side][key];
+  // The store may hold rows of the key: they are read once something needs them all.
+  rows.partial = !all_keys_cached_[side];
+  cached_bytes_ += KeyMemory(side, rows);
+  return rows;
+}
+
+void HashJoinOperator::AppendRowSuffix(std::string* encoded) {
+  // Unique among the rows of the key: a run's rows are flushed in epochs after the one
+  // committed when it started, so a run of another process that started at the same
+  // committed epoch committed none of its rows, and runs of this process differ by number.
+  size_t start = encoded->size();
+  storage::AppendVarint(run_epoch_, encoded);
+  storage::AppendVarint(run_number_, encoded);
+  storage::AppendVarint(next_row_++, encoded);
+  // Its length last, so that the encoding before it is found again.
+  encoded->push_back(static_cast<char>(encoded->size() - start));
+}
+
+std::string_view HashJoinOperator::RowEncoding(size_t side, std::string_view stored) const {
+  if (!node_->appends[side]) return stored;
+  if (stored.empty() || static_cast<uint8_t>(stored.back()) >= stored.size()) {
+    throw SqlError("XX001", "corrupt join state");
+  }
+  return stored.substr(0, stored.size() - 1 - static_cast<uint8_t>(stored.back()));
 }
 
 void HashJoinOperator::Complete(size_t side, const std::string& key, KeyRows& rows) {
@@ -533,9 +572,28 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
   if (cleaned) expiry_index_[side][*expiry].insert(key);
   std::string encoded;
   storage::EncodeRow(row, types_[side], &encoded);
-  KeyRows& mine = sign > 0 ? LoadToInsert(side, key, encoded) : Load(side, key);
+  KeyRows* found = nullptr;
+  size_t position = 0;
+  if (node_->appends[side] && sign > 0) {
+    AppendRowSuffix(&encoded);  // A row of its own: none stored can be it.
+    found = &LoadToAppend(side, key);
+    position = found->entries.size();
+  } else if (node_->appends[side]) {
+    // A side that only grows is sent no delete. Were one sent, it removes a copy.
+    found = &Load(side, key);
+    position = found->entries.size();
+    for (size_t i = 0; i < found->entries.size() && position == found->entries.size(); ++i) {
+      if (RowEncoding(side, found->entries[i].row) == encoded) position = i;
+    }
+    if (position == found->entries.size()) {
+      throw SqlError("XX000", "a join input that only grows deleted a row it never sent");
+    }
+  } else {
+    found = sign > 0 ? &LoadToInsert(side, key, encoded) : &Load(side, key);
+    position = FindRow(*found, encoded);
+  }
+  KeyRows& mine = *found;
   MarkDirty(side, key, mine);
-  size_t position = FindRow(mine, encoded);
   if (position == mine.entries.size()) AddRow(side, mine, std::move(encoded), row, matches);
   Entry& entry = mine.entries[position];
   entry.count += sign;
@@ -590,6 +648,9 @@ void HashJoinOperator::Start() {
   }
   cached_bytes_ = 0;
   dirty_bytes_ = 0;
+  run_epoch_ = states_[0].store()->committed_epoch();
+  run_number_ = join_runs.fetch_add(1);
+  next_row_ = 0;
   // Both sides' state tables live in one store: one snapshot reads them.
   std::shared_ptr<const storage::Snapshot> snapshot =
       states_[0].store()->NewSnapshot().ValueOrThrow();

@@ -58,6 +58,11 @@ namespace stave::executor {
 /// what the state table would answer, and a new instance starts with it empty, so recovery
 /// reads the checkpointed state as before.
 ///
+/// A side whose input only grows (JoinNode::appends: a stream's bids, say) never sends a
+/// delete, nor a row it must count as a copy of one it holds: it stores each row under its
+/// encoding and a suffix of its own. Inserting one reads nothing, not even a point lookup:
+/// the key, if not cached, is cached partial with the new row alone.
+///
 /// State written before this layout held a key's rows in one entry (the join key alone, the
 /// rows in EncodeEntries' form). Such an entry is still read, and rewritten in the new
 /// layout at the next barrier.
@@ -185,6 +190,13 @@ class HashJoinOperator : public StreamOperator {
   /// The key's rows for an insert of `encoded`: as Load for a cached key; for one not cached
   /// (and maybe stored), a partial key holding that row's stored copy, if any.
   KeyRows& LoadToInsert(size_t side, const std::string& key, const std::string& encoded);
+  /// The key's rows for a new row of a growing side (JoinNode::appends), which no stored row
+  /// can be: as cached, else a new key, partial unless the side's keys are all cached.
+  KeyRows& LoadToAppend(size_t side, const std::string& key);
+  /// Appends to a growing side's encoded row the suffix that makes it a row of its own.
+  void AppendRowSuffix(std::string* encoded);
+  /// A stored row's encoding: without its suffix, on a growing side.
+  std::string_view RowEncoding(size_t side, std::string_view stored) const;
   /// Reads the rows a partial key lacks from the state table.
   void Complete(size_t side, const std::string& key, KeyRows& rows);
   /// Whether caching a key of `side` partial pays: not where most such keys are read whole
@@ -259,6 +271,11 @@ class HashJoinOperator : public StreamOperator {
     uint32_t declined = 0;
   };
   PartialStats partial_stats_[2];
+  // What a growing side's row suffixes are made of: the run (Start), unique among all the
+  // runs whose rows the state may hold, and the row's number in it.
+  uint64_t run_epoch_ = 0;
+  uint64_t run_number_ = 0;
+  uint64_t next_row_ = 0;
   size_t cached_bytes_ = 0;
   size_t dirty_bytes_ = 0;
   size_t cache_bytes_;

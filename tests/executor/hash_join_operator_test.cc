@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "common/sql_error.h"
 #include "storage/key_codec.h"
 #include "tests/test_directory.h"
 
@@ -413,6 +414,72 @@ TEST_F(HashJoinOperatorTest, InsertsUnderAKeyNotCachedReadOnlyTheirOwnRow) {
   EXPECT_EQ(out_.counts,
             (std::map<std::string, int64_t>{
                 {Key(1, "a", 1, "y"), 2}, {Key(1, "b", 1, "y"), 2}, {Key(1, "c", 1, "y"), 1}}));
+}
+
+// A side that only grows stores each row apart, under a suffix of its own: copies of a row
+// inserted in other epochs and other runs all count, and an insert under a key the cache
+// lost reads nothing. What a new operator reads back is every copy.
+TEST_F(HashJoinOperatorTest, ASideThatOnlyGrowsStoresEachRowApart) {
+  auto node = JoinOnK(planner::JoinType::kInner);
+  node->appends[0] = true;
+  auto make = [&] {
+    auto join = std::make_unique<HashJoinOperator>(node, storage::StateTable(store_.get(), 1),
+                                                   storage::StateTable(store_.get(), 2), 0, 1, 1);
+    join->set_downstream(&out_);
+    join->Start();
+    return join;
+  };
+  uint64_t epoch = 1;
+  auto commit = [&](HashJoinOperator& join) {
+    storage::EpochBatch batch(epoch++);
+    join.OnBarrier(&batch);
+    ASSERT_TRUE(store_->Commit(&batch).ok());
+  };
+  auto join = make();
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 1, "a"}}));
+  commit(*join);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 1, "b"}}));
+  commit(*join);
+  commit(*join);  // Evicts key 1, committed by now.
+  ASSERT_EQ(join->cached_keys(0), 0u);
+  join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 2, "a"}}));
+  EXPECT_EQ(join->store_reads(), 0u);
+  join->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "x"}}));
+  EXPECT_EQ(join->store_reads(), 1u);
+  EXPECT_EQ(out_.counts,
+            (std::map<std::string, int64_t>{{Key(1, "a", 1, "x"), 4}, {Key(1, "b", 1, "x"), 1}}));
+  commit(*join);
+
+  // Another run adds copies of the same rows; one not committed is lost with its run.
+  auto second = make();
+  second->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 1, "b"}}));
+  commit(*second);
+  auto lost = make();
+  lost->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}}));
+  storage::EpochBatch never(epoch);
+  lost->OnBarrier(&never);
+  // Two runs that started at the same committed epoch, both committed (an operator
+  // replaced while its last epoch was still being written).
+  auto old_run = make();
+  auto new_run = make();
+  old_run->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}}));
+  new_run->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}}));
+  storage::EpochBatch old_batch(epoch++);
+  old_run->OnBarrier(&old_batch);
+  ASSERT_TRUE(store_->Commit(&old_batch).ok());
+  commit(*new_run);
+  // A delete, which such a side is never sent, still removes one copy.
+  out_.counts.clear();
+  auto third = make();
+  third->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kDelete, 1, "b"}}));
+  commit(*third);
+  out_.counts.clear();
+  auto recovered = make();
+  recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "y"}, {RowOp::kInsert, 2, "y"}}));
+  EXPECT_EQ(out_.counts,
+            (std::map<std::string, int64_t>{
+                {Key(1, "a", 1, "y"), 8}, {Key(1, "b", 1, "y"), 1}, {Key(2, "a", 2, "y"), 1}}));
+  EXPECT_THROW(recovered->OnInputChunk(0, Rows({{RowOp::kDelete, 3, "a"}})), SqlError);
 }
 
 // A hot key's barrier writes the rows that changed, not every row of the key.

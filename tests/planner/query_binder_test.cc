@@ -175,6 +175,33 @@ TEST_F(QueryBinderTest, JoinInputsCarryOnlyReadColumnsFromPlanVersion2) {
   EXPECT_THROW(Bind(sql, QueryPurpose::kMaterializedView, kPlanVersion + 1), SqlError);
 }
 
+// A join side over a stream only grows; one over a grouped view of it, or over an outer
+// join, is updated. Revision 4 marks no side.
+TEST_F(QueryBinderTest, JoinSidesThatOnlyGrowAreMarkedFromPlanVersion5) {
+  auto join_of = [](const BoundQuery& query) {
+    const PlanNode* node = query.root.get();
+    while (node->kind != PlanNodeKind::kJoin) node = node->input.get();
+    return static_cast<const JoinNode*>(node);
+  };
+  auto sides = [&](const std::string& sql, uint32_t plan_version = kPlanVersion) {
+    BoundQuery query = Bind(sql, QueryPurpose::kMaterializedView, plan_version);
+    const JoinNode* join = join_of(query);
+    return std::make_pair(join->appends[0], join->appends[1]);
+  };
+  const std::string streams = "SELECT x.id, y.price FROM s x JOIN s y ON x.id = y.id";
+  EXPECT_EQ(sides(streams), std::make_pair(true, true));
+  EXPECT_EQ(sides(streams, 4), std::make_pair(false, false));
+  EXPECT_EQ(sides("SELECT x.id, v.count FROM s x JOIN v ON x.id = v.parity"),
+            std::make_pair(true, false));
+  EXPECT_EQ(sides("SELECT x.id, c.n FROM s x JOIN (SELECT id, count(*) AS n FROM s GROUP BY id) "
+                  "c ON x.id = c.id"),
+            std::make_pair(true, false));
+  // The outer join below retracts its padded rows; the inner one above it reads them.
+  EXPECT_EQ(sides("SELECT z.id FROM s z JOIN (SELECT x.id FROM s x LEFT JOIN s y ON x.id = y.id) "
+                  "w ON z.id = w.id"),
+            std::make_pair(true, false));
+}
+
 TEST_F(QueryBinderTest, AScanKnowsWhichOfItsColumnsNothingReads) {
   auto scan_of = [](const BoundQuery& query) {
     const PlanNode* node = query.root.get();

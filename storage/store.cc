@@ -393,6 +393,16 @@ rocksdb::Options DatabaseOptions(rocksdb::Env* env) {
   options.create_if_missing = true;
   options.IncreaseParallelism(2);
   options.OptimizeLevelStyleCompaction();
+  // An epoch's state reaches level 0 as a file of its own (or a memtable flush), its keys
+  // spread over the key space (a join's rows by price, say), so each compaction into level 1
+  // rewrites most of it. OptimizeLevelStyleCompaction's trigger of 2 files did that for
+  // every other epoch; 8 does it a quarter as often, for a few more files to look into per
+  // read (Bloom filters skip most). Nexmark at 10M events, two pairs: q4 +15-35 %, q7
+  // +15-18 %, q9 +28-31 % events/s per core (docs/decisions.md). Writes slow down later to
+  // match.
+  options.level0_file_num_compaction_trigger = 8;
+  options.level0_slowdown_writes_trigger = 40;
+  options.level0_stop_writes_trigger = 60;
   // Recovery after a crash replays the write-ahead log into memtables, at roughly 20 MB/s
   // on a slow VM (per entry, not per byte). Past this size RocksDB flushes the memtables
   // the oldest log holds, so a restart never replays more than about this much.

@@ -178,7 +178,7 @@ HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string
     if (it->second.partial) Complete(side, key, it->second);
     return it->second;
   }
-  if (all_keys_cached_[side]) {
+  if (!MayBeStored(side, key)) {
     KeyRows& rows = cache_[side][key];  // A new key: nothing to read.
     cached_bytes_ += KeyMemory(side, rows);
     return rows;
@@ -192,7 +192,7 @@ HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::strin
     if (it->second.partial) Complete(side, key, it->second);
     return &it->second;
   }
-  if (all_keys_cached_[side]) return nullptr;
+  if (!MayBeStored(side, key)) return nullptr;
   return Read(side, key, /*keep_empty=*/false);
 }
 
@@ -218,6 +218,7 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
       });
   if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
   if (entries.empty() && !keep_empty) return nullptr;
+  Cached(side, key);
   KeyRows& rows = cache_[side][key];
   rows.entries = std::move(entries);
   for (const Entry& entry : rows.entries) rows.bytes += EncodedSize(entry.row);
@@ -233,11 +234,12 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
 HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std::string& key,
                                                           const std::string& encoded) {
   auto it = cache_[side].find(key);
-  if (it == cache_[side].end() && all_keys_cached_[side]) return Load(side, key);
+  if (it == cache_[side].end() && !MayBeStored(side, key)) return Load(side, key);
   if (it != cache_[side].end() && !it->second.partial) return it->second;
   if (it == cache_[side].end() && !PartialPays(side)) return Load(side, key);
   KeyRows& rows = it != cache_[side].end() ? it->second : cache_[side][key];
   if (it == cache_[side].end()) {
+    Cached(side, key);
     rows.partial = true;
     ++partial_stats_[side].keys;
     cached_bytes_ += KeyMemory(side, rows);
@@ -278,7 +280,8 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std
   if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
   KeyRows& rows = cache_[side][key];
   // The store may hold rows of the key: they are read once something needs them all.
-  rows.partial = !all_keys_cached_[side];
+  rows.partial = MayBeStored(side, key);
+  Cached(side, key);
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
 }
@@ -631,7 +634,7 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
           continue;
         }
         cached_bytes_ -= KeyMemory(side, it->second);
-        if (!it->second.entries.empty()) all_keys_cached_[side] = false;
+        if (!it->second.entries.empty() || it->second.partial) Evicted(side, it->first);
         cache_[side].erase(it++);
       }
     }
@@ -655,17 +658,54 @@ void HashJoinOperator::Start() {
   std::shared_ptr<const storage::Snapshot> snapshot =
       states_[0].store()->NewSnapshot().ValueOrThrow();
   for (size_t side = 0; side < 2; ++side) {
-    // A side whose state holds nothing yet (a new view) has all its keys in the cache.
-    bool empty = true;
-    Status status =
-        snapshot->ScanStateTable(states_[side].table_id(), [&](std::string_view, std::string_view) {
-          empty = false;
-          return false;
+    // The keys of a small state (none, for a new view) are listed; a larger one's are not.
+    stored_uncached_[side].clear();
+    stored_keys_listed_[side] = true;
+    size_t rows = 0;
+    Status status = snapshot->ScanStateTable(
+        states_[side].table_id(), [&](std::string_view stored, std::string_view) {
+          if (++rows > kListedKeys) {
+            stored_keys_listed_[side] = false;
+            stored_uncached_[side].clear();
+            return false;
+          }
+          uint16_t virtual_node = 0;
+          std::string_view join_key = JoinKeyOf(side, stored, &virtual_node);
+          if (InstanceOfVirtualNode(virtual_node, parallelism_) == instance_) {
+            stored_uncached_[side].emplace(join_key);
+          }
+          return true;
         });
     if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
-    all_keys_cached_[side] = empty;
     if (!node_->expiry[side].empty()) LoadExpiryIndex(side, *snapshot);
   }
+}
+
+void HashJoinOperator::Evicted(size_t side, const std::string& key) {
+  if (!stored_keys_listed_[side]) return;
+  stored_uncached_[side].insert(key);
+  if (stored_uncached_[side].size() > kListedKeys) {
+    stored_keys_listed_[side] = false;  // Too many to list: a probe reads the store.
+    absl::flat_hash_set<std::string>().swap(stored_uncached_[side]);
+  }
+}
+
+std::string_view HashJoinOperator::JoinKeyOf(size_t side, std::string_view stored,
+                                             uint16_t* virtual_node) const {
+  // Scanned keys start with their virtual node (big-endian), then the join key, then the row
+  // (nothing: a key's one entry of all its rows, from before).
+  if (stored.size() < 2) throw SqlError("XX001", "corrupt join state");
+  *virtual_node = static_cast<uint16_t>((static_cast<uint8_t>(stored[0]) << 8) |
+                                        static_cast<uint8_t>(stored[1]));
+  stored.remove_prefix(2);
+  std::string_view row = stored;
+  Value ignored;
+  for (const auto& term : side == 0 ? node_->left_keys : node_->right_keys) {
+    if (!storage::DecodeKeyValue(&row, term->type, &ignored)) {
+      throw SqlError("XX001", "corrupt join state");
+    }
+  }
+  return stored.substr(0, stored.size() - row.size());
 }
 
 size_t HashJoinOperator::indexed_expiries(size_t side) const {
@@ -691,35 +731,24 @@ std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
 }
 
 void HashJoinOperator::LoadExpiryIndex(size_t side, const storage::Snapshot& snapshot) {
-  const auto& keys = side == 0 ? node_->left_keys : node_->right_keys;
-  Status status = snapshot.ScanStateTable(states_[side].table_id(), [&](std::string_view key,
-                                                                        std::string_view value) {
-    // Scanned keys start with their virtual node (big-endian).
-    if (key.size() < 2) throw SqlError("XX001", "corrupt join state");
-    auto virtual_node =
-        static_cast<uint16_t>((static_cast<uint8_t>(key[0]) << 8) | static_cast<uint8_t>(key[1]));
-    key.remove_prefix(2);
-    if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
-    // The join key, then the row (nothing: a key's one entry of all its rows, from before).
-    std::string_view row = key;
-    Value ignored;
-    for (const auto& term : keys) {
-      if (!storage::DecodeKeyValue(&row, term->type, &ignored))
-        throw SqlError("XX001", "corrupt join state");
-    }
-    std::string_view join_key = key.substr(0, key.size() - row.size());
-    auto index = [&](std::string_view encoded) {
-      if (std::optional<int64_t> expiry = RowExpiry(side, DecodeStoredRow(side, encoded))) {
-        expiry_index_[side][*expiry].emplace(join_key);
-      }
-    };
-    if (!row.empty()) {
-      index(row);
-    } else {
-      for (const Entry& entry : DecodeEntries(value)) index(entry.row);
-    }
-    return true;
-  });
+  Status status = snapshot.ScanStateTable(
+      states_[side].table_id(), [&](std::string_view key, std::string_view value) {
+        uint16_t virtual_node = 0;
+        std::string_view join_key = JoinKeyOf(side, key, &virtual_node);
+        if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
+        std::string_view row = key.substr(2 + join_key.size());
+        auto index = [&](std::string_view encoded) {
+          if (std::optional<int64_t> expiry = RowExpiry(side, DecodeStoredRow(side, encoded))) {
+            expiry_index_[side][*expiry].emplace(join_key);
+          }
+        };
+        if (!row.empty()) {
+          index(row);
+        } else {
+          for (const Entry& entry : DecodeEntries(value)) index(entry.row);
+        }
+        return true;
+      });
   if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
 }
 

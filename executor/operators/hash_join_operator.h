@@ -204,6 +204,16 @@ class HashJoinOperator : public StreamOperator {
   /// costs their point lookups on top of the read. A few keys still go partial then, so that
   /// the side can tell when it pays again.
   bool PartialPays(size_t side);
+  /// Whether the state table may hold rows of `key` that the cache lacks.
+  bool MayBeStored(size_t side, const std::string& key) const {
+    return !stored_keys_listed_[side] || stored_uncached_[side].contains(key);
+  }
+  /// Records that the cache holds `key` from now on (or that it leaves, holding rows the state
+  /// table holds too): the list of stored keys the cache lacks follows.
+  void Cached(size_t side, const std::string& key) { stored_uncached_[side].erase(key); }
+  void Evicted(size_t side, const std::string& key);
+  /// The join key of a key scanned from `side`'s state table, and its virtual node.
+  std::string_view JoinKeyOf(size_t side, std::string_view stored, uint16_t* virtual_node) const;
   /// Reads the key's rows from the state table into the cache; null if it holds none and
   /// `keep_empty` is false.
   KeyRows* Read(size_t side, const std::string& key, bool keep_empty);
@@ -258,10 +268,15 @@ class HashJoinOperator : public StreamOperator {
   // map: KeyRows stay where they are (dirty_ and their own index point at them).
   absl::node_hash_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
-  // Per side: whether the cache holds every key with rows in the side's state, so that a key
-  // it lacks has none and a probe need not read the store. True from an empty state until a
-  // key with rows is evicted (this operator is its state's only writer, through the cache).
-  bool all_keys_cached_[2] = {false, false};
+  // Per side: the keys with rows in the side's state that the cache lacks, while they are
+  // few enough to list (`stored_keys_listed_`): a key neither cached nor listed has no rows,
+  // so a probe of it need not read the store (a probe of q7's few window maxima by every
+  // bid's price, say). Listed from Start's scan of a small state, and kept so as keys leave
+  // and enter the cache (this operator is its state's only writer, through the cache), until
+  // the list outgrows kListedKeys.
+  static constexpr size_t kListedKeys = size_t{1} << 16;
+  absl::flat_hash_set<std::string> stored_uncached_[2];
+  bool stored_keys_listed_[2] = {false, false};
   size_t store_reads_ = 0;
   // Per side: the keys cached partial lately, and how many of them had to be read whole
   // after all (PartialPays).

@@ -339,9 +339,9 @@ TEST_F(HashJoinOperatorTest, ProbesOfMissingKeysReadTheStoreOnlyWhenTheCacheMayL
   recovered->OnInputChunk(1, Rows({{RowOp::kInsert, 7, "d"}, {RowOp::kInsert, 700, "e"}}));
   EXPECT_EQ(out_.counts[Key(7, "a", 7, "d")], 1);
   EXPECT_EQ(out_.counts.size(), 1u);
-  // The left side's keys, to probe: both sides hold committed rows this operator has not
-  // cached, but a right row is added to its key by a point lookup of its own stored copy.
-  EXPECT_EQ(recovered->store_reads(), 2u);
+  // A state this small has its keys listed at the start: key 7 of the left side is read, to
+  // probe; key 700 is known to hold nothing, and so are the right side's 7 and 700.
+  EXPECT_EQ(recovered->store_reads(), 1u);
 
   // With no room in the cache, every key leaves it once its epoch committed.
   auto tiny = std::make_unique<HashJoinOperator>(JoinOnK(planner::JoinType::kInner),
@@ -361,6 +361,21 @@ TEST_F(HashJoinOperatorTest, ProbesOfMissingKeysReadTheStoreOnlyWhenTheCacheMayL
   tiny->OnInputChunk(1, Rows({{RowOp::kInsert, 1, "y"}}));
   EXPECT_EQ(out_.counts[Key(1, "x", 1, "y")], 1);
   EXPECT_EQ(tiny->store_reads(), 1u);
+  tiny->OnInputChunk(1, Rows({{RowOp::kInsert, 2, "y"}}));  // Never stored: nothing to read.
+  EXPECT_EQ(tiny->store_reads(), 1u);
+
+  // Past kListedKeys keys evicted, a probe of any key not cached reads the store.
+  std::vector<std::tuple<RowOp, std::optional<int64_t>, std::string>> many;
+  for (int64_t k = 0; k < 70000; ++k) many.emplace_back(RowOp::kInsert, 1000 + k, "m");
+  tiny->OnInputChunk(0, Rows(many));
+  for (uint64_t epoch = 4; epoch <= 5; ++epoch) {
+    storage::EpochBatch batch(epoch);
+    tiny->OnBarrier(&batch);
+    ASSERT_TRUE(store_->Commit(&batch).ok());
+  }
+  ASSERT_EQ(tiny->cached_keys(0), 0u);
+  tiny->OnInputChunk(1, Rows({{RowOp::kInsert, 3, "y"}}));
+  EXPECT_EQ(tiny->store_reads(), 2u);
 }
 
 // A row inserted under a key the cache lost reads only its own stored copy, so a side of

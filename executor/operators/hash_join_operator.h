@@ -191,7 +191,7 @@ class HashJoinOperator : public StreamOperator {
   /// (and maybe stored), a partial key holding that row's stored copy, if any.
   KeyRows& LoadToInsert(size_t side, const std::string& key, const std::string& encoded);
   /// The key's rows for a new row of a growing side (JoinNode::appends), which no stored row
-  /// can be: as cached, else a new key, partial unless the side's keys are all cached.
+  /// can be: as cached, else a new key, partial unless the store is known to hold none of it.
   KeyRows& LoadToAppend(size_t side, const std::string& key);
   /// Appends to a growing side's encoded row the suffix that makes it a row of its own.
   void AppendRowSuffix(std::string* encoded);
@@ -208,9 +208,9 @@ class HashJoinOperator : public StreamOperator {
   bool MayBeStored(size_t side, const std::string& key) const {
     return !stored_keys_listed_[side] || stored_uncached_[side].contains(key);
   }
-  /// Records that the cache holds `key` from now on (or that it leaves, holding rows the state
-  /// table holds too): the list of stored keys the cache lacks follows.
+  /// Records that the cache holds `key` from now on: it answers for the key's rows.
   void Cached(size_t side, const std::string& key) { stored_uncached_[side].erase(key); }
+  /// Records that `key` leaves the cache while the state table holds rows of it.
   void Evicted(size_t side, const std::string& key);
   /// The join key of a key scanned from `side`'s state table, and its virtual node.
   std::string_view JoinKeyOf(size_t side, std::string_view stored, uint16_t* virtual_node) const;

@@ -280,8 +280,7 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std
   if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
   KeyRows& rows = cache_[side][key];
   // The store may hold rows of the key: they are read once something needs them all.
-  rows.partial = MayBeStored(side, key);
-  Cached(side, key);
+  rows.partial = Cached(side, key);
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
 }

@@ -208,8 +208,11 @@ class HashJoinOperator : public StreamOperator {
   bool MayBeStored(size_t side, const std::string& key) const {
     return !stored_keys_listed_[side] || stored_uncached_[side].contains(key);
   }
-  /// Records that the cache holds `key` from now on: it answers for the key's rows.
-  void Cached(size_t side, const std::string& key) { stored_uncached_[side].erase(key); }
+  /// Records that the cache holds `key` from now on (it answers for the key's rows), and
+  /// returns whether the state table may hold rows of it (MayBeStored, before the call).
+  bool Cached(size_t side, const std::string& key) {
+    return !stored_keys_listed_[side] || stored_uncached_[side].erase(key) > 0;
+  }
   /// Records that `key` leaves the cache while the state table holds rows of it.
   void Evicted(size_t side, const std::string& key);
   /// The join key of a key scanned from `side`'s state table, and its virtual node.

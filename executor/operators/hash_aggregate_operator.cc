@@ -77,11 +77,24 @@ bool HashAggregateOperator::OwnsStoredGroups() const {
 HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string& key) {
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
-  if (cache_complete_) return nullptr;
+  if (cache_complete_) {
+    auto listed = stored_uncached_.find(absl::Hash<std::string_view>()(key));
+    if (listed == stored_uncached_.end()) return nullptr;
+    // This key or another of its hash is stored. If this one is, it is cached from now on.
+    std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
+    if (!stored) return nullptr;
+    if (--listed->second == 0) stored_uncached_.erase(listed);
+    return LoadGroup(key, *stored);
+  }
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
   if (!stored) return nullptr;
+  return LoadGroup(key, *stored);
+}
+
+HashAggregateOperator::Group* HashAggregateOperator::LoadGroup(const std::string& key,
+                                                               std::string_view stored) {
   Group group;
-  if (!codec_.Decode(*stored, &group.state)) {
+  if (!codec_.Decode(stored, &group.state)) {
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
@@ -354,9 +367,13 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     // Trim, not clear: every group kept spares a read from RocksDB when it is touched
     // again. After the barrier all groups are clean, so any may go.
     for (auto it = groups_.begin(); groups_.size() > cached_groups_ * 3 / 4;) {
+      if (cache_complete_) ++stored_uncached_[absl::Hash<std::string_view>()(it->first)];
       groups_.erase(it++);
     }
-    cache_complete_ = false;
+    if (stored_uncached_.size() > cached_groups_) {
+      cache_complete_ = false;  // Too many to list: a group the cache lacks is read.
+      absl::flat_hash_map<uint64_t, uint32_t>().swap(stored_uncached_);
+    }
   }
   StreamOperator::OnBarrier(batch);
 }

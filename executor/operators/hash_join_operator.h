@@ -115,6 +115,10 @@ class HashJoinOperator : public StreamOperator {
     /// each again every time made a hot key's cleaning quadratic in decodes.
     int64_t expiry = kExpiryUnknown;
     bool dirty = false;  // Changed since the last barrier.
+    /// RowHash(row) once the key's index has hashed it (0 before): the index rehashes every
+    /// row each time it grows, and a hot key's rows number hundreds of thousands (q5's
+    /// windows). In the padding after `dirty`: it costs no memory.
+    uint32_t row_hash = 0;
   };
   static constexpr int64_t kExpiryUnknown = INT64_MIN;
   /// A row's stored value: its count and matches.
@@ -138,11 +142,21 @@ class HashJoinOperator : public StreamOperator {
                         int64_t after_matches, int64_t times);
   /// Positions in a key's entries, hashed and compared by their rows' encodings (or found
   /// by an encoding itself): the index of a key's rows holds no copy of them.
+  /// A row encoding's hash for the index: 32 bits (the index never nears 2^25 slots) and
+  /// never 0, which Entry::row_hash keeps for "not hashed yet".
+  static uint32_t RowHash(std::string_view row) {
+    auto hash = static_cast<uint32_t>(absl::Hash<std::string_view>()(row));
+    return hash == 0 ? 1 : hash;
+  }
   struct RowPositionHash {
     using is_transparent = void;
-    const std::vector<Entry>* entries = nullptr;
-    size_t operator()(std::string_view row) const { return absl::Hash<std::string_view>()(row); }
-    size_t operator()(uint32_t position) const { return (*this)((*entries)[position].row); }
+    std::vector<Entry>* entries = nullptr;
+    size_t operator()(std::string_view row) const { return RowHash(row); }
+    size_t operator()(uint32_t position) const {
+      Entry& entry = (*entries)[position];
+      if (entry.row_hash == 0) entry.row_hash = RowHash(entry.row);
+      return entry.row_hash;
+    }
   };
   struct RowPositionEq {
     using is_transparent = void;

@@ -140,14 +140,14 @@ class HashJoinOperator : public StreamOperator {
   /// is shown.
   void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
                         int64_t after_matches, int64_t times);
-  /// Positions in a key's entries, hashed and compared by their rows' encodings (or found
-  /// by an encoding itself): the index of a key's rows holds no copy of them.
   /// A row encoding's hash for the index: 32 bits (the index never nears 2^25 slots) and
   /// never 0, which Entry::row_hash keeps for "not hashed yet".
   static uint32_t RowHash(std::string_view row) {
     auto hash = static_cast<uint32_t>(absl::Hash<std::string_view>()(row));
     return hash == 0 ? 1 : hash;
   }
+  /// Positions in a key's entries, hashed and compared by their rows' encodings (or found
+  /// by an encoding itself): the index of a key's rows holds no copy of them.
   struct RowPositionHash {
     using is_transparent = void;
     std::vector<Entry>* entries = nullptr;

@@ -141,8 +141,8 @@ class HashJoinOperator : public StreamOperator {
   void EmitFilteredLeft(const std::vector<Value>& left, int64_t before_matches,
                         int64_t after_matches, int64_t times);
   /// A row encoding's hash for the index: 32 bits (ample for millions of rows a key; past
-  /// 2^25 slots lookups would only probe longer) and
-  /// never 0, which Entry::row_hash keeps for "not hashed yet".
+  /// 2^25 slots lookups would only probe longer) and never 0, which Entry::row_hash keeps
+  /// for "not hashed yet".
   static uint32_t RowHash(std::string_view row) {
     auto hash = static_cast<uint32_t>(absl::Hash<std::string_view>()(row));
     return hash == 0 ? 1 : hash;

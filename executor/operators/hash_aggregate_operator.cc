@@ -77,24 +77,17 @@ bool HashAggregateOperator::OwnsStoredGroups() const {
 HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string& key) {
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
+  auto listed = stored_uncached_.end();
   if (cache_complete_) {
-    auto listed = stored_uncached_.find(absl::Hash<std::string_view>()(key));
+    listed = stored_uncached_.find(groups_.hash_function()(key));
     if (listed == stored_uncached_.end()) return nullptr;
-    // This key or another of its hash is stored. If this one is, it is cached from now on.
-    std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
-    if (!stored) return nullptr;
-    if (--listed->second == 0) stored_uncached_.erase(listed);
-    return LoadGroup(key, *stored);
   }
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
   if (!stored) return nullptr;
-  return LoadGroup(key, *stored);
-}
-
-HashAggregateOperator::Group* HashAggregateOperator::LoadGroup(const std::string& key,
-                                                               std::string_view stored) {
+  // Cached from now on: no longer among the stored groups the cache lacks.
+  if (listed != stored_uncached_.end() && --listed->second == 0) stored_uncached_.erase(listed);
   Group group;
-  if (!codec_.Decode(stored, &group.state)) {
+  if (!codec_.Decode(*stored, &group.state)) {
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
@@ -367,7 +360,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     // Trim, not clear: every group kept spares a read from RocksDB when it is touched
     // again. After the barrier all groups are clean, so any may go.
     for (auto it = groups_.begin(); groups_.size() > cached_groups_ * 3 / 4;) {
-      if (cache_complete_) ++stored_uncached_[absl::Hash<std::string_view>()(it->first)];
+      if (cache_complete_) ++stored_uncached_[groups_.hash_function()(it->first)];
       groups_.erase(it++);
     }
     if (stored_uncached_.size() > cached_groups_) {

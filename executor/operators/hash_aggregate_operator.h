@@ -8,7 +8,6 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
-#include <absl/hash/hash.h>
 
 #include "executor/aggregate_state.h"
 #include "executor/operators/stream_operator.h"
@@ -70,8 +69,6 @@ class HashAggregateOperator : public StreamOperator {
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
   Group* FindGroup(const std::string& key);
-  /// Adds a group read from the state table to the cache.
-  Group* LoadGroup(const std::string& key, std::string_view stored);
   /// Adds a group with no rows to the cache (not yet marked dirty).
   Group* CreateGroup(const std::string& key);
   /// Marks a group changed in this epoch, keeping the row it had before the change
@@ -124,11 +121,11 @@ class HashAggregateOperator : public StreamOperator {
   // stored_uncached_: true from a start with no stored groups until the list outgrows the
   // cache's size in groups, so that a new group costs no read of RocksDB.
   bool cache_complete_ = false;
-  // The stored groups that trims took out of groups_, as the number of them per 64-bit hash
-  // of their keys (16 bytes a group where groups_ spends about kBytesPerCachedGroup): a key
-  // whose hash is not listed has no stored group. A key sharing the hash of a listed one
-  // costs a read, no more. A listed group read back is unlisted; a group is stored from its
-  // first barrier on, so a trim after a barrier only takes stored groups.
+  // The stored groups that trims took out of groups_, counted per hash of their keys (the
+  // map's own, 64 bits; 16 bytes a group where groups_ spends about kBytesPerCachedGroup): a
+  // key whose hash is not listed has no stored group; one sharing the hash of a listed key
+  // costs a read, no more. A group read back is unlisted. A group is stored from its first
+  // barrier on, so a trim after a barrier only takes stored groups.
   absl::flat_hash_map<uint64_t, uint32_t> stored_uncached_;
   // The group keys that carry event time: key index → delta (planner/event_time.h). Every
   // change the operator emits after a watermark w must have such a key of at least

@@ -803,10 +803,13 @@ QueryResult Database::ExplainView(const parser::CreateMaterializedViewStatement&
   std::vector<std::string> lines = {"Logical plan:"};
   for (const std::string& line : planner::ExplainPlan(*query.root)) lines.push_back("  " + line);
   lines.push_back("Streaming plan:");
+  const planner::AggregateNode* view_rows = AggregateStoringViewRows(query, plan_version);
   std::string sink = fmt::format("Materialize into {} [state: {}]",
                                  planner::ResolveObjectName(create.name, create.position),
-                                 query.keyed ? "rows by key" : "rows");
-  for (const std::string& line : ExplainDataflow(query, parallelism, sink)) {
+                                 view_rows     ? "rows by key, written by the aggregate"
+                                 : query.keyed ? "rows by key"
+                                               : "rows");
+  for (const std::string& line : ExplainDataflow(query, parallelism, sink, view_rows)) {
     lines.push_back("  " + line);
   }
   return ExplainLines(lines);
@@ -856,7 +859,7 @@ QueryResult Database::Explain(const parser::ExplainStatement& explain,
     return ExplainView(
         static_cast<const parser::CreateMaterializedViewStatement&>(*explain.statement),
         session.streaming_parallelism > 0 ? session.streaming_parallelism : default_parallelism(),
-        planner::kPlanVersion);
+        options_.plan_version);
   } else {
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "EXPLAIN shows queries, materialized views and sinks: EXPLAIN SELECT ..., "
@@ -1025,8 +1028,9 @@ QueryResult Database::CreateView(const parser::CreateMaterializedViewStatement& 
     throw SqlError(sqlstate::kDuplicateTable, fmt::format("relation \"{}\" already exists", name),
                    create.position);
   }
-  auto planned = PlanView(create, static_cast<uint32_t>(next_object_id_),
-                          static_cast<uint32_t>(session.streaming_parallelism));
+  auto planned =
+      PlanView(create, static_cast<uint32_t>(next_object_id_),
+               static_cast<uint32_t>(session.streaming_parallelism), options_.plan_version);
   planner::CatalogObjectPtr object = planned.first;
   std::unique_ptr<Job> job = std::move(planned.second);
   CommitCreateWithJob(object, std::move(job));

@@ -53,6 +53,9 @@ struct DatabaseOptions {
   /// Parallel instances per stage of a view created without SET streaming_parallelism;
   /// 0: one per worker.
   size_t streaming_parallelism = 0;
+  /// The planner revision new views are planned with. Only tests set an older one: the
+  /// views a data directory of an earlier release holds were planned that way.
+  uint32_t plan_version = planner::kPlanVersion;
   /// What an ad-hoc SELECT may hold in memory (executor/batch/query_memory.h) when its
   /// session did not SET query_memory_limit; 0: no limit.
   size_t query_memory_bytes = size_t{1} << 30;

@@ -273,11 +273,33 @@ planner::PlanNodePtr FindNode(const planner::PlanNodePtr& root, const planner::P
 /// Builds the readers and the stages of `owner`'s query, `parallelism` instances per stage.
 /// State tables take the owner's slots from `first_slot` on. With `multiset_output`, the
 /// last stage is fed by an exchange on every output column (see MaterializeOperator).
+// A grouped view whose rows its aggregate stores, each with its group's state.
+struct AggregateViewRows {
+  const planner::PlanNode* aggregate = nullptr;
+  uint32_t rows_table = 0;
+  HashAggregateOperator::ViewRows rows;
+};
+
+// The aggregate's output column that column `i` of a view's plan shows as it is, if any: the
+// plan's root is the aggregate, or a projection over it.
+std::optional<size_t> ShownColumn(const planner::PlanNode& root, const planner::PlanNode& aggregate,
+                                  size_t i) {
+  if (&root == &aggregate) return i < aggregate.output.size() ? std::optional(i) : std::nullopt;
+  const auto& project = static_cast<const planner::ProjectNode&>(root);
+  if (i >= project.expressions.size()) return std::nullopt;
+  const planner::BoundExpr& expr = *project.expressions[i];
+  if (expr.kind != planner::BoundExpr::Kind::kColumn || expr.column >= aggregate.output.size() ||
+      !(aggregate.output[expr.column].type == expr.type)) {
+    return std::nullopt;
+  }
+  return expr.column;
+}
+
 Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::BoundQuery& query,
                        const storage::Store* store, Metrics* metrics,
                        const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
                        size_t parallelism, size_t state_cache_bytes, uint32_t first_slot,
-                       bool multiset_output = false) {
+                       bool multiset_output = false, const AggregateViewRows* view_rows = nullptr) {
   // An aggregate's instance keeps this many groups cached past a barrier.
   size_t cached_groups = std::max<size_t>(
       1024, state_cache_bytes / parallelism / HashAggregateOperator::kBytesPerCachedGroup);
@@ -412,10 +434,18 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                     FindNode(query.root, node))));
             break;
           case planner::PlanNodeKind::kAggregate: {
+            // The slot stays taken when the groups live in the view's rows: the slots of
+            // the operators after it do not move.
+            uint32_t table = StateTableId(owner.id, slot++);
+            std::optional<HashAggregateOperator::ViewRows> rows;
+            if (view_rows && view_rows->aggregate == node) {
+              table = view_rows->rows_table;
+              rows = view_rows->rows;
+            }
             operators.push_back(std::make_unique<HashAggregateOperator>(
                 std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node)),
-                storage::StateTable(store, StateTableId(owner.id, slot++)),
-                instance == global_owner, cached_groups, instance, parallelism));
+                storage::StateTable(store, table), instance == global_owner, cached_groups,
+                instance, parallelism, std::move(rows)));
             break;
           }
           case planner::PlanNodeKind::kUnion:
@@ -486,6 +516,27 @@ bool HasAggregate(const planner::BoundQuery& query) { return HasStatefulNode(que
 
 }  // namespace
 
+const planner::AggregateNode* AggregateStoringViewRows(const planner::BoundQuery& query,
+                                                       uint32_t plan_version) {
+  const planner::PlanNode* root = query.root.get();
+  if (plan_version < 6 || !query.keyed || !root) return nullptr;
+  const planner::PlanNode* node = root;
+  if (node->kind == planner::PlanNodeKind::kProject) node = node->input.get();
+  if (!node || node->kind != planner::PlanNodeKind::kAggregate) return nullptr;
+  const auto& aggregate = static_cast<const planner::AggregateNode&>(*node);
+  if (aggregate.window_close || aggregate.emit_on_window_close ||
+      query.key_columns.size() != aggregate.group_keys.size()) {
+    return nullptr;
+  }
+  for (size_t k = 0; k < query.key_columns.size(); ++k) {
+    if (ShownColumn(*root, aggregate, query.key_columns[k]) != k) return nullptr;
+  }
+  for (size_t i = 0; i < query.visible_columns; ++i) {
+    if (!ShownColumn(*root, aggregate, i)) return nullptr;
+  }
+  return &aggregate;
+}
+
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
                               const storage::Store* store, Metrics* metrics,
                               const std::function<std::shared_ptr<Table>(uint32_t)>& tables,
@@ -493,8 +544,20 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
   // A retracting join result without keys is kept as a multiset of rows.
   bool multiset = query.has_join && !query.keyed && !query.append_only;
-  Dataflow dataflow = BuildDataflow(view, query, store, metrics, tables, parallelism,
-                                    options.state_cache_bytes, kViewRowsSlot + 2, multiset);
+  std::optional<AggregateViewRows> view_rows;
+  if (const planner::AggregateNode* aggregate =
+          AggregateStoringViewRows(query, view.plan_version)) {
+    view_rows.emplace();
+    view_rows->aggregate = aggregate;
+    view_rows->rows_table = StateTableId(view.id, kViewRowsSlot);
+    for (size_t i = 0; i < query.visible_columns; ++i) {
+      view_rows->rows.columns.push_back(*ShownColumn(*query.root, *aggregate, i));
+      view_rows->rows.types.push_back(query.root->output[i].type);
+    }
+  }
+  Dataflow dataflow =
+      BuildDataflow(view, query, store, metrics, tables, parallelism, options.state_cache_bytes,
+                    kViewRowsSlot + 2, multiset, view_rows ? &*view_rows : nullptr);
   storage::RowTypes visible_types;
   for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
   std::atomic<uint64_t>* rows_out =
@@ -513,7 +576,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
         view.id, instance, visible_types, query.keyed, query.key_columns,
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot)),
         storage::StateTable(store, StateTableId(view.id, kViewRowsSlot + 1)), log_changes, rows_out,
-        multiset, bytes_out);
+        multiset, bytes_out, view_rows.has_value());
     if (!view.event_time_columns.empty()) {
       materialize->PublishWatermark(static_cast<uint32_t>(last.size()));
     }
@@ -570,7 +633,8 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
 }
 
 std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_t parallelism,
-                                         const std::string& sink) {
+                                         const std::string& sink,
+                                         const planner::AggregateNode* view_rows) {
   StagePlanner planner;
   size_t last = planner.Plan(query.root.get());
   auto routing = [](const StageInput& input, const std::vector<planner::Column>& columns) {
@@ -613,9 +677,11 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
         feeds(producer.branches[b].output, static_cast<int>(b));
       }
     }
-    auto describe = [](const planner::PlanNode* node) {
+    auto describe = [&](const planner::PlanNode* node) {
       std::string state;
-      if (node->kind == planner::PlanNodeKind::kAggregate) state = " [state: groups]";
+      if (node->kind == planner::PlanNodeKind::kAggregate) {
+        state = node == view_rows ? " [state: groups, in the view's rows]" : " [state: groups]";
+      }
       if (node->kind == planner::PlanNodeKind::kTemporalFilter) {
         state = " [state: rows until they leave]";
       }

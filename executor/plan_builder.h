@@ -57,8 +57,18 @@ std::unique_ptr<Job> BuildSinkJob(const planner::CatalogObject& sink,
 /// EXPLAIN's streaming plan of a materialized view's query: the dataflow's stages in the
 /// order rows flow, each with its parallel instances, what feeds it (a source, or an
 /// exchange from an earlier stage, by hash of keys or round-robin) and its operators with
-/// the state they keep, ending in `sink` (e.g. "Materialize into v").
+/// the state they keep, ending in `sink` (e.g. "Materialize into v"). `view_rows`: the
+/// aggregate that keeps its groups in the view's rows (AggregateStoringViewRows), if any.
 std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_t parallelism,
-                                         const std::string& sink);
+                                         const std::string& sink,
+                                         const planner::AggregateNode* view_rows = nullptr);
+
+/// The aggregate of a view planned with `plan_version` that keeps its groups' states in the
+/// view's rows, each after its group's row (HashAggregateOperator::ViewRows), or nullptr. It
+/// does from revision 6 on (planner::kPlanVersion) when the plan ends in an aggregate, alone
+/// or under a projection of its columns as they are, the view's rows are keyed by its group
+/// keys in order, and no window closes (closing drops a group's state but not its row).
+const planner::AggregateNode* AggregateStoringViewRows(const planner::BoundQuery& query,
+                                                       uint32_t plan_version);
 
 }  // namespace stave::executor

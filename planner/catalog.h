@@ -44,8 +44,10 @@ inline constexpr std::string_view kRowKeyColumn = "_row_key";
 /// 3. so do the inputs of time windows (PruningRules::time_window_inputs);
 /// 4. identical stateful subplans are computed once (ShareIdenticalSubplans);
 /// 5. a join side whose input only grows stores each row under a suffix of its own
-///    (JoinNode::appends).
-inline constexpr uint32_t kPlanVersion = 5;
+///    (JoinNode::appends);
+/// 6. a grouped view's rows carry its aggregate's states, which have no table of their own
+///    (HashAggregateOperator::ViewRows).
+inline constexpr uint32_t kPlanVersion = 6;
 
 struct CatalogObject {
   uint32_t id = 0;

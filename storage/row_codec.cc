@@ -78,19 +78,30 @@ void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string
   EncodeRowFrom(FromValues{row}, types, out);
 }
 
+namespace {
+
+// The visitor of DecodeRow: a Value per column.
+struct ToValues {
+  std::vector<Value> row;
+  void Null(size_t) { row.push_back(Value::Null()); }
+  void Int(size_t, int64_t value) { row.push_back(Value::Int(value)); }
+  void Double(size_t, double value) { row.push_back(Value::Double(value)); }
+  void String(size_t, std::string_view value) { row.push_back(Value::String(std::string(value))); }
+  void Numeric(size_t, const Decimal& value) { row.push_back(Value::Numeric(value)); }
+};
+
+}  // namespace
+
 std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTypes& types) {
-  struct ToValues {
-    std::vector<Value> row;
-    void Null(size_t) { row.push_back(Value::Null()); }
-    void Int(size_t, int64_t value) { row.push_back(Value::Int(value)); }
-    void Double(size_t, double value) { row.push_back(Value::Double(value)); }
-    void String(size_t, std::string_view value) {
-      row.push_back(Value::String(std::string(value)));
-    }
-    void Numeric(size_t, const Decimal& value) { row.push_back(Value::Numeric(value)); }
-  } values;
+  std::optional<std::vector<Value>> row = DecodeRowPrefix(&bytes, types);
+  if (!bytes.empty()) return std::nullopt;
+  return row;
+}
+
+std::optional<std::vector<Value>> DecodeRowPrefix(std::string_view* bytes, const RowTypes& types) {
+  ToValues values;
   values.row.reserve(types.size());
-  if (!VisitRow(bytes, types, values)) return std::nullopt;
+  if (!VisitRowPrefix(bytes, types, values)) return std::nullopt;
   return std::move(values.row);
 }
 

@@ -77,7 +77,14 @@ std::optional<std::vector<Value>> DecodeRow(std::string_view bytes, const RowTyp
 /// `visitor.Double(i, v)`, `visitor.String(i, std::string_view)` or `visitor.Numeric(i, d)`.
 /// Returns false if the bytes do not match `types`; the visitor may have seen part of the row then.
 template <typename Visitor>
-bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
+bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor);
+
+/// VisitRow for a row at the front of `*bytes`, which it advances past the row; the bytes
+/// after it are not read. A grouped view's rows carry its aggregate's state there
+/// (HashAggregateOperator), so readers of a view's rows decode them with this.
+template <typename Visitor>
+bool VisitRowPrefix(std::string_view* in, const RowTypes& types, Visitor& visitor) {
+  std::string_view& bytes = *in;
   for (size_t i = 0; i < types.size(); ++i) {
     if (bytes.empty()) return false;
     char tag = bytes.front();
@@ -118,7 +125,15 @@ bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
       }
     }
   }
-  return bytes.empty();
+  return true;
 }
+
+template <typename Visitor>
+bool VisitRow(std::string_view bytes, const RowTypes& types, Visitor& visitor) {
+  return VisitRowPrefix(&bytes, types, visitor) && bytes.empty();
+}
+
+/// DecodeRow for a row at the front of `*bytes` (VisitRowPrefix), advancing it past the row.
+std::optional<std::vector<Value>> DecodeRowPrefix(std::string_view* bytes, const RowTypes& types);
 
 }  // namespace stave::storage

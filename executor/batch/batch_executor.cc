@@ -128,11 +128,13 @@ std::vector<Chunk> Scan(const planner::ScanNode& scan, const BatchContext& conte
   uint64_t rows = 0;
   auto visit = [&](std::string_view key, std::string_view value) {
     if (rows++ == rows_wanted) return false;
-    if (!storage::VisitRow(value, visible, to_columns)) {
+    // A view's rows may carry bytes past the row (a grouped view's aggregate state).
+    std::string_view rest = value;
+    if (!storage::VisitRowPrefix(&rest, visible, to_columns) || (!has_row_key && !rest.empty())) {
       corrupt = true;
       return false;
     }
-    std::string_view rest = key.substr(2);  // After the virtual node.
+    rest = key.substr(2);  // After the virtual node.
     if (has_row_id) {
       // A keyless table's hidden row id is its key.
       Value row_id;

@@ -8,6 +8,7 @@
 #include "executor/runtime/partitioner.h"
 #include "planner/event_time.h"
 #include "storage/key_codec.h"
+#include "storage/row_codec.h"
 
 namespace stave::executor {
 namespace {
@@ -22,12 +23,34 @@ std::vector<size_t> ScaledKeys(const planner::AggregateNode& node) {
   return scaled;
 }
 
+// A row of a chunk seen through a choice of its columns (EncodeRowFrom's fields).
+struct ChosenColumns {
+  const Chunk& chunk;
+  size_t row;
+  const std::vector<size_t>& columns;
+  const Column& At(size_t i) const { return chunk.columns[columns[i]]; }
+  bool IsNull(size_t i) const { return At(i).IsNull(row); }
+  int64_t Int(size_t i) const { return At(i).ints[row]; }
+  double Double(size_t i) const { return At(i).doubles[row]; }
+  std::string_view String(size_t i) const { return At(i).strings[row]; }
+  const Decimal& Numeric(size_t i) const { return At(i).decimals[row]; }
+};
+
+// Reads past a row's fields (VisitRowPrefix's visitor).
+struct SkipFields {
+  void Null(size_t) {}
+  void Int(size_t, int64_t) {}
+  void Double(size_t, double) {}
+  void String(size_t, std::string_view) {}
+  void Numeric(size_t, const Decimal&) {}
+};
+
 }  // namespace
 
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                                              storage::StateTable state, bool owns_global_group,
                                              size_t cached_groups, size_t instance,
-                                             size_t parallelism)
+                                             size_t parallelism, std::optional<ViewRows> view_rows)
     : node_(std::move(node)),
       state_(std::move(state)),
       owns_global_group_(owns_global_group),
@@ -35,10 +58,12 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
       instance_(instance),
       parallelism_(parallelism),
       scaled_keys_(ScaledKeys(*node_)),
-      codec_(node_->aggregates, scaled_keys_.size()) {
+      codec_(node_->aggregates, scaled_keys_.size()),
+      view_rows_(std::move(view_rows)) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
   before_rows_ = Chunk::WithTypes(output_types_);
+  view_row_ = Chunk::WithTypes(output_types_);
   if (node_->input && !node_->emit_on_window_close) {
     event_time_keys_ = planner::DeriveEventTimeColumns(*node_);
   }
@@ -87,7 +112,10 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
   // Cached from now on: no longer among the stored groups the cache lacks.
   if (listed != stored_uncached_.end() && --listed->second == 0) stored_uncached_.erase(listed);
   Group group;
-  if (!codec_.Decode(*stored, &group.state)) {
+  std::string_view state = *stored;
+  SkipFields view_row;
+  if ((view_rows_ && !storage::VisitRowPrefix(&state, view_rows_->types, view_row)) ||
+      !codec_.Decode(state, &group.state)) {
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
@@ -271,23 +299,46 @@ void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bo
   if (wait) pending_by_time_.emplace(*wait, key);
 }
 
-void HashAggregateOperator::AppendChange(const std::string& key, Group* group, Chunk* out) {
+size_t HashAggregateOperator::AppendChange(const std::string& key, Group* group, Chunk* out) {
   bool now = node_->group_keys.empty() || group->state.row_count > 0;
+  size_t row_now = kNoRow;
   if (group->before_row != kNoRow) {
     size_t at = out->size();
     out->AppendRange(before_rows_, group->before_row, group->before_row + 1);
     if (now) {
       out->ops[at] = RowOp::kUpdateDelete;
       AppendResultRow(key, group->state, out, RowOp::kUpdateInsert);
-      if (out->SameValues(at, at + 1)) out->Truncate(at);  // Changed back: no change.
+      row_now = at + 1;
+      if (out->SameValues(at, at + 1)) {
+        out->Truncate(at);  // Changed back: no change.
+        row_now = kNoRow;
+      }
     } else {
       out->ops[at] = RowOp::kDelete;
     }
   } else if (now) {
+    row_now = out->size();
     AppendResultRow(key, group->state, out, RowOp::kInsert);
   }
   group->pending = false;
   group->before_row = kNoRow;
+  return row_now;
+}
+
+void HashAggregateOperator::EncodeStored(std::string_view key, const Group& group, const Chunk& out,
+                                         size_t row, std::string* value) {
+  if (view_rows_) {
+    const Chunk* rows = &out;
+    if (row == kNoRow) {
+      view_row_.Truncate(0);
+      AppendResultRow(key, group.state, &view_row_, RowOp::kInsert);
+      rows = &view_row_;
+      row = 0;
+    }
+    storage::EncodeRowFrom(ChosenColumns{*rows, row, view_rows_->columns}, view_rows_->types,
+                           value);
+  }
+  codec_.Encode(group.state, value);
 }
 
 void HashAggregateOperator::AppendChangesBelow(int64_t watermark, Chunk* out) {
@@ -335,19 +386,19 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     Group* group = changed_groups_[i];
     if (group == nullptr) continue;
     const std::string& key = changed_keys_[i];
-    if (group->pending) AppendChange(key, group, &out);
-    if (out.size() >= kChunkRows) {
-      Emit(std::move(out));
-      out = Chunk::WithTypes(output_types_);
-    }
+    size_t row_now = group->pending ? AppendChange(key, group, &out) : kNoRow;
     if (node_->group_keys.empty() || group->state.row_count > 0) {
       encoded_state_.clear();
-      codec_.Encode(group->state, &encoded_state_);
+      EncodeStored(key, *group, out, row_now, &encoded_state_);
       state_.Put(key, encoded_state_);
     } else {
       // Erasing leaves the other slots where they are: the pointers ahead stay good.
       state_.Delete(key);
       groups_.erase(key);
+    }
+    if (out.size() >= kChunkRows) {
+      Emit(std::move(out));
+      out = Chunk::WithTypes(output_types_);
     }
   }
   Emit(std::move(out));

@@ -12,6 +12,7 @@
 #include "executor/aggregate_state.h"
 #include "executor/operators/stream_operator.h"
 #include "planner/logical_plan.h"
+#include "storage/row_codec.h"
 #include "storage/state_table.h"
 
 namespace stave::executor {
@@ -31,16 +32,28 @@ namespace stave::executor {
 /// EMIT ON WINDOW CLOSE nothing is emitted as rows arrive, and each group's final row is
 /// inserted when its window closes. The open windows are indexed in memory by closing time;
 /// Start rebuilds the index from the state this instance owns.
+///
+/// Feeding a grouped view column for column (ViewRows), the aggregate keeps each group's
+/// state in the view's rows table, after the group's row: one entry per group where there
+/// would be two, and the view's materialization writes no rows of its own.
 class HashAggregateOperator : public StreamOperator {
  public:
+  /// The view whose rows table holds the groups' states.
+  struct ViewRows {
+    /// For each of the view's columns, the aggregate's output column it shows.
+    std::vector<size_t> columns;
+    storage::RowTypes types;  ///< The view's column types.
+  };
+
   /// `owns_global_group`: for an aggregate without group keys, whether this parallel
   /// instance holds the one group (the instance owning the empty key's virtual node).
   /// `cached_groups`: how many groups stay cached past a barrier. `instance` of
   /// `parallelism`: whose virtual nodes' groups this instance holds (windowed groups only).
+  /// `view_rows`: set when `state` is a view's rows table (not for windows that close).
   HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                         storage::StateTable state, bool owns_global_group = true,
                         size_t cached_groups = size_t{1} << 18, size_t instance = 0,
-                        size_t parallelism = 1);
+                        size_t parallelism = 1, std::optional<ViewRows> view_rows = std::nullopt);
 
   /// What a cached group costs in memory, roughly (for sizing the cache from a budget).
   static constexpr size_t kBytesPerCachedGroup = 256;
@@ -75,8 +88,13 @@ class HashAggregateOperator : public StreamOperator {
   /// (`existed`: the group was there before; a new group had no row).
   void MarkPending(const std::string& key, Group* group, bool existed);
   /// Appends the change of a pending group's row since it was last emitted; the group is
-  /// then no longer pending.
-  void AppendChange(const std::string& key, Group* group, Chunk* out);
+  /// then no longer pending. Returns the position in `out` of the group's row as it is now,
+  /// if the change ends with it (kNoRow: deleted, or changed back to the row it had).
+  size_t AppendChange(const std::string& key, Group* group, Chunk* out);
+  /// Appends the value a group's state is stored as: with view_rows_, the view's row
+  /// (`out`'s row `row` if not kNoRow, else computed), then the state.
+  void EncodeStored(std::string_view key, const Group& group, const Chunk& out, size_t row,
+                    std::string* value);
   /// Marks a group changed in this epoch: its state is written at the barrier.
   void MarkDirty(const std::string& key, Group* group);
   /// Whether the state table holds groups of this instance (read at Start).
@@ -107,6 +125,8 @@ class HashAggregateOperator : public StreamOperator {
   // barrier, when no group is pending any more.
   Chunk before_rows_;
   std::string encoded_state_;  // OnBarrier's scratch.
+  std::optional<ViewRows> view_rows_;
+  Chunk view_row_;  // EncodeStored's scratch: a row computed for the view.
   // Open addressing: a lookup touches the control bytes and the slot, which OnChunk
   // prefetches a few rows ahead, where a node-based map chases a bucket and then a node.
   absl::flat_hash_map<std::string, Group> groups_;

@@ -15,19 +15,18 @@ std::string NextRowIdKey(uint32_t instance) {
 
 }  // namespace
 
-MaterializeOperator::MaterializeOperator(uint32_t view_id, uint32_t instance,
-                                         storage::RowTypes visible_types, bool keyed,
-                                         std::vector<size_t> key_columns, storage::StateTable rows,
-                                         storage::StateTable counters,
-                                         std::shared_ptr<const std::atomic<bool>> log_changes,
-                                         std::atomic<uint64_t>* rows_written, bool multiset,
-                                         std::atomic<uint64_t>* bytes_written)
+MaterializeOperator::MaterializeOperator(
+    uint32_t view_id, uint32_t instance, storage::RowTypes visible_types, bool keyed,
+    std::vector<size_t> key_columns, storage::StateTable rows, storage::StateTable counters,
+    std::shared_ptr<const std::atomic<bool>> log_changes, std::atomic<uint64_t>* rows_written,
+    bool multiset, std::atomic<uint64_t>* bytes_written, bool rows_stored_upstream)
     : view_id_(view_id),
       instance_(instance),
       visible_types_(std::move(visible_types)),
       log_changes_(std::move(log_changes)),
       keyed_(keyed),
       multiset_(multiset && !keyed),
+      rows_stored_upstream_(rows_stored_upstream && keyed),
       key_columns_(std::move(key_columns)),
       rows_(std::move(rows)),
       counters_(std::move(counters)),
@@ -71,6 +70,10 @@ bool MaterializeOperator::NextRowHasKey(const Chunk& chunk, size_t row, std::str
 }
 
 void MaterializeOperator::OnChunk(Chunk chunk) {
+  if (rows_stored_upstream_ && !logging_) {
+    CountRows(chunk);
+    return;
+  }
   std::string key;
   std::string next_key;
   std::string value;
@@ -111,7 +114,9 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
       for (size_t column : key_columns_) chunk.columns[column].AppendKey(r, &key);
     }
     key_known = false;
-    if (RowSign(chunk.ops[r]) > 0) {
+    if (rows_stored_upstream_) {
+      // Only logged.
+    } else if (RowSign(chunk.ops[r]) > 0) {
       value.clear();
       storage::EncodeRowFrom(ChunkRow{chunk, r}, visible_types_, &value);
       if (!keyed_ && !multiset_) {
@@ -140,6 +145,10 @@ void MaterializeOperator::OnChunk(Chunk chunk) {
       epoch_changes_.push_back({chunk.ops[r], key, std::move(logged)});
     }
   }
+  CountRows(chunk);
+}
+
+void MaterializeOperator::CountRows(const Chunk& chunk) {
   if (rows_written_) rows_written_->fetch_add(chunk.size(), std::memory_order_relaxed);
   if (bytes_written_) bytes_written_->fetch_add(chunk.EstimatedBytes(), std::memory_order_relaxed);
 }

@@ -47,13 +47,16 @@ class MaterializeOperator : public StreamOperator {
   /// applied changes are also written to the view's change log (in the same epoch batch),
   /// where views over this view read them; it is read at barriers, so an epoch is logged
   /// whole or not at all. `rows_written` counts row changes applied (a metric; may be null),
-  /// `bytes_written` their estimated bytes (Chunk::EstimatedBytes).
+  /// `bytes_written` their estimated bytes (Chunk::EstimatedBytes). `rows_stored_upstream`:
+  /// the aggregate feeding the view writes its rows (HashAggregateOperator::ViewRows), so
+  /// this operator only counts and logs the changes.
   MaterializeOperator(uint32_t view_id, uint32_t instance, storage::RowTypes visible_types,
                       bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
                       storage::StateTable counters,
                       std::shared_ptr<const std::atomic<bool>> log_changes,
                       std::atomic<uint64_t>* rows_written, bool multiset = false,
-                      std::atomic<uint64_t>* bytes_written = nullptr);
+                      std::atomic<uint64_t>* bytes_written = nullptr,
+                      bool rows_stored_upstream = false);
 
   /// Publishes the view's watermark; `parallelism`: the instances of this run.
   void PublishWatermark(uint32_t parallelism) { parallelism_ = parallelism; }
@@ -69,6 +72,8 @@ class MaterializeOperator : public StreamOperator {
   /// views); `scratch` takes its key.
   bool NextRowHasKey(const Chunk& chunk, size_t row, std::string_view key,
                      std::string* scratch) const;
+  /// Adds a chunk's changes to the metrics.
+  void CountRows(const Chunk& chunk);
   uint32_t view_id_;
   uint32_t instance_;
   storage::RowTypes visible_types_;
@@ -79,6 +84,7 @@ class MaterializeOperator : public StreamOperator {
   size_t logged_bytes_ = 0;
   bool keyed_;
   bool multiset_;
+  bool rows_stored_upstream_;
   std::vector<size_t> key_columns_;
   storage::StateTable rows_;
   storage::StateTable counters_;

@@ -23,9 +23,11 @@ class DatabaseTest : public ::testing::Test {
   DatabaseTest() { RegisterBuiltinConnectors(&connectors_); }
 
   void Open(std::chrono::milliseconds interval = std::chrono::milliseconds(50),
-            size_t state_memory = size_t{256} << 20, size_t parallelism = 0) {
+            size_t state_memory = size_t{256} << 20, size_t parallelism = 0,
+            uint32_t plan_version = planner::kPlanVersion) {
     DatabaseOptions options;
-    options.data_directory = directory_.path();
+    options.plan_version = plan_version;
+    options.data_directory = directory_.path() + subdirectory_;
     options.checkpoint_interval = interval;
     options.state_memory_bytes = state_memory;
     options.streaming_parallelism = parallelism;
@@ -76,6 +78,7 @@ class DatabaseTest : public ::testing::Test {
   }
 
   testing::TestDirectory directory_;
+  std::string subdirectory_;  // Of directory_, for a test that opens several databases.
   planner::ConnectorRegistry connectors_;
   std::unique_ptr<Database> database_;
 };
@@ -115,6 +118,110 @@ size_t OperatorStateKeys(const storage::Store& store, uint32_t view_id) {
                     .ok());
   }
   return keys;
+}
+
+size_t ViewRows(const storage::Store& store, uint32_t view_id) {
+  size_t rows = 0;
+  std::shared_ptr<const storage::Snapshot> snapshot = store.NewSnapshot().ValueOrThrow();
+  EXPECT_TRUE(snapshot
+                  ->ScanStateTable(StateTableId(view_id, kViewRowsSlot),
+                                   [&](std::string_view, std::string_view) {
+                                     ++rows;
+                                     return true;
+                                   })
+                  .ok());
+  return rows;
+}
+
+// A grouped view's rows hold its aggregate's group states (plan revision 6): one entry per
+// group, read back as rows by SELECT, point lookups and a view over the view, and as states
+// by the aggregate after a restart. A view created by revision 5 keeps its two tables, also
+// when the server that reopens it plans new views with revision 6.
+TEST_F(DatabaseTest, GroupedViewRowsHoldTheAggregateStates) {
+  const std::string query = "SELECT * FROM g ORDER BY k";
+  for (uint32_t created_with : {planner::kPlanVersion, uint32_t{5}}) {
+    SCOPED_TRACE(created_with);
+    subdirectory_ = "/created-with-" + std::to_string(created_with);
+    Open(std::chrono::milliseconds(50), size_t{256} << 20, 2, created_with);
+    Run("CREATE TABLE t (k BIGINT, v BIGINT, name VARCHAR)");
+    Run("INSERT INTO t VALUES (1, 10, 'a'), (1, 20, 'b'), (2, 5, NULL), (3, 7, 'c'), "
+        "(3, 8, 'd'), (4, 1, 'e')");
+    Run("CREATE MATERIALIZED VIEW g AS SELECT k, count(*) AS n, sum(v) AS total, "
+        "max(name) AS top FROM t GROUP BY k");
+    Run("CREATE MATERIALIZED VIEW total AS SELECT sum(n) AS n, sum(total) AS total FROM g");
+    std::string explain;
+    for (const std::string& line :
+         Rows("EXPLAIN CREATE MATERIALIZED VIEW g2 AS SELECT k, count(*) FROM t GROUP BY k")) {
+      explain += line + "\n";
+    }
+    EXPECT_EQ(explain.find("in the view's rows") != std::string::npos,
+              created_with == planner::kPlanVersion)
+        << explain;
+    std::vector<std::string> expected = {"1|2|30|b", "2|1|5|NULL", "3|2|15|d", "4|1|1|e"};
+    EXPECT_EQ(WaitFor(query, expected), expected);
+    uint32_t g = database_->catalog().Find("g")->id;
+    Run("CHECKPOINT");
+    EXPECT_EQ(ViewRows(database_->store(), g), 4u);
+    EXPECT_EQ(OperatorStateKeys(database_->store(), g), created_with >= 6 ? 0u : 4u);
+
+    Run("UPDATE t SET v = v + 100 WHERE k = 1");
+    Run("DELETE FROM t WHERE k = 4");
+    Run("DELETE FROM t WHERE k = 3 AND v = 8");
+    Run("INSERT INTO t VALUES (5, 50, 'z')");
+    expected = {"1|2|230|b", "2|1|5|NULL", "3|1|7|c", "5|1|50|z"};
+    EXPECT_EQ(WaitFor(query, expected), expected);
+    EXPECT_EQ(Rows("SELECT n, total FROM g WHERE k = 3"), std::vector<std::string>{"1|7"});
+    EXPECT_EQ(WaitFor("SELECT * FROM total", {"5|292"}), std::vector<std::string>{"5|292"});
+    database_->Shutdown();
+    database_.reset();
+
+    // Reopened by this revision, the groups are read back from storage as they change.
+    Open(std::chrono::milliseconds(50), size_t{256} << 20, 2);
+    Run("INSERT INTO t VALUES (1, 1, 'c'), (3, 3, NULL), (6, 6, 'f')");
+    Run("DELETE FROM t WHERE k = 2");
+    expected = {"1|3|231|c", "3|2|10|c", "5|1|50|z", "6|1|6|f"};
+    EXPECT_EQ(WaitFor(query, expected), expected);
+    EXPECT_EQ(WaitFor("SELECT * FROM total", {"7|297"}), std::vector<std::string>{"7|297"});
+    Run("CHECKPOINT");
+    EXPECT_EQ(ViewRows(database_->store(), g), 4u);
+    EXPECT_EQ(OperatorStateKeys(database_->store(), g), created_with >= 6 ? 0u : 4u);
+    // A view created now over the view reads its rows, and their states past them, as rows.
+    Run("CREATE MATERIALIZED VIEW tops AS SELECT top, count(*) AS c FROM g GROUP BY top");
+    EXPECT_EQ(WaitFor("SELECT * FROM tops ORDER BY top", {"c|2", "f|1", "z|1"}),
+              (std::vector<std::string>{"c|2", "f|1", "z|1"}));
+    database_->Shutdown();
+    database_.reset();
+  }
+}
+
+// Which views keep their aggregate's states in their rows: those that show the aggregate's
+// columns as they are, keyed by its group keys, whose windows do not close.
+TEST_F(DatabaseTest, ViewsShowingTheirAggregateAsItIsKeepItsStatesInTheirRows) {
+  Open();
+  Run("CREATE TABLE t (k BIGINT, v BIGINT)");
+  Run("CREATE STREAM s (k BIGINT, ts BIGINT, WATERMARK FOR ts AS ts) WITH (connector = "
+      "'datagen')");
+  auto keeps = [&](const std::string& query) {
+    std::string explain;
+    for (const std::string& line : Rows("EXPLAIN CREATE MATERIALIZED VIEW v AS " + query)) {
+      explain += line + "\n";
+    }
+    return explain.find("[state: groups, in the view's rows]") != std::string::npos &&
+           explain.find("written by the aggregate") != std::string::npos;
+  };
+  EXPECT_TRUE(keeps("SELECT k, count(*) FROM t GROUP BY k"));
+  EXPECT_TRUE(keeps("SELECT sum(v) AS total, k FROM t GROUP BY k"));
+  EXPECT_TRUE(keeps("SELECT v, count(*) FROM t GROUP BY k, v"));  // k: a hidden key.
+  EXPECT_TRUE(keeps("SELECT DISTINCT k FROM t"));
+  EXPECT_TRUE(keeps("SELECT count(*) AS n FROM t"));
+  EXPECT_FALSE(keeps("SELECT k, count(*) + 1 AS n FROM t GROUP BY k"));
+  EXPECT_FALSE(keeps("SELECT k, count(*) AS n FROM t GROUP BY k HAVING count(*) > 1"));
+  EXPECT_FALSE(
+      keeps("SELECT window_start, count(*) AS n FROM TUMBLE(s, ts, 10) "
+            "GROUP BY window_start"));
+  EXPECT_FALSE(
+      keeps("SELECT k, n FROM (SELECT k, count(*) AS n FROM t GROUP BY k) g "
+            "WHERE n > 1"));
 }
 
 // Windows over a stream's watermark: once a window closes its groups leave the state, so a

@@ -276,13 +276,19 @@ TEST(HashAggregateOperatorTest, RecoveredInstancesIndexOnlyTheirOwnWindows) {
 // for the list), and where they are too many to list. An evicted group taken for new would
 // insert a second row for its key, or restart its sum; the view kept from the changes must
 // match an oracle after every epoch.
+// With ViewRows, each group's stored value is also the view's row (sum, k): read back as a
+// state past the row, and as the row by a view's reader.
 TEST(HashAggregateOperatorTest, GroupsTrimmedFromTheCacheAreReadBack) {
-  for (int keys : {90, 600}) {  // The list of trimmed groups holds 90's, not 600's.
+  for (auto [keys, view_rows] : {std::pair{90, false}, {600, false}, {90, true}, {600, true}}) {
+    // The list of trimmed groups holds 90's, not 600's.
     SCOPED_TRACE(keys);
+    SCOPED_TRACE(view_rows);
     testing::TestDirectory directory;
     auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+    std::optional<HashAggregateOperator::ViewRows> rows_of_view;
+    if (view_rows) rows_of_view = {{2, 0}, {TypeId::kInt64, TypeId::kVarchar}};
     HashAggregateOperator aggregate(SumByKey(), storage::StateTable(store.get(), 1), true,
-                                    /*cached_groups=*/64);
+                                    /*cached_groups=*/64, 0, 1, rows_of_view);
     CaptureOperator capture;
     aggregate.set_downstream(&capture);
     aggregate.Start();
@@ -338,6 +344,22 @@ TEST(HashAggregateOperatorTest, GroupsTrimmedFromTheCacheAreReadBack) {
               << key << " after epoch " << epoch;
         }
       }
+      if (!view_rows) continue;
+      std::map<std::string, std::vector<Value>> stored;
+      ASSERT_TRUE(store->NewSnapshot()
+                      .ValueOrThrow()
+                      ->ScanStateTable(1,
+                                       [&](std::string_view, std::string_view value) {
+                                         auto row =
+                                             storage::DecodeRowPrefix(&value, rows_of_view->types);
+                                         EXPECT_TRUE(row && !value.empty());  // A state follows.
+                                         if (row) stored[(*row)[1].string_value()] = *row;
+                                         return true;
+                                       })
+                      .ok());
+      std::map<std::string, std::vector<Value>> expected;
+      for (const auto& [key, row] : view) expected[key] = {row[2], row[0]};
+      EXPECT_EQ(stored, expected) << "after epoch " << epoch;
     }
   }
 }

@@ -45,7 +45,8 @@ SourceReader::PollStatus ViewSource::Poll(size_t max_rows, Chunk* chunk,
         ->ScanStateTable(rows_table,
                          [&](std::string_view key, std::string_view value) {
                            progress_.Row(key.size() + value.size());
-                           auto row = storage::DecodeRow(value, visible);
+                           // Past the row: a grouped view's aggregate state.
+                           auto row = storage::DecodeRowPrefix(&value, visible);
                            if (!row) {
                              corrupt = true;
                              return false;

@@ -270,9 +270,6 @@ planner::PlanNodePtr FindNode(const planner::PlanNodePtr& root, const planner::P
   return FindNode(root->input, node);
 }
 
-/// Builds the readers and the stages of `owner`'s query, `parallelism` instances per stage.
-/// State tables take the owner's slots from `first_slot` on. With `multiset_output`, the
-/// last stage is fed by an exchange on every output column (see MaterializeOperator).
 // A grouped view whose rows its aggregate stores, each with its group's state.
 struct AggregateViewRows {
   const planner::PlanNode* aggregate = nullptr;
@@ -295,6 +292,10 @@ std::optional<size_t> ShownColumn(const planner::PlanNode& root, const planner::
   return expr.column;
 }
 
+/// Builds the readers and the stages of `owner`'s query, `parallelism` instances per stage.
+/// State tables take the owner's slots from `first_slot` on. With `multiset_output`, the
+/// last stage is fed by an exchange on every output column (see MaterializeOperator). With
+/// `view_rows`, its aggregate keeps its groups in the view's rows.
 Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::BoundQuery& query,
                        const storage::Store* store, Metrics* metrics,
                        const std::function<std::shared_ptr<Table>(uint32_t)>& tables,

@@ -104,11 +104,11 @@ TEST_F(DatabaseTest, ParityViewIsExactAndSurvivesRestart) {
   EXPECT_EQ(Rows("SHOW MATERIALIZED VIEWS").size(), 1u);
 }
 
-// The keys a view's operators keep (every state table of the view but its rows' own).
-size_t OperatorStateKeys(const storage::Store& store, uint32_t view_id) {
+// The keys of a view's state tables in slots [first, last).
+size_t StateKeys(const storage::Store& store, uint32_t view_id, uint32_t first, uint32_t last) {
   size_t keys = 0;
   std::shared_ptr<const storage::Snapshot> snapshot = store.NewSnapshot().ValueOrThrow();
-  for (uint32_t slot = kViewRowsSlot + 2; slot < 256; ++slot) {
+  for (uint32_t slot = first; slot < last; ++slot) {
     EXPECT_TRUE(snapshot
                     ->ScanStateTable(StateTableId(view_id, slot),
                                      [&](std::string_view, std::string_view) {
@@ -120,17 +120,13 @@ size_t OperatorStateKeys(const storage::Store& store, uint32_t view_id) {
   return keys;
 }
 
+// The keys a view's operators keep (every state table of the view but its rows' own).
+size_t OperatorStateKeys(const storage::Store& store, uint32_t view_id) {
+  return StateKeys(store, view_id, kViewRowsSlot + 2, 256);
+}
+
 size_t ViewRows(const storage::Store& store, uint32_t view_id) {
-  size_t rows = 0;
-  std::shared_ptr<const storage::Snapshot> snapshot = store.NewSnapshot().ValueOrThrow();
-  EXPECT_TRUE(snapshot
-                  ->ScanStateTable(StateTableId(view_id, kViewRowsSlot),
-                                   [&](std::string_view, std::string_view) {
-                                     ++rows;
-                                     return true;
-                                   })
-                  .ok());
-  return rows;
+  return StateKeys(store, view_id, kViewRowsSlot, kViewRowsSlot + 1);
 }
 
 // A grouped view's rows hold its aggregate's group states (plan revision 6): one entry per

@@ -803,13 +803,14 @@ QueryResult Database::ExplainView(const parser::CreateMaterializedViewStatement&
   std::vector<std::string> lines = {"Logical plan:"};
   for (const std::string& line : planner::ExplainPlan(*query.root)) lines.push_back("  " + line);
   lines.push_back("Streaming plan:");
-  const planner::AggregateNode* view_rows = AggregateStoringViewRows(query, plan_version);
+  std::optional<AggregateViewRows> view_rows = AggregateStoringViewRows(query, plan_version);
   std::string sink = fmt::format("Materialize into {} [state: {}]",
                                  planner::ResolveObjectName(create.name, create.position),
                                  view_rows     ? "rows by key, written by the aggregate"
                                  : query.keyed ? "rows by key"
                                                : "rows");
-  for (const std::string& line : ExplainDataflow(query, parallelism, sink, view_rows)) {
+  for (const std::string& line :
+       ExplainDataflow(query, parallelism, sink, view_rows ? view_rows->aggregate : nullptr)) {
     lines.push_back("  " + line);
   }
   return ExplainLines(lines);

@@ -270,13 +270,6 @@ planner::PlanNodePtr FindNode(const planner::PlanNodePtr& root, const planner::P
   return FindNode(root->input, node);
 }
 
-// A grouped view whose rows its aggregate stores, each with its group's state.
-struct AggregateViewRows {
-  const planner::PlanNode* aggregate = nullptr;
-  uint32_t rows_table = 0;
-  HashAggregateOperator::ViewRows rows;
-};
-
 // The aggregate's output column that column `i` of a view's plan shows as it is, if any: the
 // plan's root is the aggregate, or a projection over it.
 std::optional<size_t> ShownColumn(const planner::PlanNode& root, const planner::PlanNode& aggregate,
@@ -440,7 +433,7 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             uint32_t table = StateTableId(owner.id, slot++);
             std::optional<HashAggregateOperator::ViewRows> rows;
             if (view_rows && view_rows->aggregate == node) {
-              table = view_rows->rows_table;
+              table = StateTableId(owner.id, kViewRowsSlot);
               rows = view_rows->rows;
             }
             operators.push_back(std::make_unique<HashAggregateOperator>(
@@ -517,25 +510,29 @@ bool HasAggregate(const planner::BoundQuery& query) { return HasStatefulNode(que
 
 }  // namespace
 
-const planner::AggregateNode* AggregateStoringViewRows(const planner::BoundQuery& query,
-                                                       uint32_t plan_version) {
+std::optional<AggregateViewRows> AggregateStoringViewRows(const planner::BoundQuery& query,
+                                                          uint32_t plan_version) {
   const planner::PlanNode* root = query.root.get();
-  if (plan_version < 6 || !query.keyed || !root) return nullptr;
+  if (plan_version < 6 || !query.keyed || !root) return std::nullopt;
   const planner::PlanNode* node = root;
   if (node->kind == planner::PlanNodeKind::kProject) node = node->input.get();
-  if (!node || node->kind != planner::PlanNodeKind::kAggregate) return nullptr;
+  if (!node || node->kind != planner::PlanNodeKind::kAggregate) return std::nullopt;
   const auto& aggregate = static_cast<const planner::AggregateNode&>(*node);
   if (aggregate.window_close || aggregate.emit_on_window_close ||
       query.key_columns.size() != aggregate.group_keys.size()) {
-    return nullptr;
+    return std::nullopt;
   }
   for (size_t k = 0; k < query.key_columns.size(); ++k) {
-    if (ShownColumn(*root, aggregate, query.key_columns[k]) != k) return nullptr;
+    if (ShownColumn(*root, aggregate, query.key_columns[k]) != k) return std::nullopt;
   }
+  AggregateViewRows result{&aggregate, {}};
   for (size_t i = 0; i < query.visible_columns; ++i) {
-    if (!ShownColumn(*root, aggregate, i)) return nullptr;
+    std::optional<size_t> column = ShownColumn(*root, aggregate, i);
+    if (!column) return std::nullopt;
+    result.rows.columns.push_back(*column);
+    result.rows.types.push_back(root->output[i].type);
   }
-  return &aggregate;
+  return result;
 }
 
 std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner::BoundQuery& query,
@@ -545,17 +542,7 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
   // A retracting join result without keys is kept as a multiset of rows.
   bool multiset = query.has_join && !query.keyed && !query.append_only;
-  std::optional<AggregateViewRows> view_rows;
-  if (const planner::AggregateNode* aggregate =
-          AggregateStoringViewRows(query, view.plan_version)) {
-    view_rows.emplace();
-    view_rows->aggregate = aggregate;
-    view_rows->rows_table = StateTableId(view.id, kViewRowsSlot);
-    for (size_t i = 0; i < query.visible_columns; ++i) {
-      view_rows->rows.columns.push_back(*ShownColumn(*query.root, *aggregate, i));
-      view_rows->rows.types.push_back(query.root->output[i].type);
-    }
-  }
+  std::optional<AggregateViewRows> view_rows = AggregateStoringViewRows(query, view.plan_version);
   Dataflow dataflow =
       BuildDataflow(view, query, store, metrics, tables, parallelism, options.state_cache_bytes,
                     kViewRowsSlot + 2, multiset, view_rows ? &*view_rows : nullptr);

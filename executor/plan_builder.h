@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <functional>
 
 #include "executor/job.h"
 #include "executor/metrics.h"
+#include "executor/operators/hash_aggregate_operator.h"
 #include "executor/runtime/sink_writer.h"
 #include "executor/table.h"
 #include "planner/catalog.h"
@@ -63,12 +65,18 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
                                          const std::string& sink,
                                          const planner::AggregateNode* view_rows = nullptr);
 
+/// An aggregate that keeps its groups' states in its view's rows, each after its group's row.
+struct AggregateViewRows {
+  const planner::AggregateNode* aggregate = nullptr;
+  HashAggregateOperator::ViewRows rows;  ///< Which of its columns the view's rows show.
+};
+
 /// The aggregate of a view planned with `plan_version` that keeps its groups' states in the
-/// view's rows, each after its group's row (HashAggregateOperator::ViewRows), or nullptr. It
-/// does from revision 6 on (planner::kPlanVersion) when the plan ends in an aggregate, alone
-/// or under a projection of its columns as they are, the view's rows are keyed by its group
-/// keys in order, and no window closes (closing drops a group's state but not its row).
-const planner::AggregateNode* AggregateStoringViewRows(const planner::BoundQuery& query,
-                                                       uint32_t plan_version);
+/// view's rows, if any. One does from revision 6 on (planner::kPlanVersion) when the plan
+/// ends in an aggregate, alone or under a projection of its columns as they are, the view's
+/// rows are keyed by its group keys in order, and no window closes (closing drops a group's
+/// state but not its row).
+std::optional<AggregateViewRows> AggregateStoringViewRows(const planner::BoundQuery& query,
+                                                          uint32_t plan_version);
 
 }  // namespace stave::executor

@@ -971,8 +971,9 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--plan-version", config.plan_version,
-                 "The planner revision views are created with (5: a grouped view's aggregate "
-                 "keeps its states apart from the view's rows, as before revision 6)")
+                 "The planner revision views are created with (6: aggregate states written "
+                 "unpacked, as before revision 7; 5: a grouped view's aggregate keeps its "
+                 "states apart from the view's rows, as before revision 6)")
       ->capture_default_str();
   app.add_option("--cpus", config.cpus, "Pin the process to the first N CPUs (0: all it may use)")
       ->capture_default_str()

@@ -1,5 +1,6 @@
 #include "executor/aggregate_state.h"
 
+#include <cstring>
 #include <limits>
 
 #include "common/array_value.h"
@@ -361,8 +362,9 @@ Value AggregateResult(const planner::AggregateCall& call, const AggregateState& 
 }
 
 GroupStateCodec::GroupStateCodec(const std::vector<planner::AggregateCall>& calls,
-                                 size_t key_scale_count)
-    : types_(StateTypes(calls)),
+                                 size_t key_scale_count, Layout layout)
+    : layout_(layout),
+      types_(StateTypes(calls)),
       call_count_(calls.size()),
       key_scale_count_(key_scale_count),
       has_distinct_(HasDistinct(calls)) {
@@ -388,9 +390,27 @@ void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
   struct Fields {
     const GroupState& state;
     const std::vector<Field>& fields;
+    bool zero_as_null;  // Layout::kPacked's.
     const AggregateState& Of(size_t i) const { return state.aggregates[fields[i].index]; }
     bool IsNull(size_t i) const {
-      return fields[i].slot == Slot::kExtremum && Of(i).extremum.is_null();
+      switch (fields[i].slot) {
+        case Slot::kExtremum:
+          return Of(i).extremum.is_null();
+        case Slot::kFloatSum: {
+          // Only +0.0: a -0.0 sum is written, so that it reads back as it was.
+          double sum = Of(i).float_sum;
+          uint64_t bits;
+          std::memcpy(&bits, &sum, 8);
+          return zero_as_null && bits == 0;
+        }
+        case Slot::kWideSum: {
+          const Decimal& sum = Of(i).extras().wide_sum;
+          return zero_as_null && sum.is_finite() && !sum.is_wide() && sum.unscaled == 0 &&
+                 sum.scale == 0;
+        }
+        default:
+          return zero_as_null && Int(i) == 0;
+      }
     }
     int64_t Int(size_t i) const {
       switch (fields[i].slot) {
@@ -429,15 +449,23 @@ void GroupStateCodec::Encode(const GroupState& state, std::string* out) const {
                                               : Of(i).extremum.decimal_value();
     }
   };
+  Fields fields{state, fields_, layout_ == Layout::kPacked};
+  auto encode_fields = [&] {
+    if (layout_ == Layout::kPacked) {
+      storage::EncodePackedRowFrom(fields, types_, out);
+    } else {
+      storage::EncodeRowFrom(fields, types_, out);
+    }
+  };
   if (!has_distinct_) {
-    storage::EncodeRowFrom(Fields{state, fields_}, types_, out);
+    encode_fields();
     return;
   }
   // With DISTINCT aggregates: the fixed part's length, the fixed part, then each DISTINCT
   // aggregate's values and their counts.
   size_t length_at = out->size();
   storage::AppendBigEndian32(0, out);
-  storage::EncodeRowFrom(Fields{state, fields_}, types_, out);
+  encode_fields();
   std::string length;
   storage::AppendBigEndian32(static_cast<uint32_t>(out->size() - length_at - 4), &length);
   out->replace(length_at, 4, length);
@@ -463,17 +491,19 @@ bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
     distinct_part = bytes.substr(size);
     bytes = bytes.substr(0, size);
   }
+  state->row_count = 0;
   state->aggregates.assign(call_count_, AggregateState());
   state->key_scales.assign(key_scale_count_, 0);
   struct Fields {
     GroupState& state;
     const std::vector<Field>& fields;
+    bool zero_as_null;       // Layout::kPacked's: a NULL field holds zero, as it already does.
     bool malformed = false;  // A NULL where only the extremum may be one.
     AggregateState& Of(size_t i) const { return state.aggregates[fields[i].index]; }
     void Null(size_t i) {
       if (fields[i].slot == Slot::kExtremum) {
         Of(i).extremum = Value::Null();
-      } else {
+      } else if (!zero_as_null) {
         malformed = true;
       }
     }
@@ -539,8 +569,11 @@ bool GroupStateCodec::Decode(std::string_view bytes, GroupState* state) const {
         Of(i).extremum = Value::Numeric(value);
       }
     }
-  } fields{*state, fields_};
-  if (!storage::VisitRow(bytes, types_, fields) || fields.malformed) return false;
+  } fields{*state, fields_, layout_ == Layout::kPacked};
+  bool read = layout_ == Layout::kPacked
+                  ? storage::VisitPackedRowPrefix(&bytes, types_, fields) && bytes.empty()
+                  : storage::VisitRow(bytes, types_, fields);
+  if (!read || fields.malformed) return false;
   for (size_t i = 0; i < call_count_; ++i) {
     if (!keeps_values_[i]) continue;
     if (distinct_part.size() < 4) return false;

@@ -439,7 +439,9 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
             operators.push_back(std::make_unique<HashAggregateOperator>(
                 std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node)),
                 storage::StateTable(store, table), instance == global_owner, cached_groups,
-                instance, parallelism, std::move(rows)));
+                instance, parallelism, std::move(rows),
+                owner.plan_version >= 7 ? GroupStateCodec::Layout::kPacked
+                                        : GroupStateCodec::Layout::kRow));
             break;
           }
           case planner::PlanNodeKind::kUnion:

@@ -46,8 +46,10 @@ inline constexpr std::string_view kRowKeyColumn = "_row_key";
 /// 5. a join side whose input only grows stores each row under a suffix of its own
 ///    (JoinNode::appends);
 /// 6. a grouped view's rows carry its aggregate's states, which have no table of their own
-///    (HashAggregateOperator::ViewRows).
-inline constexpr uint32_t kPlanVersion = 6;
+///    (HashAggregateOperator::ViewRows);
+/// 7. aggregate states are packed: zero fields cost a bit, small integers a byte
+///    (GroupStateCodec::Layout::kPacked).
+inline constexpr uint32_t kPlanVersion = 7;
 
 struct CatalogObject {
   uint32_t id = 0;

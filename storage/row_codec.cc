@@ -67,15 +67,7 @@ bool ReadRowDecimal(std::string_view* in, Decimal* value) {
 }
 
 void EncodeRow(const std::vector<Value>& row, const RowTypes& types, std::string* out) {
-  struct FromValues {
-    const std::vector<Value>& row;
-    bool IsNull(size_t i) const { return row[i].is_null(); }
-    int64_t Int(size_t i) const { return row[i].int_value(); }
-    double Double(size_t i) const { return row[i].double_value(); }
-    std::string_view String(size_t i) const { return row[i].string_value(); }
-    const Decimal& Numeric(size_t i) const { return row[i].decimal_value(); }
-  };
-  EncodeRowFrom(FromValues{row}, types, out);
+  EncodeRowFrom(RowValues{row}, types, out);
 }
 
 namespace {

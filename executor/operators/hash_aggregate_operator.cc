@@ -50,7 +50,8 @@ struct SkipFields {
 HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                                              storage::StateTable state, bool owns_global_group,
                                              size_t cached_groups, size_t instance,
-                                             size_t parallelism, std::optional<ViewRows> view_rows)
+                                             size_t parallelism, std::optional<ViewRows> view_rows,
+                                             GroupStateCodec::Layout state_layout)
     : node_(std::move(node)),
       state_(std::move(state)),
       owns_global_group_(owns_global_group),
@@ -58,7 +59,7 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
       instance_(instance),
       parallelism_(parallelism),
       scaled_keys_(ScaledKeys(*node_)),
-      codec_(node_->aggregates, scaled_keys_.size()),
+      codec_(node_->aggregates, scaled_keys_.size(), state_layout),
       view_rows_(std::move(view_rows)) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);

@@ -50,10 +50,12 @@ class HashAggregateOperator : public StreamOperator {
   /// `cached_groups`: how many groups stay cached past a barrier. `instance` of
   /// `parallelism`: whose virtual nodes' groups this instance holds (windowed groups only).
   /// `view_rows`: set when `state` is a view's rows table (not for windows that close).
+  /// `state_layout`: how the groups' states are written (the view's planner revision's).
   HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                         storage::StateTable state, bool owns_global_group = true,
                         size_t cached_groups = size_t{1} << 18, size_t instance = 0,
-                        size_t parallelism = 1, std::optional<ViewRows> view_rows = std::nullopt);
+                        size_t parallelism = 1, std::optional<ViewRows> view_rows = std::nullopt,
+                        GroupStateCodec::Layout state_layout = GroupStateCodec::Layout::kPacked);
 
   /// What a cached group costs in memory, roughly (for sizing the cache from a budget).
   static constexpr size_t kBytesPerCachedGroup = 256;

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <rocksdb/sst_file_reader.h>
 
@@ -89,19 +90,21 @@ TEST(EpochFileTest, ALargeEpochCommitsAsTheWriteOfItsBatchWould) {
 }
 
 // A state table's flush hands its writes to the batch as a run that stays in the table's
-// memory; whether the epoch commits as a write or as a file, each run takes effect at its
-// place among the batch's records: a record written after a run overrides it, a range
-// deletion drops the runs before it and not those after it, also across appended parts.
+// memory; whether the epoch commits as a write or as a file (past 8 MB, or past 16,384
+// entries), each run takes effect at its place among the batch's records: a record written
+// after a run overrides it, a range deletion drops the runs before it and not those after
+// it, also across appended parts.
 TEST(EpochFileTest, StateRunsTakeEffectAtTheirPlaceAmongTheRecords) {
-  for (bool large : {false, true}) {
+  // Rows written, and their size: a write; a file of many small entries; a file of 16 MB.
+  for (auto [rows_written, row_bytes] : {std::pair{10, 1}, {20000, 1}, {80000, 200}}) {
     TempDirectory directory;
     auto store = Store::Open(directory.path()).ValueOrThrow();
     StateTable first(store.get(), 1);
     StateTable dropped(store.get(), 2);
     StateTable refilled(store.get(), 3);
-    const std::string padding(large ? 200 : 1, 'p');
+    const std::string padding(row_bytes, 'p');
     EpochBatch batch(1);
-    for (int i = 0; i < (large ? 80000 : 10); ++i) first.Put("bulk" + std::to_string(i), padding);
+    for (int i = 0; i < rows_written; ++i) first.Put("bulk" + std::to_string(i), padding);
     first.Put("overridden", "by the run");
     first.FlushTo(&batch);
     batch.PutState(first.FullKey("overridden"), "by a record after the run");
@@ -112,10 +115,10 @@ TEST(EpochFileTest, StateRunsTakeEffectAtTheirPlaceAmongTheRecords) {
     refilled.Put("after the drop", "y");
     refilled.FlushTo(&part);
     batch.Append({&part});
-    EXPECT_EQ(batch.ByteSize() > (size_t{8} << 20), large);
+    EXPECT_EQ(batch.ByteSize() > (size_t{8} << 20), row_bytes > 1);
     ASSERT_TRUE(store->Commit(&batch).ok());
     std::map<std::string, std::string> rows = Rows(store.get(), 1);
-    EXPECT_EQ(rows.size(), large ? 80001u : 11u);
+    EXPECT_EQ(rows.size(), rows_written + 1u);
     EXPECT_EQ(rows["overridden"], "by a record after the run");
     EXPECT_EQ(rows["bulk9"], padding);
     EXPECT_TRUE(Rows(store.get(), 2).empty());

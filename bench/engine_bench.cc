@@ -296,6 +296,11 @@ struct EngineRun {
   }
   std::vector<double> commit_us;  // commits while processing (every 1 s, or early)
   std::vector<double> commit_bytes;
+  // CPU seconds of the commits while processing: their barrier work in the dataflow's tasks
+  // and the coordinator's commit (stave_catalog.checkpoints); RocksDB's compactions.
+  double barrier_cpu_s = 0;
+  double commit_cpu_s = 0;
+  double compaction_cpu_s = 0;
   uint64_t commits = 0;
   double final_commit_us = 0;
   double final_commit_bytes = 0;
@@ -353,6 +358,7 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
   EngineRun run;
   // Each commit is one epoch; the engine keeps a record of each (stave_catalog.checkpoints).
   auto* committed_epoch = database->metrics()->Gauge("stave_committed_epoch");
+  uint64_t compaction_micros = database->store().compaction_cpu_micros();
   Stopwatch processing;
   ExecuteSql(database.get(), workload.view_sql);
   int64_t create_epoch = committed_epoch->load();  // the CREATE's own commit
@@ -375,6 +381,8 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
     std::this_thread::sleep_for(std::chrono::milliseconds(config.poll_ms));
   }
   run.processing = processing.Elapsed();
+  run.compaction_cpu_s =
+      static_cast<double>(database->store().compaction_cpu_micros() - compaction_micros) / 1e6;
   int64_t processed_epoch = committed_epoch->load();
 
   Stopwatch checkpoint;
@@ -385,8 +393,8 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
   // The commits while the view processed (periodic, or early when uncommitted state passed
   // the engine's memory bound), and the final CHECKPOINT's.
   QueryResult history = ExecuteSql(
-      database.get(), fmt::format("SELECT epoch, duration_ms, bytes FROM stave_catalog.checkpoints "
-                                  "WHERE epoch > {} ORDER BY epoch",
+      database.get(), fmt::format("SELECT epoch, duration_ms, bytes, barrier_cpu_ms, commit_cpu_ms "
+                                  "FROM stave_catalog.checkpoints WHERE epoch > {} ORDER BY epoch",
                                   create_epoch));
   for (const auto& row : history.rows) {
     int64_t epoch = row.at(0).int_value();
@@ -395,6 +403,8 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
     if (epoch <= processed_epoch) {
       run.commit_us.push_back(micros);
       run.commit_bytes.push_back(bytes);
+      run.barrier_cpu_s += row.at(3).double_value() / 1000;
+      run.commit_cpu_s += row.at(4).double_value() / 1000;
     } else if (epoch == final_epoch) {
       run.final_commit_us = micros;
       run.final_commit_bytes = bytes;
@@ -814,6 +824,49 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
       }
     }
     out += table.Render(config.markdown) + "\n";
+
+    out +=
+        "Checkpoint CPU while processing, as a share of the process's CPU time (the commits made "
+        "while the view processed: their barrier work in the dataflow's tasks and the "
+        "coordinator's commit, from stave_catalog.checkpoints; RocksDB's compactions apart). "
+        "Unlike the rates above it does not move with the machine's speed between runs; it "
+        "leaves out what checkpoints cost the rows' own processing (caches, fresh memory)\n\n";
+    Table cpu_table(
+        {"scenario", "barrier CPU", "commit CPU", "barrier + commit", "compaction CPU"});
+    for (std::string workload : {"stateless", "aggregate"}) {
+      for (std::string interval : {"1s", "on-demand"}) {
+        const auto& list = runs[workload + "/" + interval];
+        if (list.empty()) continue;
+        auto share = [&](double EngineRun::*field) {
+          return fmt::format("{:.1f} %", 100 * median_of(list, [&](const EngineRun& r) {
+                                           return r.*field / r.processing.cpu;
+                                         }));
+        };
+        cpu_table.Add({workload + (interval == "1s" ? " every 1 s" : " on demand"),
+                       share(&EngineRun::barrier_cpu_s), share(&EngineRun::commit_cpu_s),
+                       fmt::format("{:.1f} %", 100 * median_of(list,
+                                                               [](const EngineRun& r) {
+                                                                 return (r.barrier_cpu_s +
+                                                                         r.commit_cpu_s) /
+                                                                        r.processing.cpu;
+                                                               })),
+                       share(&EngineRun::compaction_cpu_s)});
+      }
+    }
+    out += cpu_table.Render(config.markdown) + "\n";
+    for (std::string workload : {"stateless", "aggregate"}) {
+      const auto& periodic = runs[workload + "/1s"];
+      if (periodic.empty()) continue;
+      double own = median_of(periodic, [](const EngineRun& r) {
+        return (r.barrier_cpu_s + r.commit_cpu_s) / r.processing.cpu;
+      });
+      headline.push_back(fmt::format(
+          "{}: checkpoints every 1 s take {:.1f} % of the CPU in their barriers and commits, "
+          "compactions {:.1f} % (target: overhead under 5 %)",
+          workload, 100 * own, 100 * median_of(periodic, [](const EngineRun& r) {
+                                 return r.compaction_cpu_s / r.processing.cpu;
+                               })));
+    }
     for (std::string workload : {"stateless", "aggregate"}) {
       if (runs[workload + "/1s"].empty() || runs[workload + "/on-demand"].empty()) continue;
       double rows_d = static_cast<double>(config.rows);

@@ -207,11 +207,10 @@ Database::~Database() { Shutdown(); }
 void Database::RegisterSystemTables() {
   planner::SystemTable checkpoints;
   checkpoints.name = "checkpoints";
-  checkpoints.columns = {{"epoch", TypeId::kInt64},
-                         {"started_at", TypeId::kVarchar},
-                         {"duration_ms", TypeId::kFloat64},
-                         {"bytes", TypeId::kInt64},
-                         {"state", TypeId::kVarchar}};
+  checkpoints.columns = {{"epoch", TypeId::kInt64},          {"started_at", TypeId::kVarchar},
+                         {"duration_ms", TypeId::kFloat64},  {"bytes", TypeId::kInt64},
+                         {"state", TypeId::kVarchar},        {"barrier_cpu_ms", TypeId::kFloat64},
+                         {"commit_cpu_ms", TypeId::kFloat64}};
   checkpoints.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const CheckpointRecord& record : engine_->CheckpointHistory()) {
@@ -221,7 +220,9 @@ void Database::RegisterSystemTables() {
                           fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)))),
                       Value::Double(static_cast<double>(record.duration.count()) / 1000.0),
                       Value::Int(static_cast<int64_t>(record.bytes)),
-                      Value::String(std::string(CheckpointRecord::kState))});
+                      Value::String(std::string(CheckpointRecord::kState)),
+                      Value::Double(static_cast<double>(record.barrier_cpu.count()) / 1000.0),
+                      Value::Double(static_cast<double>(record.commit_cpu.count()) / 1000.0)});
     }
     return rows;
   };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/cpu_time.h"
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 #include "common/temporal.h"
@@ -268,6 +269,8 @@ void Engine::EnforceStateLimit() {
 bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto start = Clock::now();
   auto started = std::chrono::system_clock::now();
+  std::chrono::nanoseconds cpu_start = ThreadCpuTime();
+  std::chrono::nanoseconds barrier_cpu{0};
   // The batch of every task's changes: it serves again for a later epoch.
   std::unique_ptr<storage::EpochBatch> pooled =
       batches_.Take(store_->committed_epoch() + 1, 0, last_commit_bytes_);
@@ -300,6 +303,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     for (const BarrierReport& report : reports) {
       if (flushed_jobs.insert(report.job_id).second) failpoint::Hit("epoch_job_flushed");
       parts.push_back(report.batch.get());
+      barrier_cpu += report.cpu;
       if (const auto& log = report.retained_log) {
         auto [it, inserted] = retained.try_emplace(log->first, log->second);
         if (!inserted) it->second = std::min(it->second, log->second);
@@ -334,9 +338,17 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     return false;
   }
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+  CheckpointRecord record{batch.epoch(), started, std::chrono::microseconds(micros), bytes};
+  record.barrier_cpu = std::chrono::duration_cast<std::chrono::microseconds>(barrier_cpu);
+  record.commit_cpu =
+      std::chrono::duration_cast<std::chrono::microseconds>(ThreadCpuTime() - cpu_start);
+  barrier_cpu_micros_.fetch_add(static_cast<uint64_t>(record.barrier_cpu.count()),
+                                std::memory_order_relaxed);
+  commit_cpu_micros_.fetch_add(static_cast<uint64_t>(record.commit_cpu.count()),
+                               std::memory_order_relaxed);
   {
     std::lock_guard lock(mutex_);
-    history_.push_back({batch.epoch(), started, std::chrono::microseconds(micros), bytes});
+    history_.push_back(record);
     if (history_.size() > kCheckpointHistory) history_.pop_front();
   }
   checkpoints_total_->fetch_add(1, std::memory_order_relaxed);

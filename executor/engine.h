@@ -31,6 +31,11 @@ struct CheckpointRecord {
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds duration{0};  ///< From the barrier to the synced commit.
   uint64_t bytes = 0;                     ///< Size of the epoch's write batch.
+  /// CPU time the checkpoint cost: the dataflow tasks' barrier work (operators writing
+  /// their state, emitting the epoch's changes), and the coordinator's commit (the batch,
+  /// the epoch file, the write).
+  std::chrono::microseconds barrier_cpu{0};
+  std::chrono::microseconds commit_cpu{0};
 
   /// What the admin API and stave_catalog.checkpoints show as its state: the history holds
   /// committed checkpoints only.
@@ -119,6 +124,16 @@ class Engine : private EpochCollector {
   void set_checkpoint_interval(std::chrono::milliseconds interval);
   std::chrono::milliseconds checkpoint_interval() const;
 
+  /// CPU time all checkpoints since the start cost, as CheckpointRecord counts it.
+  struct CheckpointCpu {
+    std::chrono::microseconds barrier{0};
+    std::chrono::microseconds commit{0};
+  };
+  CheckpointCpu checkpoint_cpu() const {
+    return {std::chrono::microseconds(barrier_cpu_micros_.load(std::memory_order_relaxed)),
+            std::chrono::microseconds(commit_cpu_micros_.load(std::memory_order_relaxed))};
+  }
+
   /// The most recent checkpoints, oldest first (at most kCheckpointHistory).
   std::vector<CheckpointRecord> CheckpointHistory() const;
   static constexpr size_t kCheckpointHistory = 1000;
@@ -191,6 +206,8 @@ class Engine : private EpochCollector {
   std::set<uint32_t> over_state_limit_;            // GUARDED_BY(mutex_)
   std::atomic<uint64_t> view_state_limit_{0};
   std::deque<CheckpointRecord> history_;  // GUARDED_BY(mutex_)
+  std::atomic<uint64_t> barrier_cpu_micros_{0};
+  std::atomic<uint64_t> commit_cpu_micros_{0};
   std::thread thread_;
 
   std::atomic<uint64_t>* checkpoints_total_;

@@ -544,12 +544,6 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
   size_t parallelism = std::clamp<size_t>(options.parallelism, 1, kMaxParallelism);
   // A retracting join result without keys is kept as a multiset of rows.
   bool multiset = query.has_join && !query.keyed && !query.append_only;
-  std::optional<AggregateViewRows> view_rows = AggregateStoringViewRows(query, view.plan_version);
-  Dataflow dataflow =
-      BuildDataflow(view, query, store, metrics, tables, parallelism, options.state_cache_bytes,
-                    kViewRowsSlot + 2, multiset, view_rows ? &*view_rows : nullptr);
-  storage::RowTypes visible_types;
-  for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
   std::atomic<uint64_t>* rows_out =
       metrics->Counter("stave_view_rows_out_total", {{"view", view.name}},
                        "Row changes applied to a materialized view.");
@@ -557,6 +551,18 @@ std::unique_ptr<Job> BuildJob(const planner::CatalogObject& view, const planner:
       metrics->Counter("stave_view_out_bytes_total", {{"view", view.name}},
                        "Estimated bytes of the row changes applied to a materialized view.");
   auto log_changes = std::make_shared<std::atomic<bool>>(false);
+  std::optional<AggregateViewRows> view_rows = AggregateStoringViewRows(query, view.plan_version);
+  if (view_rows) {
+    // The aggregate that writes the view's rows emits changes only for the view's log.
+    view_rows->rows.changes_read = log_changes;
+    view_rows->rows.rows_written = rows_out;
+    view_rows->rows.bytes_written = bytes_out;
+  }
+  Dataflow dataflow =
+      BuildDataflow(view, query, store, metrics, tables, parallelism, options.state_cache_bytes,
+                    kViewRowsSlot + 2, multiset, view_rows ? &*view_rows : nullptr);
+  storage::RowTypes visible_types;
+  for (const planner::Column& column : view.columns) visible_types.push_back(column.type);
   dataflow.stages.back().operator_labels.push_back("Materialize into " + view.name);
   std::vector<std::vector<std::unique_ptr<StreamOperator>>>& last =
       dataflow.stages.back().instances;

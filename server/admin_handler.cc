@@ -299,7 +299,9 @@ http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
          {"started_ms", started_ms},
          {"duration_ms", static_cast<double>(record.duration.count()) / 1000.0},
          {"bytes", record.bytes},
-         {"state", executor::CheckpointRecord::kState}});
+         {"state", executor::CheckpointRecord::kState},
+         {"barrier_cpu_ms", static_cast<double>(record.barrier_cpu.count()) / 1000.0},
+         {"commit_cpu_ms", static_cast<double>(record.commit_cpu.count()) / 1000.0}});
   }
   return JsonResponse(200, json{{"committed_epoch", database->store().committed_epoch()},
                                 {"interval_ms", database->engine()->checkpoint_interval().count()},
@@ -386,6 +388,17 @@ http::HttpResponse AdminEndpoint::Metrics(executor::Database* database) {
   AppendFamily(&body, "stave_state_disk_bytes", "gauge",
                "Approximate bytes of committed state on disk.",
                fmt::format("stave_state_disk_bytes {}\n", database->ApproximateStateBytes()));
+  executor::Engine::CheckpointCpu checkpoint_cpu = database->engine()->checkpoint_cpu();
+  AppendFamily(&body, "stave_checkpoint_cpu_seconds_total", "counter",
+               "CPU time of checkpoints: the dataflows' barrier work, and the commit.",
+               fmt::format("stave_checkpoint_cpu_seconds_total{{phase=\"barrier\"}} {:.6f}\n"
+                           "stave_checkpoint_cpu_seconds_total{{phase=\"commit\"}} {:.6f}\n",
+                           static_cast<double>(checkpoint_cpu.barrier.count()) / 1e6,
+                           static_cast<double>(checkpoint_cpu.commit.count()) / 1e6));
+  AppendFamily(&body, "stave_compaction_cpu_seconds_total", "counter",
+               "CPU time of RocksDB's compactions of the state since the start.",
+               fmt::format("stave_compaction_cpu_seconds_total {:.6f}\n",
+                           static_cast<double>(database->store().compaction_cpu_micros()) / 1e6));
 
   // Per job and per vertex of its dataflow (a source, or a stage of fused operators).
   std::string rows_in, rows_out, bytes_in, bytes_out, backpressured, buffered, job_state, lag;

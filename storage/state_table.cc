@@ -112,6 +112,15 @@ Result<std::optional<std::string>> StateTable::Lookup(std::string_view key,
   if (!sealed_.empty()) {
     it = sealed_.find(key);
     if (it != sealed_.end()) return it->second.Stored();
+  } else if (sealed_run_) {
+    const std::vector<StateRun::Entry>& entries = sealed_run_->entries;
+    auto found = std::lower_bound(entries.begin(), entries.end(), std::pair{virtual_node, key},
+                                  [](const StateRun::Entry& entry, const auto& wanted) {
+                                    return std::pair{entry.virtual_node, entry.key} < wanted;
+                                  });
+    if (found != entries.end() && found->virtual_node == virtual_node && found->key == key) {
+      return ChangeOf(*found).Stored();
+    }
   }
   return store_->GetState(ScratchKey(key, virtual_node));
 }
@@ -150,8 +159,9 @@ Status StateTable::ScanCommittedGroup(
 void StateTable::ReleaseCommitted() const {
   // The commit is one atomic write, and the committed epoch advances after it: once it
   // covers the sealed epoch, RocksDB answers every read the sealed buffer would.
-  if (!sealed_.empty() && store_->committed_epoch() >= sealed_epoch_) {
+  if ((!sealed_.empty() || sealed_run_) && store_->committed_epoch() >= sealed_epoch_) {
     Buffer().swap(sealed_);
+    sealed_run_.reset();
     sealed_arenas_.clear();
   }
 }
@@ -161,6 +171,60 @@ void StateTable::Put(std::string_view key, std::string_view value) {
 }
 
 void StateTable::Delete(std::string_view key) { Write(key, std::nullopt, VirtualNodeOf(key)); }
+
+void StateTable::WriteOnce(std::string_view key, std::optional<std::string_view> value) {
+  if (value && value->size() > UINT32_MAX) {
+    throw std::length_error("a state value of more than 4 GB");
+  }
+  if (!arena_) arena_ = std::make_shared<Arena>();
+  if (!once_run_) once_run_ = TakeRun();
+  std::string_view stored_key = arena_->Copy(key);
+  std::string_view stored_value = value ? arena_->Copy(*value) : std::string_view();
+  once_run_->entries.push_back({stored_key, stored_value, VirtualNodeOf(key), !value});
+  buffered_bytes_ += kKeyPrefixBytes + key.size() + stored_value.size();
+}
+
+std::shared_ptr<StateRun> StateTable::TakeRun() {
+  if (last_run_ && Committed(sealed_epoch_)) {
+    ReleaseCommitted();  // The sealed run may be this one: no one reads it any more.
+    std::shared_ptr<StateRun> run = std::move(last_run_);
+    run->entries.clear();
+    return run;
+  }
+  return std::make_shared<StateRun>();
+}
+
+void StateTable::SortEntries(StateRun* run) {
+  // In RocksDB key order, (virtual node, key): RocksDB then inserts each entry next to the
+  // previous one in its memtable (see Store::Open's insert hints), which costs a fraction
+  // of a search from the top. The sort compares two integers holding the virtual node and
+  // the key's first 14 bytes, and reads the keys themselves (scattered over the arena or
+  // the buffer's slots: a cache miss each) only on a tie; 14 bytes hold most keys whole.
+  auto bytes_at = [](std::string_view key, size_t from, size_t count) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < count; ++i) {
+      bytes = bytes << 8 | (from + i < key.size() ? static_cast<uint8_t>(key[from + i]) : 0);
+    }
+    return bytes;
+  };
+  unsorted_.swap(run->entries);
+  run->entries.clear();
+  sort_keys_.clear();
+  sort_keys_.reserve(unsorted_.size());
+  for (size_t i = 0; i < unsorted_.size(); ++i) {
+    std::string_view key = unsorted_[i].key;
+    sort_keys_.push_back({uint64_t{unsorted_[i].virtual_node} << 48 | bytes_at(key, 0, 6),
+                          bytes_at(key, 6, 8), static_cast<uint32_t>(i)});
+  }
+  std::sort(sort_keys_.begin(), sort_keys_.end(), [this](const SortKey& a, const SortKey& b) {
+    if (a.high != b.high) return a.high < b.high;
+    if (a.low != b.low) return a.low < b.low;
+    return unsorted_[a.index].key < unsorted_[b.index].key;
+  });
+  run->entries.reserve(unsorted_.size());
+  for (const SortKey& each : sort_keys_) run->entries.push_back(unsorted_[each.index]);
+  unsorted_.clear();
+}
 
 void StateTable::Write(std::string_view key, std::optional<std::string_view> value,
                        uint16_t virtual_node) {
@@ -198,54 +262,29 @@ void StateTable::Write(std::string_view key, std::optional<std::string_view> val
 }
 
 void StateTable::FlushTo(EpochBatch* batch) {
-  // In RocksDB key order, (virtual node, key): RocksDB then inserts each entry next to the
-  // previous one in its memtable (see Store::Open's insert hints), which costs a fraction
-  // of a search from the top. The sort compares two integers holding the virtual node and
-  // the key's first 14 bytes, and reads the keys themselves (scattered over the buffer's
-  // slots: a cache miss each) only on a tie; 14 bytes hold most keys whole.
-  struct Entry {
-    uint64_t high;  // Virtual node, then the key's bytes 0-5, big-endian.
-    uint64_t low;   // The key's bytes 6-13.
-    const Buffer::value_type* entry;
-  };
-  auto bytes_at = [](std::string_view key, size_t from, size_t count) {
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < count; ++i) {
-      bytes = bytes << 8 | (from + i < key.size() ? static_cast<uint8_t>(key[from + i]) : 0);
+  // The epoch's changes, sorted, in a run that reads them where they lie, in this epoch's
+  // arena, which it shares. A key also written through the map takes its WriteOnce change,
+  // the later one.
+  if (once_run_ && !buffer_.empty()) {
+    for (const StateRun::Entry& entry : once_run_->entries) {
+      buffer_.insert_or_assign(entry.key, ChangeOf(entry));
     }
-    return bytes;
-  };
-  std::vector<Entry> sorted;
-  sorted.reserve(buffer_.size());
-  for (const auto& entry : buffer_) {
-    std::string_view key = entry.first;
-    sorted.push_back({uint64_t{entry.second.virtual_node} << 48 | bytes_at(key, 0, 6),
-                      bytes_at(key, 6, 8), &entry});
+    once_run_->entries.clear();
   }
-  std::sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
-    if (a.high != b.high) return a.high < b.high;
-    if (a.low != b.low) return a.low < b.low;
-    return a.entry->first < b.entry->first;
-  });
-  // The run reads the keys and values where they lie, in this epoch's arena, which it shares.
-  std::shared_ptr<StateRun> run;
-  if (last_run_ && Committed(sealed_epoch_)) {
-    run = std::move(last_run_);  // Its epoch has committed: no one reads it any more.
-    run->entries.clear();
-  } else {
-    run = std::make_shared<StateRun>();
+  bool once_only = buffer_.empty() && once_run_;
+  std::shared_ptr<StateRun> run = once_run_ ? std::move(once_run_) : TakeRun();
+  for (const auto& [key, change] : buffer_) {
+    run->entries.push_back({key, change.view(), change.virtual_node, change.deleted});
   }
+  SortEntries(run.get());
   run->table_id = table_id_;
   run->bytes = 0;
-  run->entries.reserve(sorted.size());
-  for (const Entry& each : sorted) {
-    const auto& [key, change] = *each.entry;
-    run->entries.push_back({key, change.view(), change.virtual_node, change.deleted});
-    run->bytes += kKeyPrefixBytes + key.size() + change.size;
+  for (const StateRun::Entry& entry : run->entries) {
+    run->bytes += kKeyPrefixBytes + entry.key.size() + entry.value.size();
   }
   run->memory = arena_;
   last_run_ = run;
-  batch->AddStateRun(std::move(run));
+  batch->AddStateRun(run);
   std::string_view appended = appended_;
   auto take = [&appended] {
     size_t size = ReadBigEndian32(appended.substr(0, 4));
@@ -266,10 +305,25 @@ void StateTable::FlushTo(EpochBatch* batch) {
   }
   ReleaseCommitted();
   size_t entries_this_epoch = buffer_.size();
-  if (sealed_.empty()) {
-    sealed_.swap(buffer_);
+  if (sealed_.empty() && !sealed_run_) {
+    if (once_only) {
+      sealed_run_ = run;
+    } else {
+      sealed_.swap(buffer_);
+    }
   } else {
-    // An earlier epoch is still being committed: the newer changes win.
+    // An earlier epoch is still being committed: the newer changes win, in the map.
+    if (sealed_run_) {
+      for (const StateRun::Entry& entry : sealed_run_->entries) {
+        sealed_.insert_or_assign(entry.key, ChangeOf(entry));
+      }
+      sealed_run_.reset();
+    }
+    if (once_only) {
+      for (const StateRun::Entry& entry : run->entries) {
+        sealed_.insert_or_assign(entry.key, ChangeOf(entry));
+      }
+    }
     for (const auto& [key, change] : buffer_) sealed_.insert_or_assign(key, change);
   }
   if (arena_) sealed_arenas_.push_back(std::move(arena_));

@@ -42,6 +42,12 @@ class StateTable {
   Result<std::optional<std::string>> Get(std::string_view key) const;
   void Put(std::string_view key, std::string_view value);
   void Delete(std::string_view key);
+  /// Writes `key` (nullopt: deletes it) once in this epoch, after any other write of it in
+  /// the epoch, with no read of it until the epoch is flushed: an aggregate writing each
+  /// changed group at its barrier, just before FlushTo. Appended to the epoch's run, which
+  /// FlushTo sorts, where Put inserts into the buffer's map: a write costs a copy, not an
+  /// insert into a table that grows to the epoch's size. Get sees it once flushed.
+  void WriteOnce(std::string_view key, std::optional<std::string_view> value);
 
   /// Grouped keys: `group`, then `suffix`, in the virtual node of `group` alone, so the keys
   /// of a group lie together in RocksDB and one prefix scan reads them (a join key's rows,
@@ -120,6 +126,15 @@ class StateTable {
   using Buffer = absl::flat_hash_map<std::string_view, Change>;
 
   void Write(std::string_view key, std::optional<std::string_view> value, uint16_t virtual_node);
+  /// A run for this epoch's changes: the last one flushed, once its epoch has committed.
+  std::shared_ptr<StateRun> TakeRun();
+  /// Sorts `run`'s entries in RocksDB's key order.
+  void SortEntries(StateRun* run);
+  /// The change a run's entry makes, as the buffer's map holds it.
+  static Change ChangeOf(const StateRun::Entry& entry) {
+    return {entry.value.data(), static_cast<uint32_t>(entry.value.size()),
+            static_cast<uint32_t>(entry.value.size()), entry.virtual_node, entry.deleted};
+  }
   Result<std::optional<std::string>> Lookup(std::string_view key, uint16_t virtual_node) const;
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;
@@ -138,14 +153,27 @@ class StateTable {
   // AppendInGroup's rows of this epoch: full RocksDB keys and values, each length-prefixed.
   std::string appended_;
   size_t buffered_bytes_ = 0;
-  // The changes of epochs flushed but perhaps not committed yet, the arenas they live in,
-  // and the newest of those epochs.
+  // WriteOnce's changes of this epoch, unsorted, in the run FlushTo hands over.
+  std::shared_ptr<StateRun> once_run_;
+  // The changes of epochs flushed but perhaps not committed yet -- one epoch's run, sorted,
+  // when it holds only WriteOnce's changes; else a map -- the arenas they live in, and the
+  // newest of those epochs.
+  mutable std::shared_ptr<const StateRun> sealed_run_;
   mutable Buffer sealed_;
   mutable std::vector<std::shared_ptr<const Arena>> sealed_arenas_;
   uint64_t sealed_epoch_ = 0;
   // The state run of the last epoch flushed: once that epoch has committed nothing reads it
   // any more, and it serves again, with its memory.
   std::shared_ptr<StateRun> last_run_;
+  // FlushTo's scratch, kept for the next epoch: the entries in the order they came, and
+  // their sort keys.
+  std::vector<StateRun::Entry> unsorted_;
+  struct SortKey {
+    uint64_t high;   // Virtual node, then the key's bytes 0-5, big-endian.
+    uint64_t low;    // The key's bytes 6-13.
+    uint32_t index;  // In unsorted_.
+  };
+  std::vector<SortKey> sort_keys_;
   mutable std::string key_scratch_;
 };
 

@@ -13,6 +13,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -426,6 +427,19 @@ rocksdb::Options DatabaseOptions(rocksdb::Env* env) {
   return options;
 }
 
+// Counts the CPU time of RocksDB's compactions, as their jobs report it.
+class CompactionCpuListener : public rocksdb::EventListener {
+ public:
+  explicit CompactionCpuListener(std::shared_ptr<std::atomic<uint64_t>> micros)
+      : micros_(std::move(micros)) {}
+  void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& info) override {
+    micros_->fetch_add(info.stats.cpu_micros, std::memory_order_relaxed);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<uint64_t>> micros_;
+};
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& directory) {
@@ -448,6 +462,7 @@ Status Store::OpenDatabase() {
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Options options = DatabaseOptions(env_.get());
+  options.listeners.push_back(std::make_shared<CompactionCpuListener>(compaction_cpu_micros_));
   rocksdb::Status status = rocksdb::DB::Open(options, directory_, &raw);
   if (!status.ok()) {
     return FromRocks(status, "cannot open the data directory \"" + directory_ + "\"");

@@ -216,6 +216,10 @@ class Store {
   /// The last committed epoch, 0 for a new database.
   uint64_t committed_epoch() const { return committed_epoch_.load(std::memory_order_acquire); }
   uint64_t next_object_id() const { return next_object_id_; }
+  /// CPU time RocksDB's compactions have taken since the store opened, in microseconds.
+  uint64_t compaction_cpu_micros() const {
+    return compaction_cpu_micros_->load(std::memory_order_relaxed);
+  }
 
   /// Writes `batch` synced, together with `committed_epoch = batch.epoch()`.
   /// REQUIRES: batch.epoch() > committed_epoch(); called by one thread at a time.
@@ -320,6 +324,9 @@ class Store {
   std::mutex commit_mutex_;
   std::atomic<uint64_t> committed_epoch_{0};
   uint64_t next_object_id_ = 1;
+  // Added to by a listener of every compaction; shared with it, so it outlives any reopen.
+  std::shared_ptr<std::atomic<uint64_t>> compaction_cpu_micros_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 /// Key sections (see storage/README.md).

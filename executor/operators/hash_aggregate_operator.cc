@@ -70,7 +70,13 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
   }
 }
 
+bool HashAggregateOperator::ChangesRead() const {
+  return !view_rows_ || !view_rows_->changes_read ||
+         view_rows_->changes_read->load(std::memory_order_acquire);
+}
+
 void HashAggregateOperator::Start() {
+  emitting_ = ChangesRead();
   if (node_->window_close) LoadOpenWindows();
   cache_complete_ = !node_->group_keys.empty() && !OwnsStoredGroups();
   if (!node_->group_keys.empty() || !owns_global_group_) return;
@@ -201,7 +207,11 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
       Group* group = FindGroup(key);
       if (!group) continue;  // Its rows were retracted.
       // The group's row stays in the output; only its state goes.
-      if (group->pending) AppendChange(key, group, &out);
+      if (group->pending && emitting_) {
+        AppendChange(key, group, &out);
+      } else if (group->pending) {
+        CountChange(key, group);
+      }
       if (node_->emit_on_window_close && group->state.row_count > 0) {
         AppendResultRow(key, group->state, &out, RowOp::kInsert);
       }
@@ -281,10 +291,15 @@ void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bo
   group->pending = true;
   group->before_row = kNoRow;
   if (existed && (node_->group_keys.empty() || group->state.row_count > 0)) {
+    if (!emitting_) {
+      // Nothing will be emitted: neither the row nor when it must go out is needed.
+      group->before_row = kRowNotKept;
+      return;
+    }
     group->before_row = static_cast<uint32_t>(before_rows_.size());
     AppendResultRow(key, group->state, &before_rows_, RowOp::kUpdateDelete);
   }
-  if (event_time_keys_.empty()) return;
+  if (event_time_keys_.empty() || !emitting_) return;
   // A key value v promises v >= w + delta for the watermarks w it may wait behind.
   std::optional<int64_t> wait;
   std::string_view rest = key;
@@ -324,6 +339,17 @@ size_t HashAggregateOperator::AppendChange(const std::string& key, Group* group,
   group->pending = false;
   group->before_row = kNoRow;
   return row_now;
+}
+
+void HashAggregateOperator::CountChange(const std::string& key, Group* group) {
+  bool now = node_->group_keys.empty() || group->state.row_count > 0;
+  uint64_t rows = (group->before_row != kNoRow ? 1 : 0) + (now ? 1 : 0);
+  counted_rows_ += rows;
+  // As Chunk::EstimatedBytes would count the rows: their kind, the key's columns (about the
+  // encoded key's size) and 8 bytes per aggregate.
+  counted_bytes_ += rows * (1 + key.size() + 8 * node_->aggregates.size());
+  group->pending = false;
+  group->before_row = kNoRow;
 }
 
 void HashAggregateOperator::EncodeStored(std::string_view key, const Group& group, const Chunk& out,
@@ -387,14 +413,20 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     Group* group = changed_groups_[i];
     if (group == nullptr) continue;
     const std::string& key = changed_keys_[i];
-    size_t row_now = group->pending ? AppendChange(key, group, &out) : kNoRow;
+    size_t row_now = kNoRow;
+    if (group->pending && emitting_) {
+      row_now = AppendChange(key, group, &out);
+    } else if (group->pending) {
+      CountChange(key, group);
+    }
     if (node_->group_keys.empty() || group->state.row_count > 0) {
       encoded_state_.clear();
       EncodeStored(key, *group, out, row_now, &encoded_state_);
-      state_.Put(key, encoded_state_);
+      // Once per group: each changed group is written here, last in its epoch.
+      state_.WriteOnce(key, encoded_state_);
     } else {
       // Erasing leaves the other slots where they are: the pointers ahead stay good.
-      state_.Delete(key);
+      state_.WriteOnce(key, std::nullopt);
       groups_.erase(key);
     }
     if (out.size() >= kChunkRows) {
@@ -407,6 +439,18 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   changed_groups_.clear();
   pending_by_time_.clear();
   before_rows_.Truncate(0);
+  if (view_rows_ && counted_rows_ > 0) {
+    if (view_rows_->rows_written) {
+      view_rows_->rows_written->fetch_add(counted_rows_, std::memory_order_relaxed);
+    }
+    if (view_rows_->bytes_written) {
+      view_rows_->bytes_written->fetch_add(counted_bytes_, std::memory_order_relaxed);
+    }
+    counted_rows_ = 0;
+    counted_bytes_ = 0;
+  }
+  // As the view's materialization reads it, after it logged this epoch's changes.
+  emitting_ = ChangesRead();
   state_.FlushTo(batch);
   if (groups_.size() > cached_groups_) {
     // Trim, not clear: every group kept spares a read from RocksDB when it is touched

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +36,9 @@ namespace stave::executor {
 ///
 /// Feeding a grouped view column for column (ViewRows), the aggregate keeps each group's
 /// state in the view's rows table, after the group's row: one entry per group where there
-/// would be two, and the view's materialization writes no rows of its own.
+/// would be two, and the view's materialization writes no rows of its own. While nothing
+/// reads the view's changes (no view or sink over it), the aggregate emits none: it keeps no
+/// group's row from before the epoch, builds no update pair, and only counts the changes.
 class HashAggregateOperator : public StreamOperator {
  public:
   /// The view whose rows table holds the groups' states.
@@ -43,6 +46,14 @@ class HashAggregateOperator : public StreamOperator {
     /// For each of the view's columns, the aggregate's output column it shows.
     std::vector<size_t> columns;
     storage::RowTypes types;  ///< The view's column types.
+    /// Whether views or sinks read the view's changes (its MaterializeOperator's
+    /// `log_changes`; null: always), read at Start and after each barrier as the
+    /// materialization reads it. While it is off the changes are not emitted, only counted
+    /// into the view's metrics (MaterializeOperator's `rows_written` and `bytes_written`;
+    /// either may be null).
+    std::shared_ptr<const std::atomic<bool>> changes_read;
+    std::atomic<uint64_t>* rows_written = nullptr;
+    std::atomic<uint64_t>* bytes_written = nullptr;
   };
 
   /// `owns_global_group`: for an aggregate without group keys, whether this parallel
@@ -81,6 +92,8 @@ class HashAggregateOperator : public StreamOperator {
     GroupState state;
   };
   static constexpr uint32_t kNoRow = UINT32_MAX;
+  // Group::before_row of a group that had a row, not kept: its changes are not emitted.
+  static constexpr uint32_t kRowNotKept = UINT32_MAX - 1;
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
   Group* FindGroup(const std::string& key);
@@ -93,6 +106,11 @@ class HashAggregateOperator : public StreamOperator {
   /// then no longer pending. Returns the position in `out` of the group's row as it is now,
   /// if the change ends with it (kNoRow: deleted, or changed back to the row it had).
   size_t AppendChange(const std::string& key, Group* group, Chunk* out);
+  /// In place of AppendChange while the changes are not emitted: counts the change of a
+  /// pending group's row (an update pair whose row changed back counts too).
+  void CountChange(const std::string& key, Group* group);
+  /// Whether the epoch's changes are emitted (ViewRows::changes_read).
+  bool ChangesRead() const;
   /// Appends the value a group's state is stored as: with view_rows_, the view's row
   /// (`out`'s row `row` if not kNoRow, else computed), then the state.
   void EncodeStored(std::string_view key, const Group& group, const Chunk& out, size_t row,
@@ -128,7 +146,12 @@ class HashAggregateOperator : public StreamOperator {
   Chunk before_rows_;
   std::string encoded_state_;  // OnBarrier's scratch.
   std::optional<ViewRows> view_rows_;
-  Chunk view_row_;  // EncodeStored's scratch: a row computed for the view.
+  Chunk view_row_;        // EncodeStored's scratch: a row computed for the view.
+  bool emitting_ = true;  // ChangesRead() as of the epoch's start.
+  // The changes counted instead of emitted in this epoch: rows and estimated bytes, added to
+  // the view's metrics at the barrier.
+  uint64_t counted_rows_ = 0;
+  uint64_t counted_bytes_ = 0;
   // Open addressing: a lookup touches the control bytes and the slot, which OnChunk
   // prefetches a few rows ahead, where a node-based map chases a bucket and then a node.
   absl::flat_hash_map<std::string, Group> groups_;

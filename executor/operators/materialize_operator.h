@@ -49,7 +49,8 @@ class MaterializeOperator : public StreamOperator {
   /// whole or not at all. `rows_written` counts row changes applied (a metric; may be null),
   /// `bytes_written` their estimated bytes (Chunk::EstimatedBytes). `rows_stored_upstream`:
   /// the aggregate feeding the view writes its rows (HashAggregateOperator::ViewRows), so
-  /// this operator only counts and logs the changes.
+  /// this operator only counts and logs the changes; while they are not logged, the
+  /// aggregate emits none and counts them itself.
   MaterializeOperator(uint32_t view_id, uint32_t instance, storage::RowTypes visible_types,
                       bool keyed, std::vector<size_t> key_columns, storage::StateTable rows,
                       storage::StateTable counters,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -21,6 +22,8 @@ struct BarrierReport {
   uint32_t job_id = 0;
   uint64_t epoch = 0;
   std::unique_ptr<storage::EpochBatch> batch;
+  /// The CPU time the task spent on the barrier: its operators' OnBarrier and FinishBarrier.
+  std::chrono::nanoseconds cpu{0};
   /// From a reader of a view's change log: the log and the first record it still needs.
   std::optional<std::pair<uint32_t, uint64_t>> retained_log;
 };

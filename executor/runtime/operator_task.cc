@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/cpu_time.h"
 #include "common/failpoint.h"
 #include "common/sql_error.h"
 
@@ -24,7 +25,9 @@ void OperatorTask::AddInput(std::shared_ptr<Channel> channel, size_t side) {
 Task::PollResult OperatorTask::PollSlice() {
   if (pending_report_) {
     if (operators_.back()->BarrierPending()) return PollResult::kWait;  // Woken when done.
+    std::chrono::nanoseconds cpu_start = ThreadCpuTime();
     operators_.back()->FinishBarrier(pending_report_->batch.get());
+    pending_report_->cpu += ThreadCpuTime() - cpu_start;
     CompleteBarrier();
   }
   for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
@@ -96,10 +99,14 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   report.job_id = job_->job_id();
   report.epoch = epoch;
   report.batch = job_->collector()->NewBatch(epoch, barrier_time_, last_batch_bytes_);
+  std::chrono::nanoseconds cpu_start = ThreadCpuTime();
   operators_.front()->OnBarrier(report.batch.get());
+  report.cpu = ThreadCpuTime() - cpu_start;
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;
+  cpu_start = ThreadCpuTime();
   operators_.back()->FinishBarrier(pending_report_->batch.get());
+  pending_report_->cpu += ThreadCpuTime() - cpu_start;
   CompleteBarrier();
 }
 

@@ -186,7 +186,8 @@ def test_pipeline(binary, postgres):
         checkpoints = get_json(server, "/api/v1/checkpoints")
         check(checkpoints["checkpoints"], "no checkpoint in the history")
         last = checkpoints["checkpoints"][-1]
-        for key in ("epoch", "started", "started_ms", "duration_ms", "bytes", "state"):
+        for key in ("epoch", "started", "started_ms", "duration_ms", "bytes", "state",
+                    "barrier_cpu_ms", "commit_cpu_ms"):
             check(key in last, "checkpoint lacks %s: %r" % (key, last))
         check(last["state"] == "committed" and last["epoch"] <= checkpoints["committed_epoch"], repr(last))
         status, body = request(server, "/api/v1/checkpoints", method="POST", token=TOKEN, body="")
@@ -265,7 +266,8 @@ def test_pipeline(binary, postgres):
                      "stave_sink_rows_delivered_total",
                      "stave_sink_out_bytes_total", "stave_operator_in_bytes_total",
                      "stave_operator_out_bytes_total", "stave_job_state_bytes",
-                     "stave_connections_accepted_total", "stave_connections_refused_total"):
+                     "stave_connections_accepted_total", "stave_connections_refused_total",
+                     "stave_checkpoint_cpu_seconds_total", "stave_compaction_cpu_seconds_total"):
             check(name in types, "metric %s missing:\n%s" % (name, metrics))
         # Events and bytes in and out per source, view, sink and operator.
         for name, labels in (("stave_stream_rows_read_total", {"stream": "orders"}),
@@ -292,6 +294,8 @@ def test_pipeline(binary, postgres):
         check(re.search(r'^stave_build_info\{version="[0-9.]+",compiler="[^"]+"\} 1$', metrics, re.M),
               "build info:\n" + metrics)
         check(types["stave_checkpoint_duration_seconds"] == "histogram", "a histogram")
+        check(sample_value(metrics, "stave_checkpoint_cpu_seconds_total", phase="commit") > 0,
+              "checkpoints' commit CPU")
         count = sample_value(metrics, "stave_checkpoint_duration_seconds_count")
         inf = sample_value(metrics, "stave_checkpoint_duration_seconds_bucket", le="+Inf")
         check(count and count == inf, "histogram count %r, +Inf bucket %r" % (count, inf))

@@ -503,6 +503,10 @@ TEST_F(DatabaseTest, CheckpointOnDemandOnly) {
   std::vector<std::string> history =
       Rows("SELECT count(*), max(epoch), min(bytes) > 0 FROM stave_catalog.checkpoints");
   EXPECT_EQ(history, std::vector<std::string>{"3|3|t"});
+  // What they cost: each commits a synced write, and the view's tasks flush their state.
+  EXPECT_EQ(Rows("SELECT sum(barrier_cpu_ms) > 0, sum(commit_cpu_ms) > 0, "
+                 "min(commit_cpu_ms) >= 0 FROM stave_catalog.checkpoints"),
+            std::vector<std::string>{"t|t|t"});
   EXPECT_EQ(ErrorOf("SELECT * FROM stave_catalog.nothing").substr(0, 5), "42P01");
 }
 

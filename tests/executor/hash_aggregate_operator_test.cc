@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <optional>
 
@@ -286,7 +287,11 @@ TEST(HashAggregateOperatorTest, GroupsTrimmedFromTheCacheAreReadBack) {
     testing::TestDirectory directory;
     auto store = storage::Store::Open(directory.path()).ValueOrThrow();
     std::optional<HashAggregateOperator::ViewRows> rows_of_view;
-    if (view_rows) rows_of_view = {{2, 0}, {TypeId::kInt64, TypeId::kVarchar}};
+    if (view_rows) {
+      rows_of_view.emplace();
+      rows_of_view->columns = {2, 0};
+      rows_of_view->types = {TypeId::kInt64, TypeId::kVarchar};
+    }
     HashAggregateOperator aggregate(SumByKey(), storage::StateTable(store.get(), 1), true,
                                     /*cached_groups=*/64, 0, 1, rows_of_view);
     CaptureOperator capture;
@@ -362,6 +367,112 @@ TEST(HashAggregateOperatorTest, GroupsTrimmedFromTheCacheAreReadBack) {
       EXPECT_EQ(stored, expected) << "after epoch " << epoch;
     }
   }
+}
+
+// While nothing reads a view's changes, the aggregate that writes its rows emits none: it
+// stores what an emitting aggregate stores, counts the changes it would have emitted into
+// the view's metrics, and when a reader comes, emits each group's change from the row the
+// group had at the epoch's start. Two aggregates run side by side over the same changes: one
+// always emitting, one whose view gains and loses its reader between epochs.
+TEST(HashAggregateOperatorTest, ChangesNobodyReadsAreCountedNotEmitted) {
+  testing::TestDirectory directory;
+  auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+  HashAggregateOperator::ViewRows always;
+  always.columns = {2, 0};
+  always.types = {TypeId::kInt64, TypeId::kVarchar};
+  HashAggregateOperator::ViewRows toggled = always;
+  auto read = std::make_shared<std::atomic<bool>>(false);
+  std::atomic<uint64_t> rows_written{0};
+  std::atomic<uint64_t> bytes_written{0};
+  toggled.changes_read = read;
+  toggled.rows_written = &rows_written;
+  toggled.bytes_written = &bytes_written;
+  HashAggregateOperator reference(SumByKey(), storage::StateTable(store.get(), 1), true,
+                                  /*cached_groups=*/32, 0, 1, always);
+  HashAggregateOperator aggregate(SumByKey(), storage::StateTable(store.get(), 2), true,
+                                  /*cached_groups=*/32, 0, 1, toggled);
+  CaptureOperator reference_out;
+  CaptureOperator out;
+  reference.set_downstream(&reference_out);
+  aggregate.set_downstream(&out);
+  reference.Start();
+  aggregate.Start();
+  auto scan = [&](uint32_t table) {
+    std::map<std::string, std::string> entries;
+    EXPECT_TRUE(store->NewSnapshot()
+                    .ValueOrThrow()
+                    ->ScanStateTable(table,
+                                     [&](std::string_view key, std::string_view value) {
+                                       entries.emplace(key, value);
+                                       return true;
+                                     })
+                    .ok());
+    return entries;
+  };
+  std::map<std::string, int64_t> counts;  // key → rows in the group
+  std::vector<std::pair<std::string, int64_t>> live;
+  uint64_t random = 777;
+  auto next = [&random](uint64_t bound) {
+    random = random * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (random >> 33) % bound;
+  };
+  bool emitted_some = false;
+  bool counted_some = false;
+  bool reading = false;  // As of this epoch's start.
+  for (int epoch = 1; epoch <= 16; ++epoch) {
+    std::vector<std::tuple<RowOp, std::string, int64_t>> rows;
+    std::map<std::string, int64_t> counts_before;  // of the groups this epoch changes
+    for (int i = 0; i < 120; ++i) {
+      std::string key;
+      if (!live.empty() && next(3) == 0) {
+        size_t at = next(live.size());
+        auto [victim, value] = live[at];
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+        rows.emplace_back(RowOp::kDelete, victim, value);
+        key = victim;
+        counts_before.emplace(key, counts[key]);
+        --counts[key];
+      } else {
+        key = "k" + std::to_string(next(60));
+        auto value = static_cast<int64_t>(next(100));
+        live.emplace_back(key, value);
+        rows.emplace_back(RowOp::kInsert, key, value);
+        counts_before.emplace(key, counts[key]);
+        ++counts[key];
+      }
+    }
+    reference.OnChunk(Rows(rows));
+    aggregate.OnChunk(Rows(rows));
+    // Readers come and go between barriers, as CREATE and DROP change the flag: from the
+    // next epoch on.
+    read->store(epoch % 5 == 2 || epoch % 5 == 3);
+    uint64_t rows_before = rows_written.load();
+    storage::EpochBatch batch(static_cast<uint64_t>(epoch));
+    reference.OnBarrier(&batch);
+    aggregate.OnBarrier(&batch);
+    ASSERT_TRUE(store->Commit(&batch).ok());
+    SCOPED_TRACE(epoch);
+    EXPECT_EQ(scan(2), scan(1));  // The same groups, rows and states.
+    if (reading) {
+      EXPECT_EQ(out.rows, reference_out.rows);
+      EXPECT_EQ(rows_written.load(), rows_before);  // Counted downstream, not here.
+      emitted_some |= !out.rows.empty();
+    } else {
+      EXPECT_TRUE(out.rows.empty());
+      uint64_t changes = 0;  // An update pair of a group that changed back counts too.
+      for (const auto& [key, before] : counts_before) {
+        changes += (before > 0 ? 1 : 0) + (counts[key] > 0 ? 1 : 0);
+      }
+      EXPECT_EQ(rows_written.load() - rows_before, changes);
+      counted_some |= changes > 0;
+    }
+    out.rows.clear();
+    reference_out.rows.clear();
+    reading = read->load();
+  }
+  EXPECT_TRUE(emitted_some);
+  EXPECT_TRUE(counted_some);
+  EXPECT_GT(bytes_written.load(), rows_written.load());
 }
 
 // Stored group states must stay readable across versions: the codec writes exactly the row

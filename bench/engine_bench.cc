@@ -833,39 +833,34 @@ int RunAndReport(const Config& config, const std::set<std::string>& scenarios,
         "leaves out what checkpoints cost the rows' own processing (caches, fresh memory)\n\n";
     Table cpu_table(
         {"scenario", "barrier CPU", "commit CPU", "barrier + commit", "compaction CPU"});
+    // The median over a list of runs of `seconds(run)` as a share of the run's processing CPU.
+    auto cpu_share = [&](const std::vector<EngineRun>& list, auto seconds) {
+      return median_of(list, [&](const EngineRun& r) { return seconds(r) / r.processing.cpu; });
+    };
+    auto barrier = [](const EngineRun& r) { return r.barrier_cpu_s; };
+    auto commit = [](const EngineRun& r) { return r.commit_cpu_s; };
+    auto checkpoints = [](const EngineRun& r) { return r.barrier_cpu_s + r.commit_cpu_s; };
+    auto compactions = [](const EngineRun& r) { return r.compaction_cpu_s; };
+    auto percent = [](double share) { return fmt::format("{:.1f} %", 100 * share); };
     for (std::string workload : {"stateless", "aggregate"}) {
       for (std::string interval : {"1s", "on-demand"}) {
         const auto& list = runs[workload + "/" + interval];
         if (list.empty()) continue;
-        auto share = [&](double EngineRun::*field) {
-          return fmt::format("{:.1f} %", 100 * median_of(list, [&](const EngineRun& r) {
-                                           return r.*field / r.processing.cpu;
-                                         }));
-        };
         cpu_table.Add({workload + (interval == "1s" ? " every 1 s" : " on demand"),
-                       share(&EngineRun::barrier_cpu_s), share(&EngineRun::commit_cpu_s),
-                       fmt::format("{:.1f} %", 100 * median_of(list,
-                                                               [](const EngineRun& r) {
-                                                                 return (r.barrier_cpu_s +
-                                                                         r.commit_cpu_s) /
-                                                                        r.processing.cpu;
-                                                               })),
-                       share(&EngineRun::compaction_cpu_s)});
+                       percent(cpu_share(list, barrier)), percent(cpu_share(list, commit)),
+                       percent(cpu_share(list, checkpoints)),
+                       percent(cpu_share(list, compactions))});
       }
     }
     out += cpu_table.Render(config.markdown) + "\n";
     for (std::string workload : {"stateless", "aggregate"}) {
       const auto& periodic = runs[workload + "/1s"];
       if (periodic.empty()) continue;
-      double own = median_of(periodic, [](const EngineRun& r) {
-        return (r.barrier_cpu_s + r.commit_cpu_s) / r.processing.cpu;
-      });
       headline.push_back(fmt::format(
           "{}: checkpoints every 1 s take {:.1f} % of the CPU in their barriers and commits, "
           "compactions {:.1f} % (target: overhead under 5 %)",
-          workload, 100 * own, 100 * median_of(periodic, [](const EngineRun& r) {
-                                 return r.compaction_cpu_s / r.processing.cpu;
-                               })));
+          workload, 100 * cpu_share(periodic, checkpoints),
+          100 * cpu_share(periodic, compactions)));
     }
     for (std::string workload : {"stateless", "aggregate"}) {
       if (runs[workload + "/1s"].empty() || runs[workload + "/on-demand"].empty()) continue;

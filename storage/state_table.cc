@@ -281,9 +281,7 @@ void StateTable::FlushTo(EpochBatch* batch) {
   // arena, which it shares. A key also written through the map takes its WriteOnce change,
   // the later one.
   if (once_run_ && !buffer_.empty()) {
-    for (const StateRun::Entry& entry : once_run_->entries) {
-      buffer_.insert_or_assign(entry.key, ChangeOf(entry));
-    }
+    InsertRun(*once_run_, &buffer_);
     once_run_->entries.clear();
   }
   bool once_only = buffer_.empty() && once_run_;
@@ -329,16 +327,10 @@ void StateTable::FlushTo(EpochBatch* batch) {
   } else {
     // An earlier epoch is still being committed: the newer changes win, in the map.
     if (sealed_run_) {
-      for (const StateRun::Entry& entry : sealed_run_->entries) {
-        sealed_.insert_or_assign(entry.key, ChangeOf(entry));
-      }
+      InsertRun(*sealed_run_, &sealed_);
       sealed_run_.reset();
     }
-    if (once_only) {
-      for (const StateRun::Entry& entry : run->entries) {
-        sealed_.insert_or_assign(entry.key, ChangeOf(entry));
-      }
-    }
+    if (once_only) InsertRun(*run, &sealed_);
     for (const auto& [key, change] : buffer_) sealed_.insert_or_assign(key, change);
   }
   if (arena_) sealed_arenas_.push_back(std::move(arena_));

@@ -135,6 +135,12 @@ class StateTable {
     return {entry.value.data(), static_cast<uint32_t>(entry.value.size()),
             static_cast<uint32_t>(entry.value.size()), entry.virtual_node, entry.deleted};
   }
+  /// Writes each of `run`'s changes into `map`, over what it held for the key.
+  static void InsertRun(const StateRun& run, Buffer* map) {
+    for (const StateRun::Entry& entry : run.entries) {
+      map->insert_or_assign(entry.key, ChangeOf(entry));
+    }
+  }
   Result<std::optional<std::string>> Lookup(std::string_view key, uint16_t virtual_node) const;
   /// FullKey into key_scratch_.
   std::string_view ScratchKey(std::string_view key) const;

@@ -207,11 +207,7 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
       Group* group = FindGroup(key);
       if (!group) continue;  // Its rows were retracted.
       // The group's row stays in the output; only its state goes.
-      if (group->pending && emitting_) {
-        AppendChange(key, group, &out);
-      } else if (group->pending) {
-        CountChange(key, group);
-      }
+      if (group->pending) SettleChange(key, group, &out);
       if (node_->emit_on_window_close && group->state.row_count > 0) {
         AppendResultRow(key, group->state, &out, RowOp::kInsert);
       }
@@ -341,6 +337,12 @@ size_t HashAggregateOperator::AppendChange(const std::string& key, Group* group,
   return row_now;
 }
 
+size_t HashAggregateOperator::SettleChange(const std::string& key, Group* group, Chunk* out) {
+  if (emitting_) return AppendChange(key, group, out);
+  CountChange(key, group);
+  return kNoRow;
+}
+
 void HashAggregateOperator::CountChange(const std::string& key, Group* group) {
   bool now = node_->group_keys.empty() || group->state.row_count > 0;
   uint64_t rows = (group->before_row != kNoRow ? 1 : 0) + (now ? 1 : 0);
@@ -420,12 +422,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     Group* group = changed_groups_[i];
     if (group == nullptr) continue;
     const std::string& key = changed_keys_[i];
-    size_t row_now = kNoRow;
-    if (group->pending && emitting_) {
-      row_now = AppendChange(key, group, &out);
-    } else if (group->pending) {
-      CountChange(key, group);
-    }
+    size_t row_now = group->pending ? SettleChange(key, group, &out) : kNoRow;
     if (node_->group_keys.empty() || group->state.row_count > 0) {
       encoded_state_.clear();
       EncodeStored(key, *group, out, row_now, &encoded_state_);

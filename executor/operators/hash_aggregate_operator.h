@@ -109,6 +109,8 @@ class HashAggregateOperator : public StreamOperator {
   /// In place of AppendChange while the changes are not emitted: counts the change of a
   /// pending group's row (an update pair whose row changed back counts too).
   void CountChange(const std::string& key, Group* group);
+  /// AppendChange while the changes are emitted, else CountChange (returning kNoRow).
+  size_t SettleChange(const std::string& key, Group* group, Chunk* out);
   /// Whether the epoch's changes are emitted (ViewRows::changes_read).
   bool ChangesRead() const;
   /// Appends the value a group's state is stored as: with view_rows_, the view's row

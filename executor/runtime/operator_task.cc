@@ -25,9 +25,6 @@ void OperatorTask::AddInput(std::shared_ptr<Channel> channel, size_t side) {
 Task::PollResult OperatorTask::PollSlice() {
   if (pending_report_) {
     if (operators_.back()->BarrierPending()) return PollResult::kWait;  // Woken when done.
-    std::chrono::nanoseconds cpu_start = ThreadCpuTime();
-    operators_.back()->FinishBarrier(pending_report_->batch.get());
-    pending_report_->cpu += ThreadCpuTime() - cpu_start;
     CompleteBarrier();
   }
   for (int slice = 0; slice < kMessagesPerSlice; ++slice) {
@@ -104,13 +101,13 @@ void OperatorTask::PassBarrier(uint64_t epoch) {
   report.cpu = ThreadCpuTime() - cpu_start;
   pending_report_ = std::move(report);
   if (operators_.back()->BarrierPending()) return;
-  cpu_start = ThreadCpuTime();
-  operators_.back()->FinishBarrier(pending_report_->batch.get());
-  pending_report_->cpu += ThreadCpuTime() - cpu_start;
   CompleteBarrier();
 }
 
 void OperatorTask::CompleteBarrier() {
+  std::chrono::nanoseconds cpu_start = ThreadCpuTime();
+  operators_.back()->FinishBarrier(pending_report_->batch.get());
+  pending_report_->cpu += ThreadCpuTime() - cpu_start;
   BarrierReport report = std::move(*pending_report_);
   pending_report_.reset();
   // Capped: after one huge epoch (a backfill) the next ones are ordinary again.

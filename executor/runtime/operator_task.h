@@ -56,7 +56,8 @@ class OperatorTask : public JobTask {
   /// Handles one message from input `index`.
   void Handle(size_t index, Message message);
   void PassBarrier(uint64_t epoch);
-  /// Sends the epoch's report and lets the inputs go on past the barrier.
+  /// Finishes the last operator's barrier work (REQUIRES: none pending), then sends the
+  /// epoch's report and lets the inputs go on past the barrier.
   void CompleteBarrier();
 
   std::vector<std::unique_ptr<StreamOperator>> operators_;

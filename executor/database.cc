@@ -207,10 +207,10 @@ Database::~Database() { Shutdown(); }
 void Database::RegisterSystemTables() {
   planner::SystemTable checkpoints;
   checkpoints.name = "checkpoints";
-  checkpoints.columns = {{"epoch", TypeId::kInt64},          {"started_at", TypeId::kVarchar},
-                         {"duration_ms", TypeId::kFloat64},  {"bytes", TypeId::kInt64},
-                         {"state", TypeId::kVarchar},        {"barrier_cpu_ms", TypeId::kFloat64},
-                         {"commit_cpu_ms", TypeId::kFloat64}};
+  checkpoints.columns = {{"epoch", TypeId::kInt64},           {"started_at", TypeId::kVarchar},
+                         {"duration_ms", TypeId::kFloat64},   {"bytes", TypeId::kInt64},
+                         {"state", TypeId::kVarchar},         {"barrier_cpu_ms", TypeId::kFloat64},
+                         {"commit_cpu_ms", TypeId::kFloat64}, {"write_ms", TypeId::kFloat64}};
   checkpoints.rows = [this] {
     std::vector<std::vector<Value>> rows;
     for (const CheckpointRecord& record : engine_->CheckpointHistory()) {
@@ -222,7 +222,8 @@ void Database::RegisterSystemTables() {
                       Value::Int(static_cast<int64_t>(record.bytes)),
                       Value::String(std::string(CheckpointRecord::kState)),
                       Value::Double(static_cast<double>(record.barrier_cpu.count()) / 1000.0),
-                      Value::Double(static_cast<double>(record.commit_cpu.count()) / 1000.0)});
+                      Value::Double(static_cast<double>(record.commit_cpu.count()) / 1000.0),
+                      Value::Double(static_cast<double>(record.write.count()) / 1000.0)});
     }
     return rows;
   };
@@ -1017,7 +1018,7 @@ QueryResult Database::CreateStream(const parser::CreateStreamStatement& create) 
       throw error.WithPositionIfUnset(create.position);
     }
   }
-  CommitCreate(std::move(object));
+  CommitCreate(object);
   return Command("CREATE STREAM");
 }
 

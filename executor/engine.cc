@@ -271,6 +271,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
   auto started = std::chrono::system_clock::now();
   std::chrono::nanoseconds cpu_start = ThreadCpuTime();
   std::chrono::nanoseconds barrier_cpu{0};
+  std::chrono::microseconds write{0};
   // The batch of every task's changes: it serves again for a later epoch.
   std::unique_ptr<storage::EpochBatch> pooled =
       batches_.Take(store_->committed_epoch() + 1, 0, last_commit_bytes_);
@@ -317,7 +318,9 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
       }
     }
     failpoint::Hit("epoch_before_commit");
+    auto write_start = Clock::now();
     status = store_->Commit(&batch);
+    write = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - write_start);
     if (status.ok()) {
       for (BarrierReport& report : reports) batches_.GiveBack(std::move(report.batch));
       failpoint::Hit("epoch_after_commit");
@@ -338,7 +341,7 @@ bool Engine::CommitEpoch(std::vector<std::unique_ptr<Request>>* requests) {
     return false;
   }
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
-  CheckpointRecord record{batch.epoch(), started, std::chrono::microseconds(micros), bytes};
+  CheckpointRecord record{batch.epoch(), started, std::chrono::microseconds(micros), write, bytes};
   record.barrier_cpu = std::chrono::duration_cast<std::chrono::microseconds>(barrier_cpu);
   record.commit_cpu =
       std::chrono::duration_cast<std::chrono::microseconds>(ThreadCpuTime() - cpu_start);

@@ -30,7 +30,10 @@ struct CheckpointRecord {
   uint64_t epoch = 0;
   std::chrono::system_clock::time_point started;
   std::chrono::microseconds duration{0};  ///< From the barrier to the synced commit.
-  uint64_t bytes = 0;                     ///< Size of the epoch's write batch.
+  /// Of the duration, the synced write of the epoch's batch (or file), once every task has
+  /// reported its part: what the disk's synced write rate bounds.
+  std::chrono::microseconds write{0};
+  uint64_t bytes = 0;  ///< Size of the epoch's write batch.
   /// CPU time the checkpoint cost: the dataflow tasks' barrier work (operators writing
   /// their state, emitting the epoch's changes), and the coordinator's commit (the batch,
   /// the epoch file, the write).

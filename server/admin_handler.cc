@@ -301,7 +301,8 @@ http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
          {"bytes", record.bytes},
          {"state", executor::CheckpointRecord::kState},
          {"barrier_cpu_ms", static_cast<double>(record.barrier_cpu.count()) / 1000.0},
-         {"commit_cpu_ms", static_cast<double>(record.commit_cpu.count()) / 1000.0}});
+         {"commit_cpu_ms", static_cast<double>(record.commit_cpu.count()) / 1000.0},
+         {"write_ms", static_cast<double>(record.write.count()) / 1000.0}});
   }
   return JsonResponse(200, json{{"committed_epoch", database->store().committed_epoch()},
                                 {"interval_ms", database->engine()->checkpoint_interval().count()},

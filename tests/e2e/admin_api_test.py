@@ -187,7 +187,7 @@ def test_pipeline(binary, postgres):
         check(checkpoints["checkpoints"], "no checkpoint in the history")
         last = checkpoints["checkpoints"][-1]
         for key in ("epoch", "started", "started_ms", "duration_ms", "bytes", "state",
-                    "barrier_cpu_ms", "commit_cpu_ms"):
+                    "barrier_cpu_ms", "commit_cpu_ms", "write_ms"):
             check(key in last, "checkpoint lacks %s: %r" % (key, last))
         check(last["state"] == "committed" and last["epoch"] <= checkpoints["committed_epoch"], repr(last))
         status, body = request(server, "/api/v1/checkpoints", method="POST", token=TOKEN, body="")

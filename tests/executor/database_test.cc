@@ -507,6 +507,10 @@ TEST_F(DatabaseTest, CheckpointOnDemandOnly) {
   EXPECT_EQ(Rows("SELECT sum(barrier_cpu_ms) > 0, sum(commit_cpu_ms) > 0, "
                  "min(commit_cpu_ms) >= 0 FROM stave_catalog.checkpoints"),
             std::vector<std::string>{"t|t|t"});
+  // Of each one's duration, its synced write.
+  EXPECT_EQ(Rows("SELECT min(write_ms) > 0, max(write_ms - duration_ms) <= 0 "
+                 "FROM stave_catalog.checkpoints"),
+            std::vector<std::string>{"t|t"});
   EXPECT_EQ(ErrorOf("SELECT * FROM stave_catalog.nothing").substr(0, 5), "42P01");
 }
 

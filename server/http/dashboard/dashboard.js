@@ -215,7 +215,8 @@
       var bar = el("rect", { "class": "bar", x: i * width + 1, y: 150 - h, width: width - 2,
                              height: h, "data-epoch": c.epoch });
       bar.appendChild(el("title", {}, "epoch " + c.epoch + " at " + c.started + ": " +
-                                      c.duration_ms + " ms, " + c.bytes + " bytes"));
+                                      c.duration_ms + " ms (the write " + c.write_ms + " ms), " +
+                                      c.bytes + " bytes"));
       svg.appendChild(bar);
     });
     var last = checkpoints[checkpoints.length - 1];

@@ -402,16 +402,17 @@ EngineRun RunEngine(const Config& config, const fs::path& directory, const Workl
   for (const auto& row : history.rows) {
     int64_t epoch = row.at(0).int_value();
     double micros = row.at(1).double_value() * 1000;
+    double write_micros = row.at(5).double_value() * 1000;
     double bytes = static_cast<double>(row.at(2).int_value());
     if (epoch <= processed_epoch) {
       run.commit_us.push_back(micros);
-      run.write_us.push_back(row.at(5).double_value() * 1000);
+      run.write_us.push_back(write_micros);
       run.commit_bytes.push_back(bytes);
       run.barrier_cpu_s += row.at(3).double_value() / 1000;
       run.commit_cpu_s += row.at(4).double_value() / 1000;
     } else if (epoch == final_epoch) {
       run.final_commit_us = micros;
-      run.final_write_us = row.at(5).double_value() * 1000;
+      run.final_write_us = write_micros;
       run.final_commit_bytes = bytes;
     }
   }

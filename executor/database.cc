@@ -218,12 +218,12 @@ void Database::RegisterSystemTables() {
                       Value::String(fmt::format(
                           "{:%Y-%m-%d %H:%M:%S}",
                           fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)))),
-                      Value::Double(static_cast<double>(record.duration.count()) / 1000.0),
+                      Value::Double(CheckpointRecord::Milliseconds(record.duration)),
                       Value::Int(static_cast<int64_t>(record.bytes)),
                       Value::String(std::string(CheckpointRecord::kState)),
-                      Value::Double(static_cast<double>(record.barrier_cpu.count()) / 1000.0),
-                      Value::Double(static_cast<double>(record.commit_cpu.count()) / 1000.0),
-                      Value::Double(static_cast<double>(record.write.count()) / 1000.0)});
+                      Value::Double(CheckpointRecord::Milliseconds(record.barrier_cpu)),
+                      Value::Double(CheckpointRecord::Milliseconds(record.commit_cpu)),
+                      Value::Double(CheckpointRecord::Milliseconds(record.write))});
     }
     return rows;
   };

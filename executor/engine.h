@@ -43,6 +43,11 @@ struct CheckpointRecord {
   /// What the admin API and stave_catalog.checkpoints show as its state: the history holds
   /// committed checkpoints only.
   static constexpr std::string_view kState = "committed";
+
+  /// A time above in milliseconds, as the admin API and stave_catalog.checkpoints show it.
+  static double Milliseconds(std::chrono::microseconds time) {
+    return static_cast<double>(time.count()) / 1000.0;
+  }
 };
 
 /// The running jobs, by view id. Changed only on the coordinator thread.

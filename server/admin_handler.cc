@@ -297,12 +297,12 @@ http::HttpResponse AdminEndpoint::Checkpoints(executor::Database* database) {
                                  fmt::gmtime(std::chrono::system_clock::to_time_t(record.started)),
                                  started_ms % 1000)},
          {"started_ms", started_ms},
-         {"duration_ms", static_cast<double>(record.duration.count()) / 1000.0},
+         {"duration_ms", executor::CheckpointRecord::Milliseconds(record.duration)},
          {"bytes", record.bytes},
          {"state", executor::CheckpointRecord::kState},
-         {"barrier_cpu_ms", static_cast<double>(record.barrier_cpu.count()) / 1000.0},
-         {"commit_cpu_ms", static_cast<double>(record.commit_cpu.count()) / 1000.0},
-         {"write_ms", static_cast<double>(record.write.count()) / 1000.0}});
+         {"barrier_cpu_ms", executor::CheckpointRecord::Milliseconds(record.barrier_cpu)},
+         {"commit_cpu_ms", executor::CheckpointRecord::Milliseconds(record.commit_cpu)},
+         {"write_ms", executor::CheckpointRecord::Milliseconds(record.write)}});
   }
   return JsonResponse(200, json{{"committed_epoch", database->store().committed_epoch()},
                                 {"interval_ms", database->engine()->checkpoint_interval().count()},

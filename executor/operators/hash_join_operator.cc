@@ -70,10 +70,19 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
     }
     residual_columns_.resize(positions.size());
     residual_types_.resize(positions.size());
+    residual_positions_[0].assign(types_[0].size(), -1);
+    residual_positions_[1].assign(types_[1].size(), -1);
+    size_t left_width = types_[0].size();
     for (const auto& [column, position] : positions) {
       residual_columns_[position] = column;
       residual_types_[position] = joined_types[column];
+      if (column < left_width) {
+        residual_positions_[0][column] = static_cast<int>(position);
+      } else {
+        residual_positions_[1][column - left_width] = static_cast<int>(position);
+      }
     }
+    candidates_ = Chunk::WithTypes(residual_types_);
   }
   null_rows_[0].resize(types_[0].size());
   null_rows_[1].resize(types_[1].size());
@@ -155,21 +164,73 @@ std::vector<Value> HashJoinOperator::DecodeStoredRow(size_t side, std::string_vi
   return std::move(*decoded);
 }
 
-const std::vector<std::vector<Value>>& HashJoinOperator::Decoded(size_t side, KeyRows& rows) {
-  if (rows.decoded) return rows.rows;
-  // A large key's rows go into the scratch; a small key keeps them.
-  bool keep = rows.entries.size() <= kDecodedRows;
-  std::vector<std::vector<Value>>& decoded = keep ? rows.rows : probe_rows_;
+const std::vector<std::vector<Value>>* HashJoinOperator::Decoded(size_t side, KeyRows& rows) {
+  if (rows.decoded) return &rows.rows;
+  if (rows.entries.size() > kDecodedRows) return nullptr;
   size_t before = KeyMemory(side, rows);
-  decoded.resize(rows.entries.size());
+  rows.rows.resize(rows.entries.size());
   for (size_t i = 0; i < rows.entries.size(); ++i) {
-    decoded[i] = DecodeStoredRow(side, rows.entries[i].row);
+    rows.rows[i] = DecodeStoredRow(side, rows.entries[i].row);
   }
-  if (keep) {
-    rows.decoded = true;
-    cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+  rows.decoded = true;
+  cached_bytes_ = cached_bytes_ - before + KeyMemory(side, rows);
+  return &rows.rows;
+}
+
+namespace {
+
+/// Appends the columns of an encoded row that a residual condition reads to the candidates'
+/// columns (`positions[c]`: where column c goes, or -1), skipping the others.
+struct ResidualColumns {
+  const std::vector<int>& positions;
+  Chunk& candidates;
+  Column* To(size_t i) {
+    return positions[i] < 0 ? nullptr : &candidates.columns[static_cast<size_t>(positions[i])];
   }
-  return decoded;
+  void Null(size_t i) {
+    if (Column* column = To(i)) column->AppendNull();
+  }
+  void Int(size_t i, int64_t value) {
+    if (Column* column = To(i)) column->AppendInt(value);
+  }
+  void Double(size_t i, double value) {
+    if (Column* column = To(i)) column->AppendDouble(value);
+  }
+  void String(size_t i, std::string_view value) {
+    if (Column* column = To(i)) column->AppendString(std::string(value));
+  }
+  void Numeric(size_t i, const Decimal& value) {
+    if (Column* column = To(i)) column->AppendDecimal(value);
+  }
+};
+
+}  // namespace
+
+void HashJoinOperator::AddCandidates(size_t side, const std::vector<Value>& row, KeyRows& others) {
+  size_t other = 1 - side;
+  // One candidate per row of the other side, of the columns the condition reads: this
+  // row's (the same in each) and the other row's, read from its encoding where the key
+  // keeps no decoded copy.
+  const std::vector<std::vector<Value>>* other_rows = Decoded(other, others);
+  size_t left_width = types_[0].size();
+  ResidualColumns from_encoded{residual_positions_[other], candidates_};
+  for (size_t r = 0; r < others.entries.size(); ++r) {
+    for (size_t i = 0; i < residual_columns_.size(); ++i) {
+      size_t column = residual_columns_[i];
+      bool mine = (column < left_width) == (side == 0);
+      size_t in_side = column < left_width ? column : column - left_width;
+      if (mine) {
+        candidates_.columns[i].AppendValue(row[in_side]);
+      } else if (other_rows) {
+        candidates_.columns[i].AppendValue((*other_rows)[r][in_side]);
+      }
+    }
+    if (!other_rows && !storage::VisitRow(RowEncoding(other, others.entries[r].row), types_[other],
+                                          from_encoded)) {
+      throw SqlError("XX001", "corrupt join state");
+    }
+    candidates_.ops.push_back(RowOp::kInsert);
+  }
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
@@ -468,19 +529,40 @@ void HashJoinOperator::EmitFilteredLeft(const std::vector<Value>& left, int64_t 
 }
 
 void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
+  size_t other = 1 - side;
   const auto& keys = side == 0 ? node_->left_keys : node_->right_keys;
   std::vector<Column> key_columns;
   for (const auto& key : keys) key_columns.push_back(Evaluate(*key, chunk));
-  std::string key;
+  bool cleaned = !node_->expiry[side].empty();
+  // First each row's key and the other side's rows under it, and which of those meet the
+  // residual condition: one evaluation for all the chunk's candidates, where one a row cost
+  // more in allocations than the test itself (each of q4's bids meets one auction). The
+  // chunk's rows change only this side's rows (and the other's match counts), so what they
+  // meet does not depend on their order.
+  probes_.resize(chunk.size());
+  candidates_.Truncate(0);
   for (size_t r = 0; r < chunk.size(); ++r) {
-    key.clear();
-    bool null_key = false;
+    RowProbe& probe = probes_[r];
+    probe.key.clear();
+    probe.null_key = false;
     for (size_t k = 0; k < keys.size(); ++k) {
-      if (key_columns[k].IsNull(r)) null_key = true;
-      key_columns[k].AppendKey(r, &key);
+      if (key_columns[k].IsNull(r)) probe.null_key = true;
+      key_columns[k].AppendKey(r, &probe.key);
     }
-    ApplyRow(side, chunk.GetRow(r), RowSign(chunk.ops[r]), key, null_key);
+    probe.row = chunk.GetRow(r);
+    probe.expiry.reset();
+    if (cleaned && !probe.null_key) {
+      probe.expiry = RowExpiry(side, probe.row);
+      probe.null_key = !probe.expiry;  // A NULL time meets nothing either.
+    }
+    // A probe of a key the other side does not hold caches nothing: keys of many distinct
+    // values (prices, say) mostly miss.
+    probe.others = probe.null_key ? nullptr : Probe(other, probe.key);
+    probe.first_candidate = candidates_.size();
+    if (residual_ && probe.others) AddCandidates(side, probe.row, *probe.others);
   }
+  if (residual_ && !candidates_.empty()) matching_ = EvaluatePredicate(*residual_, candidates_);
+  for (size_t r = 0; r < chunk.size(); ++r) ApplyRow(side, probes_[r], RowSign(chunk.ops[r]));
   if (!output_.empty()) {
     Chunk out = std::move(output_);
     output_ = Chunk::WithTypes(output_types_);
@@ -488,8 +570,9 @@ void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
   }
 }
 
-void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int sign,
-                                const std::string& key, bool null_key) {
+void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
+  const std::vector<Value>& row = probe.row;
+  const std::string& key = probe.key;
   size_t other = 1 - side;
   bool pads_self = side == 0 ? node_->PadsLeft() : node_->PadsRight();
   bool pads_other = side == 0 ? node_->PadsRight() : node_->PadsLeft();
@@ -505,47 +588,30 @@ void HashJoinOperator::ApplyRow(size_t side, const std::vector<Value>& row, int 
     }
   };
   // Rows of a side cleaned by watermark: when this one expires (it is stored only until).
-  std::optional<int64_t> expiry;
+  const std::optional<int64_t>& expiry = probe.expiry;
   bool cleaned = !node_->expiry[side].empty();
-  if (cleaned && !null_key) {
-    expiry = RowExpiry(side, row);
-    null_key = !expiry;  // A NULL time meets nothing either.
-  }
-  if (null_key) {
+  if (probe.null_key) {
     // NULL equals nothing: the row never matches and is not kept.
     if (pads_self) emit(row, null_rows_[other], sign);
     if (filters_self && node_->join_type == planner::JoinType::kAnti) EmitRow(row, {}, sign);
     return;
   }
-  // A probe of a key the other side does not hold caches nothing: keys of many distinct
-  // values (prices, say) mostly miss.
-  KeyRows* others = Probe(other, key);
+  KeyRows* others = probe.others;
   size_t other_count = others ? others->entries.size() : 0;
-  static const std::vector<std::vector<Value>> kNoRows;
-  const std::vector<std::vector<Value>>& other_rows =
-      other_count > 0 ? Decoded(other, *others) : kNoRows;
-  // The other side's rows under this key that meet the residual condition too.
-  std::vector<uint8_t> matching(other_count, 1);
-  if (residual_ && other_count > 0) {
-    Chunk candidates = Chunk::WithTypes(residual_types_);
-    size_t left_width = types_[0].size();
-    for (const auto& other_row : other_rows) {
-      const auto& left = side == 0 ? row : other_row;
-      const auto& right = side == 0 ? other_row : row;
-      for (size_t i = 0; i < residual_columns_.size(); ++i) {
-        size_t column = residual_columns_[i];
-        candidates.columns[i].AppendValue(column < left_width ? left[column]
-                                                              : right[column - left_width]);
-      }
-      candidates.ops.push_back(RowOp::kInsert);
-    }
-    matching = EvaluatePredicate(*residual_, candidates);
-  }
+  // A key of a few rows keeps them decoded; a larger one's rows are decoded one at a time,
+  // and only those that meet the residual condition (often a few of a window's thousands).
+  const std::vector<std::vector<Value>>* other_rows =
+      other_count > 0 ? Decoded(other, *others) : nullptr;
+  // Which of the other side's rows under this key meet the residual condition too (null:
+  // all of them).
+  const uint8_t* matching =
+      residual_ && other_count > 0 ? matching_.data() + probe.first_candidate : nullptr;
   int64_t matches = 0;
   for (size_t i = 0; i < other_count; ++i) {
-    if (!matching[i]) continue;
+    if (matching && !matching[i]) continue;
     Entry& entry = others->entries[i];
-    const std::vector<Value>& other_row = other_rows[i];
+    if (!other_rows) probe_row_ = DecodeStoredRow(other, entry.row);
+    const std::vector<Value>& other_row = other_rows ? (*other_rows)[i] : probe_row_;
     matches += entry.count;
     if (filters_other) {
       int64_t before = entry.matches;

@@ -132,8 +132,19 @@ class HashJoinOperator : public StreamOperator {
   static std::vector<Entry> DecodeEntries(std::string_view bytes);
 
  private:
-  void ApplyRow(size_t side, const std::vector<Value>& row, int sign, const std::string& key,
-                bool null_key);
+  struct KeyRows;
+  /// A row of an input chunk, with what OnInputChunk found for it before applying the chunk:
+  /// its join key, its expiry (a side cleaned by watermark), the other side's rows of its
+  /// key, and where its candidates for the residual condition begin.
+  struct RowProbe {
+    std::vector<Value> row;
+    std::string key;
+    bool null_key = false;  // A NULL in the key, or in a time it expires by.
+    std::optional<int64_t> expiry;
+    KeyRows* others = nullptr;
+    size_t first_candidate = 0;
+  };
+  void ApplyRow(size_t side, const RowProbe& probe, int sign);
   void EmitRow(const std::vector<Value>& left, const std::vector<Value>& right, int64_t times);
   /// A semi or anti join's stored left row (`times` copies) whose match count went from
   /// `before_matches` to `after_matches`: inserted or retracted if that changes whether it
@@ -249,9 +260,12 @@ class HashJoinOperator : public StreamOperator {
   void WriteKey(size_t side, const std::string& key, KeyRows& rows);
   /// A stored row of `side` decoded. Throws XX001 on corrupt bytes.
   std::vector<Value> DecodeStoredRow(size_t side, std::string_view row) const;
-  /// The key's rows decoded: kept decoded from now on if the key has a few rows, else
-  /// decoded into a scratch valid until the next call.
-  const std::vector<std::vector<Value>>& Decoded(size_t side, KeyRows& rows);
+  /// The key's rows decoded, kept so from now on, if the key has a few rows; null for a
+  /// larger key, whose rows are decoded one at a time where needed.
+  const std::vector<std::vector<Value>>* Decoded(size_t side, KeyRows& rows);
+  /// Appends to candidates_ a candidate pair for the residual condition of `row` (of `side`)
+  /// with each of `others`' rows (of the other side).
+  void AddCandidates(size_t side, const std::vector<Value>& row, KeyRows& others);
   /// What a cached key takes in memory, roughly.
   size_t KeyMemory(size_t side, const KeyRows& rows) const;
 
@@ -273,9 +287,16 @@ class HashJoinOperator : public StreamOperator {
   planner::BoundExprPtr residual_;
   std::vector<size_t> residual_columns_;
   std::vector<DataType> residual_types_;
+  // Per side: where each of its columns goes among the residual's (-1: not read).
+  std::vector<int> residual_positions_[2];
+  // OnInputChunk's, kept with their memory: its rows' probes, their candidate pairs for the
+  // residual condition, and which pairs meet it.
+  std::vector<RowProbe> probes_;
+  Chunk candidates_;
+  std::vector<uint8_t> matching_;
   Chunk output_;
-  std::vector<std::vector<Value>> probe_rows_;  // Decoded(): the rows of a large key.
-  std::vector<Value> null_rows_[2];             // A side's row of NULLs, for padding.
+  std::vector<Value> probe_row_;     // A row of a large key, decoded for a probe.
+  std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
   size_t instance_;
   size_t parallelism_;
   // Each side's watermark: rows of the other side expire against it.

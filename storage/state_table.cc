@@ -174,15 +174,28 @@ void StateTable::Put(std::string_view key, std::string_view value) {
 void StateTable::Delete(std::string_view key) { Write(key, std::nullopt, VirtualNodeOf(key)); }
 
 void StateTable::WriteOnce(std::string_view key, std::optional<std::string_view> value) {
+  AppendOnce(key, {}, value, VirtualNodeOf(key));
+}
+
+void StateTable::WriteOnceInGroup(std::string_view group, std::string_view suffix,
+                                  std::optional<std::string_view> value) {
+  AppendOnce(group, suffix, value, VirtualNodeOf(group));
+}
+
+void StateTable::AppendOnce(std::string_view group, std::string_view suffix,
+                            std::optional<std::string_view> value, uint16_t virtual_node) {
   if (value && value->size() > UINT32_MAX) {
     throw std::length_error("a state value of more than 4 GB");
   }
   if (!arena_) arena_ = std::make_shared<Arena>();
   if (!once_run_) once_run_ = TakeRun();
-  std::string_view stored_key = arena_->Copy(key);
+  size_t key_size = group.size() + suffix.size();
+  char* key = arena_->Allocate(key_size);
+  if (!group.empty()) std::memcpy(key, group.data(), group.size());
+  if (!suffix.empty()) std::memcpy(key + group.size(), suffix.data(), suffix.size());
   std::string_view stored_value = value ? arena_->Copy(*value) : std::string_view();
-  once_run_->entries.push_back({stored_key, stored_value, VirtualNodeOf(key), !value});
-  buffered_bytes_ += kKeyPrefixBytes + key.size() + stored_value.size();
+  once_run_->entries.push_back({{key, key_size}, stored_value, virtual_node, !value});
+  buffered_bytes_ += kKeyPrefixBytes + key_size + stored_value.size();
 }
 
 std::shared_ptr<StateRun> StateTable::TakeRun() {

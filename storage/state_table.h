@@ -55,6 +55,10 @@ class StateTable {
   /// memcomparable keys of fixed columns are).
   void PutInGroup(std::string_view group, std::string_view suffix, std::string_view value);
   void DeleteInGroup(std::string_view group, std::string_view suffix);
+  /// WriteOnce for a grouped key (`group`, then `suffix`), with WriteOnce's contract: a join
+  /// writing each changed row of a key at its barrier.
+  void WriteOnceInGroup(std::string_view group, std::string_view suffix,
+                        std::optional<std::string_view> value);
   /// The latest value of one grouped key, as Get: a point lookup, which the store's Bloom
   /// filters answer for a key it does not hold without reading its files.
   Result<std::optional<std::string>> GetInGroup(std::string_view group,
@@ -126,6 +130,9 @@ class StateTable {
   using Buffer = absl::flat_hash_map<std::string_view, Change>;
 
   void Write(std::string_view key, std::optional<std::string_view> value, uint16_t virtual_node);
+  /// WriteOnce's change of the key `group` + `suffix`, in `virtual_node`.
+  void AppendOnce(std::string_view group, std::string_view suffix,
+                  std::optional<std::string_view> value, uint16_t virtual_node);
   /// A run for this epoch's changes: the last one flushed, once its epoch has committed.
   std::shared_ptr<StateRun> TakeRun();
   /// Sorts `run`'s entries in RocksDB's key order.

@@ -489,17 +489,25 @@ void HashJoinOperator::MarkDirty(size_t side, const std::string& key, KeyRows& r
 }
 
 void HashJoinOperator::WriteKey(size_t side, const std::string& key, KeyRows& rows) {
+  // Each of the key's state keys is written once (WriteOnceInGroup: appended to the epoch's
+  // run, no map insert): a row removed and added back within the epoch is written as it
+  // stands, and one removed twice is deleted once.
   storage::StateTable& state = states_[side];
   if (rows.legacy) {
-    state.DeleteInGroup(key, "");  // The one entry of all its rows; each row is written.
+    state.WriteOnceInGroup(key, "", std::nullopt);  // The one entry of all its rows.
     rows.legacy = false;
   }
-  // Deletes first: a row removed and added again within the epoch is written after.
-  for (const std::string& row : rows.removed) state.DeleteInGroup(key, row);
-  rows.removed.clear();
+  if (!rows.removed.empty()) {
+    std::sort(rows.removed.begin(), rows.removed.end());
+    rows.removed.erase(std::unique(rows.removed.begin(), rows.removed.end()), rows.removed.end());
+    for (const std::string& row : rows.removed) {
+      if (FindRow(rows, row) == rows.entries.size()) state.WriteOnceInGroup(key, row, std::nullopt);
+    }
+    rows.removed.clear();
+  }
   for (Entry& entry : rows.entries) {
     if (!entry.dirty) continue;
-    state.PutInGroup(key, entry.row, EncodeCounts(entry));
+    state.WriteOnceInGroup(key, entry.row, EncodeCounts(entry));
     entry.dirty = false;
   }
   rows.dirty = false;

@@ -478,6 +478,43 @@ TEST(StoreTest, TheBufferReadsBackEveryWriteThroughEpochsInFlight) {
   }
 }
 
+// Grouped keys written once (a join's rows at its barrier) keep their group's virtual node:
+// GetInGroup reads them while their epoch commits and after, a scan of the group reads them
+// in key order, and a delete written once removes a row.
+TEST(StoreTest, GroupedKeysWrittenOnceReadBackInTheirGroup) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 7);
+  table.WriteOnceInGroup("grp", "b", "2");
+  table.WriteOnceInGroup("grp", "a", "1");
+  table.WriteOnceInGroup("other", "a", "3");
+  EXPECT_EQ(table.buffered_bytes(), 3 * 7 + 4 + 4 + 6 + 3);
+  EpochBatch first(1);
+  table.FlushTo(&first);
+  EXPECT_EQ(table.GetInGroup("grp", "a").ValueOrThrow(), std::optional<std::string>("1"));
+  EXPECT_EQ(table.GetInGroup("grp", "c").ValueOrThrow(), std::nullopt);
+  ASSERT_TRUE(store->Commit(&first).ok());
+  table.WriteOnceInGroup("grp", "b", std::nullopt);
+  table.WriteOnceInGroup("grp", "c", "4");
+  EpochBatch second(2);
+  table.FlushTo(&second);
+  EXPECT_EQ(table.GetInGroup("grp", "b").ValueOrThrow(), std::nullopt);
+  EXPECT_EQ(table.GetInGroup("grp", "c").ValueOrThrow(), std::optional<std::string>("4"));
+  ASSERT_TRUE(store->Commit(&second).ok());
+  std::vector<std::string> rows;
+  ASSERT_TRUE(table
+                  .ScanCommittedGroup("grp",
+                                      [&](std::string_view suffix, std::string_view value) {
+                                        rows.push_back(std::string(suffix) + "=" +
+                                                       std::string(value));
+                                        return true;
+                                      })
+                  .ok());
+  EXPECT_EQ(rows, (std::vector<std::string>{"a=1", "c=4"}));
+  EXPECT_EQ(store->GetState(table.FullKey("other") + "a").ValueOrThrow(),
+            std::optional<std::string>("3"));
+}
+
 // Rows appended to a group reach the epoch's batch beside the buffered writes, keep their
 // group's virtual node, are counted in the buffered bytes, and are gone from the table
 // (not re-sent) once flushed.

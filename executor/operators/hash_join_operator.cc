@@ -438,6 +438,7 @@ size_t HashJoinOperator::FindRow(KeyRows& rows, const std::string& encoded) cons
 void HashJoinOperator::AddRow(size_t side, KeyRows& rows, std::string encoded,
                               const std::vector<Value>& row, int64_t matches) {
   size_t before = KeyMemory(side, rows);
+  ++rows_added_[side];
   rows.bytes += EncodedSize(encoded);
   rows.entries.push_back(Entry{std::move(encoded), 0, matches});
   if (!rows.positions.empty()) rows.positions.insert(rows.entries.size() - 1);
@@ -566,6 +567,7 @@ void HashJoinOperator::OnInputChunk(size_t side, Chunk chunk) {
     // A probe of a key the other side does not hold caches nothing: keys of many distinct
     // values (prices, say) mostly miss.
     probe.others = probe.null_key ? nullptr : Probe(other, probe.key);
+    if (!probe.null_key) ++probes_of_[other];
     probe.first_candidate = candidates_.size();
     if (residual_ && probe.others) AddCandidates(side, probe.row, *probe.others);
   }
@@ -697,9 +699,11 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
   dirty_bytes_ = 0;
   if (cached_bytes_ > cache_bytes_) {
     // Trim, not clear: every key kept spares a read and a decode when it is touched again.
-    // After the barrier all keys are clean; those written in epochs not committed yet stay,
-    // as the store does not hold their rows yet (Read).
-    for (size_t side = 0; side < 2; ++side) {
+    // The side probed less per row goes first (probes_of_). After the barrier all keys are
+    // clean; those written in epochs not committed yet stay, as the store does not hold
+    // their rows yet (Read).
+    size_t first = probes_of_[0] * rows_added_[1] <= probes_of_[1] * rows_added_[0] ? 0 : 1;
+    for (size_t side : {first, 1 - first}) {
       for (auto it = cache_[side].begin();
            it != cache_[side].end() && cached_bytes_ > cache_bytes_ / 4 * 3;) {
         if (!states_[side].Committed(it->second.written_epoch)) {
@@ -710,6 +714,10 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
         if (!it->second.entries.empty() || it->second.partial) Evicted(side, it->first);
         cache_[side].erase(it++);
       }
+    }
+    for (size_t side = 0; side < 2; ++side) {
+      probes_of_[side] /= 2;
+      rows_added_[side] /= 2;
     }
   }
   StreamOperator::OnBarrier(batch);

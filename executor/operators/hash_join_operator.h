@@ -317,6 +317,12 @@ class HashJoinOperator : public StreamOperator {
   absl::flat_hash_set<std::string> stored_uncached_[2];
   bool stored_keys_listed_[2] = {false, false};
   size_t store_reads_ = 0;
+  // Per side: probes of its keys by the other side's rows, and rows added to it, halved at
+  // each trim of the cache. A trim evicts first from the side probed less per row it
+  // stores: q4's bids (an auction probes its key once) before the auctions every bid probes,
+  // even where the auctions' source runs ahead and their keys wait long for their bids.
+  double probes_of_[2] = {0, 0};
+  double rows_added_[2] = {0, 0};
   // Per side: the keys cached partial lately, and how many of them had to be read whole
   // after all (PartialPays).
   struct PartialStats {

@@ -398,6 +398,32 @@ TEST_F(HashJoinOperatorTest, AResidualConditionOverHotKeysFollowsAnOracle) {
   }
 }
 
+// A trim of the cache evicts first the keys of the side probed less per row it stores: the
+// right side's many rows, each key probed once, go before the left keys every right row
+// probes, which stay cached and are not read back.
+TEST_F(HashJoinOperatorTest, ATrimEvictsTheSideProbedLessFirst) {
+  auto join = std::make_unique<HashJoinOperator>(
+      JoinOnK(planner::JoinType::kInner), storage::StateTable(store_.get(), 1),
+      storage::StateTable(store_.get(), 2), 0, 1, size_t{64} << 10);
+  join->set_downstream(&out_);
+  join->Start();
+  for (int64_t k = 0; k < 100; ++k) join->OnInputChunk(0, Rows({{RowOp::kInsert, k, "a"}}));
+  for (int64_t r = 0; r < 2000; ++r) {
+    join->OnInputChunk(1, Rows({{RowOp::kInsert, r % 100, "b" + std::to_string(r)}}));
+  }
+  for (uint64_t epoch = 1; epoch <= 2; ++epoch) {
+    storage::EpochBatch batch(epoch);
+    join->OnBarrier(&batch);
+    ASSERT_TRUE(store_->Commit(&batch).ok());
+  }
+  EXPECT_EQ(join->cached_keys(0), 100u);
+  EXPECT_LT(join->cached_keys(1), 50u);
+  size_t reads = join->store_reads();
+  for (int64_t k = 0; k < 100; ++k) join->OnInputChunk(1, Rows({{RowOp::kInsert, k, "c"}}));
+  EXPECT_EQ(join->store_reads(), reads);
+  EXPECT_EQ(out_.counts[Key(7, "a", 7, "c")], 1);
+}
+
 // A join over empty state knows every key it holds, so a probe of a key the other side lacks
 // reads nothing from the store, until a key with rows leaves the cache; a join that starts
 // over committed state reads what it has not cached.

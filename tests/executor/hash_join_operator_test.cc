@@ -231,6 +231,16 @@ std::map<std::string, int64_t> FullJoinOracle(
   return result;
 }
 
+// Takes one copy of a random row out of a side's rows (row -> copies) and returns the row.
+std::pair<int64_t, std::string> TakeRandomRow(
+    std::map<std::pair<int64_t, std::string>, int64_t>* side, std::mt19937& random) {
+  auto it = side->begin();
+  std::advance(it, random() % side->size());
+  std::pair<int64_t, std::string> row = it->first;
+  if (--it->second == 0) side->erase(it);
+  return row;
+}
+
 // Many rows on a few keys, inserted and deleted on both sides across barriers whose commits
 // lag one epoch behind (as the engine's do), with a crash before a commit in the middle: the
 // output follows an oracle all along, with the cache of decoded keys kept past barriers and
@@ -267,10 +277,7 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
         bool remove = !sides[side].empty() && random() % 3 == 0;
         auto row = std::make_pair(k, "v" + std::to_string(random() % 60));
         if (remove) {
-          auto it = sides[side].begin();
-          std::advance(it, random() % sides[side].size());
-          row = it->first;
-          if (--it->second == 0) sides[side].erase(it);
+          row = TakeRandomRow(&sides[side], random);
         } else {
           ++sides[side][row];
         }
@@ -378,10 +385,7 @@ TEST_F(HashJoinOperatorTest, AResidualConditionOverHotKeysFollowsAnOracle) {
             static_cast<int64_t>(random() % 3),
             random() % 10 == 0 ? "" : "v" + std::to_string(random() % 50)};
         if (remove) {
-          auto it = sides[side].begin();
-          std::advance(it, random() % sides[side].size());
-          row = it->first;
-          if (--it->second == 0) sides[side].erase(it);
+          row = TakeRandomRow(&sides[side], random);
         } else {
           ++sides[side][row];
         }

@@ -648,12 +648,17 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
     return;
   }
   if (cleaned) expiry_index_[side][*expiry].insert(key);
-  std::string encoded;
-  storage::EncodeRow(row, types_[side], &encoded);
+  // Encoded in a scratch that keeps its room, then copied once at its exact size: encoded
+  // afresh, a row's string grew by doubling, a reallocation a column, and kept up to twice
+  // its size for as long as the row stays cached.
+  encode_scratch_.clear();
+  storage::EncodeRow(row, types_[side], &encode_scratch_);
+  bool appended = node_->appends[side] && sign > 0;
+  if (appended) AppendRowSuffix(&encode_scratch_);  // A row of its own: none stored can be it.
+  std::string encoded(encode_scratch_);
   KeyRows* found = nullptr;
   size_t position = 0;
-  if (node_->appends[side] && sign > 0) {
-    AppendRowSuffix(&encoded);  // A row of its own: none stored can be it.
+  if (appended) {
     found = &LoadToAppend(side, key);
     position = found->entries.size();
   } else if (node_->appends[side]) {

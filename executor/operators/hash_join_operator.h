@@ -296,6 +296,7 @@ class HashJoinOperator : public StreamOperator {
   std::vector<uint8_t> matching_;
   Chunk output_;
   std::vector<Value> probe_row_;     // A row of a large key, decoded for a probe.
+  std::string encode_scratch_;       // ApplyRow's: a row encoded, before its exact-size copy.
   std::vector<Value> null_rows_[2];  // A side's row of NULLs, for padding.
   size_t instance_;
   size_t parallelism_;

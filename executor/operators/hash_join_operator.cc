@@ -648,14 +648,14 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
     return;
   }
   if (cleaned) expiry_index_[side][*expiry].insert(key);
-  // Encoded in a scratch that keeps its room, then copied once at its exact size: encoded
-  // afresh, a row's string grew by doubling, a reallocation a column, and kept up to twice
-  // its size for as long as the row stays cached.
+  // Encoded in a scratch that keeps its room, and copied once at its exact size only if
+  // the row is new to the key (AddRow): encoded afresh, a row's string grew by doubling, a
+  // reallocation a column, and kept up to twice its size for as long as it stayed cached.
   encode_scratch_.clear();
   storage::EncodeRow(row, types_[side], &encode_scratch_);
   bool appended = node_->appends[side] && sign > 0;
   if (appended) AppendRowSuffix(&encode_scratch_);  // A row of its own: none stored can be it.
-  std::string encoded(encode_scratch_);
+  const std::string& encoded = encode_scratch_;
   KeyRows* found = nullptr;
   size_t position = 0;
   if (appended) {
@@ -677,7 +677,7 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
   }
   KeyRows& mine = *found;
   MarkDirty(side, key, mine);
-  if (position == mine.entries.size()) AddRow(side, mine, std::move(encoded), row, matches);
+  if (position == mine.entries.size()) AddRow(side, mine, std::string(encoded), row, matches);
   Entry& entry = mine.entries[position];
   entry.count += sign;
   entry.matches = matches;

@@ -324,6 +324,39 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
   }
 }
 
+bool CombinesPartially(const planner::AggregateCall& call) {
+  if (call.distinct || call.keeps_values || call.order_key) return false;
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool HasPartialExtremum(const planner::AggregateCall& call) {
+  return call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax;
+}
+
+void MergePartial(const planner::AggregateCall& call, AggregateState* state, int64_t count,
+                  const Column* extremum, size_t row) {
+  state->count += count;
+  if (!HasPartialExtremum(call) || extremum == nullptr || extremum->IsNull(row)) return;
+  Value value = extremum->GetValue(row);
+  if (state->extremum.is_null()) {
+    state->extremum = std::move(value);
+    return;
+  }
+  // As Accumulate compares: an equal value does not replace the one that came first.
+  int c = CompareValues(value, state->extremum);
+  if ((call.kind == AggregateKind::kMin && c < 0) || (call.kind == AggregateKind::kMax && c > 0)) {
+    state->extremum = std::move(value);
+  }
+}
+
 Value AggregateResult(const planner::AggregateCall& call, const AggregateState& state) {
   switch (call.kind) {
     case AggregateKind::kCountStar:

@@ -15,6 +15,7 @@
 #include "executor/operators/hash_aggregate_operator.h"
 #include "executor/operators/hash_join_operator.h"
 #include "executor/operators/materialize_operator.h"
+#include "executor/operators/partial_aggregate_operator.h"
 #include "executor/operators/project_operator.h"
 #include "executor/operators/repeat_operator.h"
 #include "executor/operators/sink_operator.h"
@@ -50,6 +51,9 @@ StageInput SourceRouting(const planner::CatalogObject& input) {
 struct BranchPlan {
   std::vector<const planner::PlanNode*> nodes;
   StageOutput output;
+  /// The aggregate whose groups the chain's rows are combined into a chunk at a time before
+  /// they go out (PartialAggregateOperator); null: none.
+  const planner::AggregateNode* combine = nullptr;
 };
 
 /// The plan cut into stages: a new stage starts at every aggregation, fed by an exchange
@@ -60,13 +64,21 @@ struct StagePlan {
   StageInput inputs[2];
   std::vector<const planner::PlanNode*> nodes;  ///< The trunk's.
   StageOutput output;                           ///< The trunk's, without branches.
+  /// The trunk's BranchPlan::combine (ignored with branches: each has its own).
+  const planner::AggregateNode* combine = nullptr;
   std::vector<BranchPlan> branches;
+  /// The stage's aggregate reads partial rows (its input was combined).
+  bool partial_input = false;
 
   /// The columns of what goes out on branch `branch` (-1: the trunk).
   std::vector<planner::Column> OutputColumns(int branch) const {
     const std::vector<const planner::PlanNode*>& chain =
         branch >= 0 && !branches[branch].nodes.empty() ? branches[branch].nodes : nodes;
-    return chain.empty() ? std::vector<planner::Column>() : chain.back()->output;
+    std::vector<planner::Column> columns =
+        chain.empty() ? std::vector<planner::Column>() : chain.back()->output;
+    const planner::AggregateNode* combined = branch >= 0 ? branches[branch].combine : combine;
+    if (combined) return PartialAggregateOperator::OutputColumns(*combined);
+    return columns;
   }
 };
 
@@ -91,6 +103,12 @@ std::vector<planner::BoundExprPtr> EveryColumn(const std::vector<planner::Column
     keys.push_back(planner::BoundExpr::MakeColumn(i, columns[i].type));
   }
   return keys;
+}
+
+/// How EXPLAIN and the dataflow graph name an aggregate's partial step.
+std::string PartialAggregateLabel(const planner::PlanNode& aggregate) {
+  return "PartialAggregate (a chunk at a time): " +
+         planner::ExplainGrouping(static_cast<const planner::AggregateNode&>(aggregate));
 }
 
 /// Cuts a plan into stages, in an order where producers precede consumers.
@@ -208,10 +226,30 @@ class StagePlanner {
         sources.push_back(SourcePlan{nullptr, static_cast<const planner::ValuesNode*>(node)});
         return Fragment{static_cast<int>(sources.size() - 1), -1};
       case planner::PlanNodeKind::kAggregate: {
-        // Route by the group keys, evaluated over the aggregate's input.
+        // Route by the group keys, evaluated over the aggregate's input; or, where its calls
+        // combine, over partial rows, the input's rows combined a chunk at a time in the
+        // stage they come from (a source's rows get a stage for it).
+        const auto* aggregate = static_cast<const planner::AggregateNode*>(node);
         Fragment input = Build(node->input.get());
+        bool combine = PartialAggregateOperator::Combinable(*aggregate);
+        // Opened first: a producer's stage comes before its consumer's.
+        if (combine && input.stage < 0) input = Fragment{-1, static_cast<int>(Open(input))};
         size_t stage = NewStage();
-        Connect(input, stage, 0, static_cast<const planner::AggregateNode*>(node)->group_keys);
+        if (combine) {
+          if (input.branch >= 0) {
+            stages[input.stage].branches[input.branch].combine = aggregate;
+          } else {
+            stages[input.stage].combine = aggregate;
+          }
+          std::vector<planner::BoundExprPtr> keys;
+          for (size_t k = 0; k < aggregate->group_keys.size(); ++k) {
+            keys.push_back(planner::BoundExpr::MakeColumn(k, aggregate->group_keys[k]->type));
+          }
+          Connect(input, stage, 0, std::move(keys));
+          stages[stage].partial_input = true;
+        } else {
+          Connect(input, stage, 0, aggregate->group_keys);
+        }
         stages[stage].nodes.push_back(node);
         return Fragment{-1, static_cast<int>(stage)};
       }
@@ -397,14 +435,26 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     stage.input = plans[s].inputs[0];
     stage.right_input = plans[s].inputs[1];
     stage.output = plans[s].output;
-    // Each instance's operators: the trunk's, then each branch's.
-    std::vector<const planner::PlanNode*> nodes = plans[s].nodes;
+    // Each instance's operators: the trunk's, then each branch's. A chain whose rows go to
+    // an aggregate combined ends in that aggregate's partial step.
+    struct Step {
+      const planner::PlanNode* node;
+      bool partial;  // The partial aggregate of `node`, an aggregate of a later stage.
+    };
+    std::vector<Step> steps;
+    auto add_chain = [&steps](const std::vector<const planner::PlanNode*>& chain,
+                              const planner::AggregateNode* combine) {
+      for (const planner::PlanNode* node : chain) steps.push_back({node, false});
+      if (combine) steps.push_back({combine, true});
+      return chain.size() + (combine ? 1 : 0);
+    };
+    add_chain(plans[s].nodes, plans[s].branches.empty() ? plans[s].combine : nullptr);
     for (const BranchPlan& branch : plans[s].branches) {
-      stage.branches.push_back({branch.nodes.size(), branch.output});
-      nodes.insert(nodes.end(), branch.nodes.begin(), branch.nodes.end());
+      stage.branches.push_back({add_chain(branch.nodes, branch.combine), branch.output});
     }
-    for (const planner::PlanNode* node : nodes) {
-      stage.operator_labels.push_back(planner::ExplainNode(*node));
+    for (const Step& step : steps) {
+      stage.operator_labels.push_back(step.partial ? PartialAggregateLabel(*step.node)
+                                                   : planner::ExplainNode(*step.node));
     }
     uint32_t stage_slot = next_slot;
     for (uint32_t instance = 0; instance < parallelism; ++instance) {
@@ -412,7 +462,13 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
       // instance sees only the keys of its virtual nodes.
       uint32_t slot = stage_slot;
       std::vector<std::unique_ptr<StreamOperator>> operators;
-      for (const planner::PlanNode* node : nodes) {
+      for (const Step& step : steps) {
+        const planner::PlanNode* node = step.node;
+        if (step.partial) {
+          operators.push_back(std::make_unique<PartialAggregateOperator>(
+              std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node))));
+          continue;
+        }
         switch (node->kind) {
           case planner::PlanNodeKind::kFilter:
             operators.push_back(std::make_unique<FilterOperator>(
@@ -441,7 +497,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
                 storage::StateTable(store, table), instance == global_owner, cached_groups,
                 instance, parallelism, std::move(rows),
                 owner.plan_version >= 7 ? GroupStateCodec::Layout::kPacked
-                                        : GroupStateCodec::Layout::kRow));
+                                        : GroupStateCodec::Layout::kRow,
+                plans[s].partial_input && node == plans[s].nodes.front()));
             break;
           }
           case planner::PlanNodeKind::kUnion:
@@ -691,12 +748,17 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
       return planner::ExplainNode(*node) + state;
     };
     for (const planner::PlanNode* node : stage.nodes) lines.push_back("  " + describe(node));
+    if (stage.combine && stage.branches.empty()) {
+      lines.push_back("  " + PartialAggregateLabel(*stage.combine));
+    }
     for (size_t b = 0; b < stage.branches.size(); ++b) {
+      const BranchPlan& branch = stage.branches[b];
       lines.push_back(fmt::format("  branch {}: the rows above{}", b,
-                                  stage.branches[b].nodes.empty() ? "" : ", then"));
-      for (const planner::PlanNode* node : stage.branches[b].nodes) {
+                                  branch.nodes.empty() && !branch.combine ? "" : ", then"));
+      for (const planner::PlanNode* node : branch.nodes) {
         lines.push_back("    " + describe(node));
       }
+      if (branch.combine) lines.push_back("    " + PartialAggregateLabel(*branch.combine));
     }
     if (s == last) lines.push_back("  " + sink);
   }

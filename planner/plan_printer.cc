@@ -110,19 +110,7 @@ std::string DescribeNode(const PlanNode& node) {
     }
     case PlanNodeKind::kAggregate: {
       const auto& aggregate = static_cast<const AggregateNode&>(node);
-      std::vector<std::string> calls;
-      for (const AggregateCall& call : aggregate.aggregates) {
-        std::string text =
-            fmt::format("{}({}{})", AggregateKindName(call.kind), call.distinct ? "DISTINCT " : "",
-                        call.arg ? ExplainExpression(*call.arg, input) : "*");
-        if (call.filter) text += " FILTER (WHERE " + ExplainExpression(*call.filter, input) + ")";
-        calls.push_back(std::move(text));
-      }
-      std::string text = "HashAggregate: ";
-      if (!aggregate.group_keys.empty()) {
-        text += "group by " + Expressions(aggregate.group_keys, input) + "; ";
-      }
-      text += Join(calls);
+      std::string text = "HashAggregate: " + ExplainGrouping(aggregate);
       if (aggregate.window_close) {
         text += fmt::format(
             "; a group closes when the watermark reaches {} + {}",
@@ -251,6 +239,24 @@ std::string ExplainExpression(const BoundExpr& expr, const std::vector<Column>& 
     }
   }
   return "?";
+}
+
+std::string ExplainGrouping(const AggregateNode& aggregate) {
+  std::vector<Column> input;
+  if (aggregate.input) input = aggregate.input->output;
+  std::vector<std::string> calls;
+  for (const AggregateCall& call : aggregate.aggregates) {
+    std::string text =
+        fmt::format("{}({}{})", AggregateKindName(call.kind), call.distinct ? "DISTINCT " : "",
+                    call.arg ? ExplainExpression(*call.arg, input) : "*");
+    if (call.filter) text += " FILTER (WHERE " + ExplainExpression(*call.filter, input) + ")";
+    calls.push_back(std::move(text));
+  }
+  std::string text;
+  if (!aggregate.group_keys.empty()) {
+    text += "group by " + Expressions(aggregate.group_keys, input) + "; ";
+  }
+  return text + Join(calls);
 }
 
 std::string ExplainNode(const PlanNode& node) { return DescribeNode(node); }

@@ -16,6 +16,9 @@ std::vector<std::string> ExplainPlan(const PlanNode& root);
 /// One node alone, as ExplainPlan writes it ("HashAggregate: group by k; count(*)").
 std::string ExplainNode(const PlanNode& node);
 
+/// An aggregate's keys and calls, as ExplainNode writes them ("group by k; count(*)").
+std::string ExplainGrouping(const AggregateNode& aggregate);
+
 /// `expr` (bound over `columns`) as text, its column references by name.
 std::string ExplainExpression(const BoundExpr& expr, const std::vector<Column>& columns);
 

@@ -65,7 +65,8 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
                                              storage::StateTable state, bool owns_global_group,
                                              size_t cached_groups, size_t instance,
                                              size_t parallelism, std::optional<ViewRows> view_rows,
-                                             GroupStateCodec::Layout state_layout)
+                                             GroupStateCodec::Layout state_layout,
+                                             bool partial_input)
     : node_(std::move(node)),
       state_(std::move(state)),
       owns_global_group_(owns_global_group),
@@ -74,7 +75,8 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
       parallelism_(parallelism),
       scaled_keys_(ScaledKeys(*node_)),
       codec_(node_->aggregates, scaled_keys_.size(), state_layout),
-      view_rows_(std::move(view_rows)) {
+      view_rows_(std::move(view_rows)),
+      partial_input_(partial_input) {
   for (const auto& key : node_->group_keys) key_types_.push_back(key->type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
   before_rows_ = Chunk::WithTypes(output_types_);
@@ -235,17 +237,29 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
 }
 
 void HashAggregateOperator::OnChunk(Chunk chunk) {
-  std::vector<Column> keys;
-  for (const auto& key : node_->group_keys) keys.push_back(Evaluate(*key, chunk));
+  // The group keys: evaluated over the input rows, or a partial row's first columns.
+  std::vector<Column> evaluated;
+  std::vector<const Column*> keys;
   std::vector<AggregateInput> inputs;
-  for (const auto& call : node_->aggregates) inputs.push_back(EvaluateAggregateInput(call, chunk));
+  if (partial_input_) {
+    for (size_t k = 0; k < node_->group_keys.size(); ++k) keys.push_back(&chunk.columns[k]);
+  } else {
+    evaluated.reserve(node_->group_keys.size());
+    for (const auto& key : node_->group_keys) {
+      evaluated.push_back(Evaluate(*key, chunk));
+      keys.push_back(&evaluated.back());
+    }
+    for (const auto& call : node_->aggregates) {
+      inputs.push_back(EvaluateAggregateInput(call, chunk));
+    }
+  }
 
   row_keys_.resize(chunk.size());
   for (size_t row = 0; row < chunk.size(); ++row) {
     std::string& key = row_keys_[row];
     key.clear();
     for (size_t k = 0; k < keys.size(); ++k) {
-      keys[k].AppendKey(row, &key);
+      keys[k]->AppendKey(row, &key);
     }
   }
   // Groups are read at random. The rows' groups are found first, prefetching the slots of
@@ -270,7 +284,7 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
       group = CreateGroup(key);
       row_created_[row] = 1;
       for (size_t k : scaled_keys_) {
-        group->state.key_scales.push_back(keys[k].IsNull(row) ? 0 : keys[k].decimals[row].scale);
+        group->state.key_scales.push_back(keys[k]->IsNull(row) ? 0 : keys[k]->decimals[row].scale);
       }
       if (node_->window_close) {
         if (std::optional<int64_t> close = CloseTime(key)) open_windows_[*close].push_back(key);
@@ -288,12 +302,28 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
     if (!group->pending && !node_->emit_on_window_close) {
       MarkPending(key, group, row_created_[row] == 0);
     }
-    int sign = RowSign(chunk.ops[row]);
-    group->state.row_count += sign;
-    for (size_t a = 0; a < node_->aggregates.size(); ++a) {
-      Accumulate(node_->aggregates[a], &group->state.aggregates[a], inputs[a], row, sign);
+    if (partial_input_) {
+      MergePartialRow(chunk, row, &group->state);
+    } else {
+      int sign = RowSign(chunk.ops[row]);
+      group->state.row_count += sign;
+      for (size_t a = 0; a < node_->aggregates.size(); ++a) {
+        Accumulate(node_->aggregates[a], &group->state.aggregates[a], inputs[a], row, sign);
+      }
     }
     MarkDirty(key, group);
+  }
+}
+
+void HashAggregateOperator::MergePartialRow(const Chunk& chunk, size_t row, GroupState* state) {
+  // PartialAggregateOperator::OutputColumns: keys, row count, counts, then extremes.
+  size_t column = node_->group_keys.size();
+  state->row_count += chunk.columns[column++].ints[row];
+  size_t extremum = column + node_->aggregates.size();
+  for (size_t a = 0; a < node_->aggregates.size(); ++a) {
+    const planner::AggregateCall& call = node_->aggregates[a];
+    const Column* extreme = HasPartialExtremum(call) ? &chunk.columns[extremum++] : nullptr;
+    MergePartial(call, &state->aggregates[a], chunk.columns[column++].ints[row], extreme, row);
   }
 }
 

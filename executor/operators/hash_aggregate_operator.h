@@ -62,11 +62,14 @@ class HashAggregateOperator : public StreamOperator {
   /// `parallelism`: whose virtual nodes' groups this instance holds (windowed groups only).
   /// `view_rows`: set when `state` is a view's rows table (not for windows that close).
   /// `state_layout`: how the groups' states are written (the view's planner revision's).
+  /// `partial_input`: the input is PartialAggregateOperator's partial rows, merged into the
+  /// groups, not the node's input rows.
   HashAggregateOperator(std::shared_ptr<const planner::AggregateNode> node,
                         storage::StateTable state, bool owns_global_group = true,
                         size_t cached_groups = size_t{1} << 18, size_t instance = 0,
                         size_t parallelism = 1, std::optional<ViewRows> view_rows = std::nullopt,
-                        GroupStateCodec::Layout state_layout = GroupStateCodec::Layout::kPacked);
+                        GroupStateCodec::Layout state_layout = GroupStateCodec::Layout::kPacked,
+                        bool partial_input = false);
 
   /// What a cached group costs in memory, roughly (for sizing the cache from a budget).
   static constexpr size_t kBytesPerCachedGroup = 256;
@@ -99,6 +102,8 @@ class HashAggregateOperator : public StreamOperator {
   Group* FindGroup(const std::string& key);
   /// Adds a group with no rows to the cache (not yet marked dirty).
   Group* CreateGroup(const std::string& key);
+  /// Merges partial row `row` of `chunk` (PartialAggregateOperator's) into a group's state.
+  void MergePartialRow(const Chunk& chunk, size_t row, GroupState* state);
   /// Marks a group changed in this epoch, keeping the row it had before the change
   /// (`existed`: the group was there before; a new group had no row).
   void MarkPending(const std::string& key, Group* group, bool existed);
@@ -148,6 +153,7 @@ class HashAggregateOperator : public StreamOperator {
   Chunk before_rows_;
   std::string encoded_state_;  // OnBarrier's scratch.
   std::optional<ViewRows> view_rows_;
+  bool partial_input_;
   Chunk view_row_;        // EncodeStored's scratch: a row computed for the view.
   bool emitting_ = true;  // ChangesRead() as of the epoch's start.
   // The changes counted instead of emitted in this epoch: rows and estimated bytes, added to

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "executor/aggregate_state.h"
+#include "executor/operators/stream_operator.h"
+#include "planner/logical_plan.h"
+
+namespace stave::executor {
+
+/// Combines the rows of one group within a chunk into one partial row, before the exchange
+/// that routes the rows to their HashAggregateOperator, which then merges partial rows
+/// (its `partial_input`) instead of adding input rows. Where a chunk holds many rows of a
+/// group (bids on a few hot auctions, a count per window, a global count), the exchange and
+/// the aggregate's table see a row per group of the chunk, not one per input row.
+///
+/// Only aggregates whose calls all combine (Combinable) are pre-aggregated. It holds nothing
+/// past a chunk, so it has no state: barriers and watermarks pass as they come, after the
+/// chunks before them.
+///
+/// A partial row (OutputColumns): the group's keys, as the group's first row in the chunk has
+/// them (so the aggregate takes a new group's key scales from the row that created it, as it
+/// would from the rows themselves); the change of the group's row count; each call's change
+/// of its count; then, for each min or max call, the extreme of the chunk's values (NULL:
+/// none). Its op is kInsert: the changes are in the counts. A group whose rows of the chunk
+/// cancel out (inserted and deleted) gets its row too: with its first row, it may create
+/// the group, whose key scales then come from that row, as without the partial step.
+class PartialAggregateOperator : public StreamOperator {
+ public:
+  explicit PartialAggregateOperator(std::shared_ptr<const planner::AggregateNode> node);
+
+  /// Whether every call of `node` combines (CombinesPartially).
+  static bool Combinable(const planner::AggregateNode& node);
+  /// The columns of `node`'s partial rows, the keys named as the expressions they are, so
+  /// that EXPLAIN shows the exchange's keys as over the rows themselves.
+  static std::vector<planner::Column> OutputColumns(const planner::AggregateNode& node);
+
+  void OnChunk(Chunk chunk) override;
+
+ private:
+  std::shared_ptr<const planner::AggregateNode> node_;
+  std::vector<DataType> output_types_;
+  // OnChunk's, kept for their room: the rows' encoded keys end to end, where each ends,
+  // the chunk's groups by key (views into `keys_`), each group's first row, its row count's
+  // change, and its calls' partial states (a group's calls side by side).
+  std::string keys_;
+  std::vector<uint32_t> key_ends_;
+  absl::flat_hash_map<std::string_view, uint32_t> groups_;
+  std::vector<uint32_t> first_rows_;
+  std::vector<int64_t> row_counts_;
+  std::vector<AggregateState> states_;
+};
+
+}  // namespace stave::executor

@@ -1,0 +1,193 @@
+#include "executor/operators/partial_aggregate_operator.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+
+#include "executor/operators/hash_aggregate_operator.h"
+#include "tests/test_directory.h"
+
+namespace stave::executor {
+namespace {
+
+using planner::AggregateCall;
+using planner::AggregateKind;
+using planner::BoundExpr;
+
+// Keeps the view an aggregate's changes describe: row text → how many times it is there.
+class ViewOperator : public StreamOperator {
+ public:
+  explicit ViewOperator(std::vector<DataType> types) : types_(std::move(types)) {}
+  void OnChunk(Chunk chunk) override {
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      std::string text;
+      std::vector<Value> row = chunk.GetRow(r);
+      for (size_t c = 0; c < row.size(); ++c) {
+        text += (row[c].is_null() ? "NULL" : row[c].ToText(types_[c])) + "|";
+      }
+      if ((rows[text] += RowSign(chunk.ops[r])) == 0) rows.erase(text);
+    }
+  }
+  std::map<std::string, int64_t> rows;
+
+ private:
+  std::vector<DataType> types_;
+};
+
+AggregateCall Call(AggregateKind kind, DataType result, std::optional<size_t> column = {},
+                   DataType type = TypeId::kInt64) {
+  AggregateCall call;
+  call.kind = kind;
+  if (column) call.arg = BoundExpr::MakeColumn(*column, type);
+  call.result_type = result;
+  return call;
+}
+
+// Input rows: (k NUMERIC, v BIGINT). Grouped by k (or not at all), with every call that
+// combines: count(*), count(v), count(v) FILTER (WHERE v > 40), and, over input that is
+// never retracted, min(v) and max(v).
+std::shared_ptr<planner::AggregateNode> Aggregate(bool keyed, bool extremes) {
+  auto node = std::make_shared<planner::AggregateNode>();
+  if (keyed) {
+    node->group_keys = {BoundExpr::MakeColumn(0, TypeId::kNumeric)};
+    node->output.push_back({"k", TypeId::kNumeric});
+  }
+  node->aggregates = {Call(AggregateKind::kCountStar, TypeId::kInt64),
+                      Call(AggregateKind::kCount, TypeId::kInt64, 1)};
+  AggregateCall filtered = Call(AggregateKind::kCount, TypeId::kInt64, 1);
+  filtered.filter =
+      BoundExpr::MakeFunction(planner::ScalarFunction::kGreater, TypeId::kBoolean,
+                              {BoundExpr::MakeColumn(1, TypeId::kInt64),
+                               BoundExpr::MakeConstant(Value::Int(40), TypeId::kInt64)});
+  node->aggregates.push_back(filtered);
+  if (extremes) {
+    node->aggregates.push_back(Call(AggregateKind::kMin, TypeId::kInt64, 1));
+    node->aggregates.push_back(Call(AggregateKind::kMax, TypeId::kInt64, 1));
+  }
+  for (size_t a = 0; a < node->aggregates.size(); ++a) {
+    node->output.push_back({"a" + std::to_string(a), TypeId::kInt64});
+  }
+  return node;
+}
+
+// The same chunks into an aggregate of input rows and into a partial aggregate feeding an
+// aggregate of partial rows: after every barrier both views are the same, and are not empty.
+// Keys repeat within chunks (12 of them, some written 1.5 and some 1.50, one NULL), rows are
+// deleted again (unless min and max are on), chunks end at random, and the caches are small.
+TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
+  for (auto [keyed, extremes] :
+       {std::pair{true, false}, {true, true}, {false, false}, {false, true}}) {
+    SCOPED_TRACE(keyed);
+    SCOPED_TRACE(extremes);
+    auto node = Aggregate(keyed, extremes);
+    ASSERT_TRUE(PartialAggregateOperator::Combinable(*node));
+    std::vector<DataType> types;
+    for (const auto& column : node->output) types.push_back(column.type);
+    testing::TestDirectory directory;
+    auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+    HashAggregateOperator rows(node, storage::StateTable(store.get(), 1), true,
+                               /*cached_groups=*/4);
+    PartialAggregateOperator partial(node);
+    HashAggregateOperator merged(node, storage::StateTable(store.get(), 2), true,
+                                 /*cached_groups=*/4, 0, 1, std::nullopt,
+                                 GroupStateCodec::Layout::kPacked, /*partial_input=*/true);
+    ViewOperator rows_view(types), merged_view(types);
+    rows.set_downstream(&rows_view);
+    partial.set_downstream(&merged);
+    merged.set_downstream(&merged_view);
+    rows.Start();
+    merged.Start();
+
+    uint64_t random = 777;
+    auto next = [&random](uint64_t bound) {
+      random = random * 6364136223846793005ULL + 1442695040888963407ULL;
+      return (random >> 33) % bound;
+    };
+    std::vector<std::pair<Value, Value>> live;
+    for (int epoch = 1; epoch <= 10; ++epoch) {
+      for (int c = 0; c < 6; ++c) {
+        Chunk chunk = Chunk::WithTypes({TypeId::kNumeric, TypeId::kInt64});
+        size_t size = 1 + next(60);
+        for (size_t i = 0; i < size; ++i) {
+          if (!extremes && !live.empty() && next(3) == 0) {
+            size_t at = next(live.size());
+            chunk.AppendRow({live[at].first, live[at].second}, RowOp::kDelete);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+            continue;
+          }
+          uint64_t k = next(12);
+          Value key =
+              k == 0 ? Value::Null()
+                     : Value::Numeric(decimal::Parse(std::to_string(k) + (next(2) ? ".5" : ".50")));
+          Value value = next(8) == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(next(100)));
+          chunk.AppendRow({key, value}, RowOp::kInsert);
+          live.emplace_back(key, value);
+        }
+        rows.OnChunk(chunk);
+        partial.OnChunk(std::move(chunk));
+      }
+      storage::EpochBatch batch(static_cast<uint64_t>(epoch));
+      rows.OnBarrier(&batch);
+      partial.OnBarrier(&batch);
+      ASSERT_TRUE(store->Commit(&batch).ok());
+      ASSERT_FALSE(rows_view.rows.empty());
+      ASSERT_EQ(merged_view.rows, rows_view.rows) << "after epoch " << epoch;
+    }
+  }
+}
+
+TEST(PartialAggregateOperatorTest, OnlyCallsThatAddUpCombine) {
+  auto node = Aggregate(true, true);
+  EXPECT_TRUE(PartialAggregateOperator::Combinable(*node));
+  for (AggregateKind kind : {AggregateKind::kSum, AggregateKind::kAvg, AggregateKind::kArrayAgg}) {
+    auto other = Aggregate(true, false);
+    other->aggregates.push_back(Call(kind, TypeId::kInt64, 1));
+    EXPECT_FALSE(PartialAggregateOperator::Combinable(*other));
+  }
+  auto distinct = Aggregate(true, false);
+  distinct->aggregates[1].distinct = true;
+  EXPECT_FALSE(PartialAggregateOperator::Combinable(*distinct));
+  auto retracting = Aggregate(true, true);
+  retracting->aggregates[3].keeps_values = true;  // min over rows that are deleted
+  EXPECT_FALSE(PartialAggregateOperator::Combinable(*retracting));
+}
+
+// A chunk's rows of one group become one row: the keys as its first row has them, its row
+// count, each call's count, then the extremes; rows that cancel out leave a row of zeros.
+TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
+  auto node = Aggregate(true, true);
+  PartialAggregateOperator partial(node);
+  std::vector<DataType> types;
+  for (const auto& column : PartialAggregateOperator::OutputColumns(*node)) {
+    types.push_back(column.type);
+  }
+  ViewOperator out(types);
+  partial.set_downstream(&out);
+  Chunk chunk = Chunk::WithTypes({TypeId::kNumeric, TypeId::kInt64});
+  chunk.AppendRow({Value::Numeric(decimal::Parse("1.50")), Value::Int(7)}, RowOp::kInsert);
+  chunk.AppendRow({Value::Numeric(decimal::Parse("2")), Value::Int(50)}, RowOp::kInsert);
+  chunk.AppendRow({Value::Numeric(decimal::Parse("1.5")), Value::Int(70)}, RowOp::kInsert);
+  chunk.AppendRow({Value::Numeric(decimal::Parse("1.5")), Value::Null()}, RowOp::kInsert);
+  partial.OnChunk(std::move(chunk));
+  // Keys; row count; count(*), count(v), count(v) FILTER, min's and max's counts; min, max.
+  EXPECT_EQ(out.rows, (std::map<std::string, int64_t>{{"1.50|3|3|2|1|2|2|7|70|", 1},
+                                                      {"2|1|1|1|1|1|1|50|50|", 1}}));
+
+  auto counts = Aggregate(true, false);
+  PartialAggregateOperator cancelling(counts);
+  std::vector<DataType> count_types;
+  for (const auto& column : PartialAggregateOperator::OutputColumns(*counts)) {
+    count_types.push_back(column.type);
+  }
+  ViewOperator zeros(count_types);
+  cancelling.set_downstream(&zeros);
+  Chunk both = Chunk::WithTypes({TypeId::kNumeric, TypeId::kInt64});
+  both.AppendRow({Value::Numeric(decimal::Parse("3")), Value::Int(1)}, RowOp::kInsert);
+  both.AppendRow({Value::Numeric(decimal::Parse("3")), Value::Int(1)}, RowOp::kDelete);
+  cancelling.OnChunk(std::move(both));
+  EXPECT_EQ(zeros.rows, (std::map<std::string, int64_t>{{"3|0|0|0|0|", 1}}));
+}
+
+}  // namespace
+}  // namespace stave::executor

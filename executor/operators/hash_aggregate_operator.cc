@@ -27,6 +27,9 @@ void PrefetchStates(const GroupState& state) {
   }
 }
 
+// `key` as groups_ looks it up (absl's string_view is a type of its own here).
+absl::string_view Lookup(std::string_view key) { return {key.data(), key.size()}; }
+
 // The group keys of unconstrained numeric type, whose scales GroupState::key_scales keeps.
 std::vector<size_t> ScaledKeys(const planner::AggregateNode& node) {
   std::vector<size_t> scaled;
@@ -122,12 +125,12 @@ bool HashAggregateOperator::OwnsStoredGroups() const {
   return found;
 }
 
-HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string& key) {
-  auto it = groups_.find(key);
+HashAggregateOperator::Group* HashAggregateOperator::FindGroup(std::string_view key) {
+  auto it = groups_.find(Lookup(key));
   if (it != groups_.end()) return &it->second;
   auto listed = stored_uncached_.end();
   if (cache_complete_) {
-    listed = stored_uncached_.find(groups_.hash_function()(key));
+    listed = stored_uncached_.find(groups_.hash_function()(Lookup(key)));
     if (listed == stored_uncached_.end()) return nullptr;
   }
   std::optional<std::string> stored = state_.Get(key).ValueOrThrow();
@@ -142,16 +145,16 @@ HashAggregateOperator::Group* HashAggregateOperator::FindGroup(const std::string
     throw SqlError("XX001",
                    "corrupt aggregate state in table " + std::to_string(state_.table_id()));
   }
-  return &groups_.emplace(key, std::move(group)).first->second;
+  return &groups_.emplace(std::string(key), std::move(group)).first->second;
 }
 
-HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(const std::string& key) {
+HashAggregateOperator::Group* HashAggregateOperator::CreateGroup(std::string_view key) {
   Group group;
   group.state.aggregates.assign(node_->aggregates.size(), AggregateState());
-  return &groups_.insert_or_assign(key, std::move(group)).first->second;
+  return &groups_.insert_or_assign(std::string(key), std::move(group)).first->second;
 }
 
-void HashAggregateOperator::MarkDirty(const std::string& key, Group* group) {
+void HashAggregateOperator::MarkDirty(std::string_view key, Group* group) {
   if (group->dirty) return;
   group->dirty = true;
   changed_keys_.push_back(key);
@@ -204,7 +207,7 @@ void HashAggregateOperator::LoadOpenWindows() {
         key.remove_prefix(2);
         if (InstanceOfVirtualNode(virtual_node, parallelism_) != instance_) return true;
         if (std::optional<int64_t> close = CloseTime(key)) {
-          open_windows_[*close].emplace_back(key);
+          open_windows_[*close].push_back(key);
         }
         return true;
       });
@@ -216,10 +219,13 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
   AppendChangesBelow(watermark, &out);
   while (!open_windows_.empty() && open_windows_.begin()->first <= watermark) {
     // In key order, each once (a group dropped and created again is listed twice).
-    std::vector<std::string>& keys = open_windows_.begin()->second;
+    const PackedKeys& listed = open_windows_.begin()->second;
+    std::vector<std::string_view> keys;
+    keys.reserve(listed.size());
+    for (size_t i = 0; i < listed.size(); ++i) keys.push_back(listed[i]);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    for (const std::string& key : keys) {
+    for (std::string_view key : keys) {
       Group* group = FindGroup(key);
       if (!group) continue;  // Its rows were retracted.
       // The group's row stays in the output; only its state goes.
@@ -227,7 +233,7 @@ void HashAggregateOperator::OnWatermark(int64_t watermark) {
       if (node_->emit_on_window_close && group->state.row_count > 0) {
         AppendResultRow(key, group->state, &out, RowOp::kInsert);
       }
-      groups_.erase(key);
+      groups_.erase(Lookup(key));
       state_.Delete(key);
     }
     open_windows_.erase(open_windows_.begin());
@@ -327,7 +333,7 @@ void HashAggregateOperator::MergePartialRow(const Chunk& chunk, size_t row, Grou
   }
 }
 
-void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bool existed) {
+void HashAggregateOperator::MarkPending(std::string_view key, Group* group, bool existed) {
   group->pending = true;
   group->before_row = kNoRow;
   if (existed && (node_->group_keys.empty() || group->state.row_count > 0)) {
@@ -352,10 +358,10 @@ void HashAggregateOperator::MarkPending(const std::string& key, Group* group, bo
     if (__builtin_sub_overflow(value.int_value(), delta->second, &bound)) continue;
     wait = wait ? std::min(*wait, bound) : bound;
   }
-  if (wait) pending_by_time_.emplace(*wait, key);
+  if (wait) pending_by_time_.emplace(*wait, std::string(key));
 }
 
-size_t HashAggregateOperator::AppendChange(const std::string& key, Group* group, Chunk* out) {
+size_t HashAggregateOperator::AppendChange(std::string_view key, Group* group, Chunk* out) {
   bool now = node_->group_keys.empty() || group->state.row_count > 0;
   size_t row_now = kNoRow;
   if (group->before_row != kNoRow) {
@@ -381,13 +387,13 @@ size_t HashAggregateOperator::AppendChange(const std::string& key, Group* group,
   return row_now;
 }
 
-size_t HashAggregateOperator::SettleChange(const std::string& key, Group* group, Chunk* out) {
+size_t HashAggregateOperator::SettleChange(std::string_view key, Group* group, Chunk* out) {
   if (emitting_) return AppendChange(key, group, out);
   CountChange(key, group);
   return kNoRow;
 }
 
-void HashAggregateOperator::CountChange(const std::string& key, Group* group) {
+void HashAggregateOperator::CountChange(std::string_view key, Group* group) {
   bool now = node_->group_keys.empty() || group->state.row_count > 0;
   uint64_t rows = (group->before_row != kNoRow ? 1 : 0) + (now ? 1 : 0);
   counted_rows_ += rows;
@@ -440,13 +446,13 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
   constexpr size_t kPrefetchDistance = 8;
   changed_groups_.resize(changed_keys_.size());
   for (size_t i = 0; i < std::min(kPrefetchDistance, changed_keys_.size()); ++i) {
-    groups_.prefetch(changed_keys_[i]);
+    groups_.prefetch(Lookup(changed_keys_[i]));
   }
   for (size_t i = 0; i < changed_keys_.size(); ++i) {
     if (i + kPrefetchDistance < changed_keys_.size()) {
-      groups_.prefetch(changed_keys_[i + kPrefetchDistance]);
+      groups_.prefetch(Lookup(changed_keys_[i + kPrefetchDistance]));
     }
-    auto it = groups_.find(changed_keys_[i]);
+    auto it = groups_.find(Lookup(changed_keys_[i]));
     // Dropped since, or listed again (dropped, then created anew): written once.
     bool write = it != groups_.end() && it->second.dirty;
     changed_groups_[i] = write ? &it->second : nullptr;
@@ -465,7 +471,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     }
     Group* group = changed_groups_[i];
     if (group == nullptr) continue;
-    const std::string& key = changed_keys_[i];
+    std::string_view key = changed_keys_[i];
     size_t row_now = group->pending ? SettleChange(key, group, &out) : kNoRow;
     if (node_->group_keys.empty() || group->state.row_count > 0) {
       encoded_state_.clear();
@@ -475,7 +481,7 @@ void HashAggregateOperator::OnBarrier(storage::EpochBatch* batch) {
     } else {
       // Erasing leaves the other slots where they are: the pointers ahead stay good.
       state_.WriteOnce(key, std::nullopt);
-      groups_.erase(key);
+      groups_.erase(Lookup(key));
     }
     if (out.size() >= kChunkRows) {
       Emit(std::move(out));

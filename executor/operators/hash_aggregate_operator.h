@@ -12,6 +12,7 @@
 
 #include "executor/aggregate_state.h"
 #include "executor/operators/stream_operator.h"
+#include "executor/packed_keys.h"
 #include "planner/logical_plan.h"
 #include "storage/row_codec.h"
 #include "storage/state_table.h"
@@ -99,23 +100,23 @@ class HashAggregateOperator : public StreamOperator {
   static constexpr uint32_t kRowNotKept = UINT32_MAX - 1;
 
   /// Finds a group in the cache or the state table; nullptr if it does not exist.
-  Group* FindGroup(const std::string& key);
+  Group* FindGroup(std::string_view key);
   /// Adds a group with no rows to the cache (not yet marked dirty).
-  Group* CreateGroup(const std::string& key);
+  Group* CreateGroup(std::string_view key);
   /// Merges partial row `row` of `chunk` (PartialAggregateOperator's) into a group's state.
   void MergePartialRow(const Chunk& chunk, size_t row, GroupState* state);
   /// Marks a group changed in this epoch, keeping the row it had before the change
   /// (`existed`: the group was there before; a new group had no row).
-  void MarkPending(const std::string& key, Group* group, bool existed);
+  void MarkPending(std::string_view key, Group* group, bool existed);
   /// Appends the change of a pending group's row since it was last emitted; the group is
   /// then no longer pending. Returns the position in `out` of the group's row as it is now,
   /// if the change ends with it (kNoRow: deleted, or changed back to the row it had).
-  size_t AppendChange(const std::string& key, Group* group, Chunk* out);
+  size_t AppendChange(std::string_view key, Group* group, Chunk* out);
   /// In place of AppendChange while the changes are not emitted: counts the change of a
   /// pending group's row (an update pair whose row changed back counts too).
-  void CountChange(const std::string& key, Group* group);
+  void CountChange(std::string_view key, Group* group);
   /// AppendChange while the changes are emitted, else CountChange (returning kNoRow).
-  size_t SettleChange(const std::string& key, Group* group, Chunk* out);
+  size_t SettleChange(std::string_view key, Group* group, Chunk* out);
   /// Whether the epoch's changes are emitted (ViewRows::changes_read).
   bool ChangesRead() const;
   /// Appends the value a group's state is stored as: with view_rows_, the view's row
@@ -123,7 +124,7 @@ class HashAggregateOperator : public StreamOperator {
   void EncodeStored(std::string_view key, const Group& group, const Chunk& out, size_t row,
                     std::string* value);
   /// Marks a group changed in this epoch: its state is written at the barrier.
-  void MarkDirty(const std::string& key, Group* group);
+  void MarkDirty(std::string_view key, Group* group);
   /// Whether the state table holds groups of this instance (read at Start).
   bool OwnsStoredGroups() const;
   /// Appends the changes of the pending groups that a watermark must not pass: those with
@@ -168,7 +169,7 @@ class HashAggregateOperator : public StreamOperator {
   std::vector<uint8_t> row_created_;   // and whether the row created the group.
   // Keys of the groups changed in this epoch, in the order they first changed. A key may
   // repeat, or name a group dropped since (a closed window).
-  std::vector<std::string> changed_keys_;
+  PackedKeys changed_keys_;
   std::vector<Group*> changed_groups_;  // OnBarrier's: the group of each changed key.
   // Whether every group of this instance that exists is in groups_ or listed in
   // stored_uncached_: true from a start with no stored groups until the list outgrows the
@@ -189,8 +190,8 @@ class HashAggregateOperator : public StreamOperator {
   // may wait behind → its key. Entries of groups emitted since are skipped.
   std::multimap<int64_t, std::string> pending_by_time_;
   // Closing time → keys of the groups of windows still open (window_close only).
-  // A vector, not a set: a group costs its key, not also a tree node.
-  std::map<int64_t, std::vector<std::string>> open_windows_;
+  // A list, not a set: a group costs its key's bytes, not also a tree node.
+  std::map<int64_t, PackedKeys> open_windows_;
 };
 
 }  // namespace stave::executor

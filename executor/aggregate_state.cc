@@ -332,28 +332,80 @@ bool CombinesPartially(const planner::AggregateCall& call) {
     case AggregateKind::kMin:
     case AggregateKind::kMax:
       return true;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      // A float's sum would depend on the order of its additions; a numeric's carries its
+      // scale and special values.
+      return call.arg && call.arg->type.IsInteger();
     default:
       return false;
   }
 }
 
-bool HasPartialExtremum(const planner::AggregateCall& call) {
-  return call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax;
+std::vector<DataType> PartialExtraTypes(const planner::AggregateCall& call) {
+  switch (call.kind) {
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      return {call.arg->type};
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      return {TypeId::kInt64, TypeId::kInt64};
+    default:
+      return {};
+  }
+}
+
+void AppendPartialExtras(const planner::AggregateCall& call, const AggregateState& state,
+                         Column* columns) {
+  switch (call.kind) {
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      columns[0].AppendValue(state.extremum);
+      return;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg: {
+      auto sum = static_cast<unsigned __int128>(state.int_sum);
+      columns[0].AppendInt(static_cast<int64_t>(static_cast<uint64_t>(sum >> 64)));
+      columns[1].AppendInt(static_cast<int64_t>(static_cast<uint64_t>(sum)));
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 void MergePartial(const planner::AggregateCall& call, AggregateState* state, int64_t count,
-                  const Column* extremum, size_t row) {
+                  const Column* extras, size_t row) {
   state->count += count;
-  if (!HasPartialExtremum(call) || extremum == nullptr || extremum->IsNull(row)) return;
-  Value value = extremum->GetValue(row);
-  if (state->extremum.is_null()) {
-    state->extremum = std::move(value);
-    return;
-  }
-  // As Accumulate compares: an equal value does not replace the one that came first.
-  int c = CompareValues(value, state->extremum);
-  if ((call.kind == AggregateKind::kMin && c < 0) || (call.kind == AggregateKind::kMax && c > 0)) {
-    state->extremum = std::move(value);
+  switch (call.kind) {
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg: {
+      auto high = static_cast<uint64_t>(extras[0].ints[row]);
+      auto low = static_cast<uint64_t>(extras[1].ints[row]);
+      // Wraps as the sum of the rows would (Accumulate adds without a check).
+      auto sum = static_cast<unsigned __int128>(state->int_sum) +
+                 ((static_cast<unsigned __int128>(high) << 64) | low);
+      state->int_sum = static_cast<Int128>(sum);
+      return;
+    }
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      if (extras[0].IsNull(row)) return;
+      Value value = extras[0].GetValue(row);
+      if (state->extremum.is_null()) {
+        state->extremum = std::move(value);
+        return;
+      }
+      // As Accumulate compares: an equal value does not replace the one that came first.
+      int c = CompareValues(value, state->extremum);
+      if ((call.kind == AggregateKind::kMin && c < 0) ||
+          (call.kind == AggregateKind::kMax && c > 0)) {
+        state->extremum = std::move(value);
+      }
+      return;
+    }
+    default:
+      return;
   }
 }
 

@@ -84,18 +84,23 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
 
 /// Whether a call's states add up a chunk at a time, so that the rows of a group in a chunk
 /// can be combined into one partial row before the exchange (PartialAggregateOperator):
-/// count(*) and count(x), and min and max over rows that are never retracted; none with
-/// DISTINCT or an ORDER BY.
+/// count(*) and count(x), sum and avg of integers, and min and max over rows that are never
+/// retracted; none with DISTINCT or an ORDER BY.
 bool CombinesPartially(const planner::AggregateCall& call);
 
-/// Whether a call's partial row carries an extreme (min and max) besides its count.
-bool HasPartialExtremum(const planner::AggregateCall& call);
+/// The columns a call's partial state takes past its count: min and max, the extreme (of the
+/// argument's type); sum and avg of integers, the sum's high and low 64 bits (BIGINT each).
+std::vector<DataType> PartialExtraTypes(const planner::AggregateCall& call);
 
-/// Adds a partial state to `state`: `count` inputs counted, and for min and max the extreme
-/// of their values, row `row` of `extremum` (NULL: none). The same as accumulating the rows
-/// it combines, one by one. REQUIRES: CombinesPartially(call).
+/// Appends a call's partial state past its count to `columns` (PartialExtraTypes' columns).
+void AppendPartialExtras(const planner::AggregateCall& call, const AggregateState& state,
+                         Column* columns);
+
+/// Adds a partial state to `state`: `count` inputs counted, and what `extras` (the call's
+/// PartialExtraTypes columns) hold at row `row`. The same as accumulating the rows it
+/// combines, one by one. REQUIRES: CombinesPartially(call).
 void MergePartial(const planner::AggregateCall& call, AggregateState* state, int64_t count,
-                  const Column* extremum, size_t row);
+                  const Column* extras, size_t row);
 
 /// The aggregate's current result (NULL for sum/min/max/avg of no rows).
 /// Throws 22003 if an integer sum no longer fits its result type.

@@ -84,6 +84,13 @@ HashAggregateOperator::HashAggregateOperator(std::shared_ptr<const planner::Aggr
   for (const auto& column : node_->output) output_types_.push_back(column.type);
   before_rows_ = Chunk::WithTypes(output_types_);
   view_row_ = Chunk::WithTypes(output_types_);
+  if (partial_input_) {
+    size_t column = node_->group_keys.size() + 1 + node_->aggregates.size();
+    for (const planner::AggregateCall& call : node_->aggregates) {
+      partial_extras_.push_back(column);
+      column += PartialExtraTypes(call).size();
+    }
+  }
   if (node_->input && !node_->emit_on_window_close) {
     event_time_keys_ = planner::DeriveEventTimeColumns(*node_);
   }
@@ -322,14 +329,12 @@ void HashAggregateOperator::OnChunk(Chunk chunk) {
 }
 
 void HashAggregateOperator::MergePartialRow(const Chunk& chunk, size_t row, GroupState* state) {
-  // PartialAggregateOperator::OutputColumns: keys, row count, counts, then extremes.
-  size_t column = node_->group_keys.size();
-  state->row_count += chunk.columns[column++].ints[row];
-  size_t extremum = column + node_->aggregates.size();
+  // PartialAggregateOperator::OutputColumns: keys, row count, counts, then each call's extras.
+  size_t counts = node_->group_keys.size() + 1;
+  state->row_count += chunk.columns[counts - 1].ints[row];
   for (size_t a = 0; a < node_->aggregates.size(); ++a) {
-    const planner::AggregateCall& call = node_->aggregates[a];
-    const Column* extreme = HasPartialExtremum(call) ? &chunk.columns[extremum++] : nullptr;
-    MergePartial(call, &state->aggregates[a], chunk.columns[column++].ints[row], extreme, row);
+    MergePartial(node_->aggregates[a], &state->aggregates[a], chunk.columns[counts + a].ints[row],
+                 chunk.columns.data() + partial_extras_[a], row);
   }
 }
 

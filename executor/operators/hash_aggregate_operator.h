@@ -155,8 +155,9 @@ class HashAggregateOperator : public StreamOperator {
   std::string encoded_state_;  // OnBarrier's scratch.
   std::optional<ViewRows> view_rows_;
   bool partial_input_;
-  Chunk view_row_;        // EncodeStored's scratch: a row computed for the view.
-  bool emitting_ = true;  // ChangesRead() as of the epoch's start.
+  std::vector<size_t> partial_extras_;  // With partial_input_: where each call's extras start.
+  Chunk view_row_;                      // EncodeStored's scratch: a row computed for the view.
+  bool emitting_ = true;                // ChangesRead() as of the epoch's start.
   // The changes counted instead of emitted in this epoch: rows and estimated bytes, added to
   // the view's metrics at the barrier.
   uint64_t counted_rows_ = 0;

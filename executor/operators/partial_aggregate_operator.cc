@@ -34,9 +34,9 @@ std::vector<planner::Column> PartialAggregateOperator::OutputColumns(
     columns.push_back({"_count_" + std::to_string(a), TypeId::kInt64});
   }
   for (size_t a = 0; a < node.aggregates.size(); ++a) {
-    const planner::AggregateCall& call = node.aggregates[a];
-    if (HasPartialExtremum(call)) {
-      columns.push_back({"_extremum_" + std::to_string(a), call.arg->type});
+    std::vector<DataType> extras = PartialExtraTypes(node.aggregates[a]);
+    for (size_t e = 0; e < extras.size(); ++e) {
+      columns.push_back({"_partial_" + std::to_string(a) + "_" + std::to_string(e), extras[e]});
     }
   }
   return columns;
@@ -99,10 +99,11 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
   }
   for (size_t a = 0; a < calls; ++a) {
     const planner::AggregateCall& call = node_->aggregates[a];
-    if (!HasPartialExtremum(call)) continue;
-    out.columns.emplace_back(call.arg->type);
+    size_t first = out.columns.size();
+    for (DataType type : PartialExtraTypes(call)) out.columns.emplace_back(type);
+    if (out.columns.size() == first) continue;
     for (size_t group = 0; group < groups; ++group) {
-      out.columns.back().AppendValue(states_[group * calls + a].extremum);
+      AppendPartialExtras(call, states_[group * calls + a], &out.columns[first]);
     }
   }
   out.ops.assign(groups, RowOp::kInsert);

@@ -17,7 +17,7 @@ namespace stave::executor {
 /// Combines the rows of one group within a chunk into one partial row, before the exchange
 /// that routes the rows to their HashAggregateOperator, which then merges partial rows
 /// (its `partial_input`) instead of adding input rows. Where a chunk holds many rows of a
-/// group (bids on a few hot auctions, a count per window, a global count), the exchange and
+/// group (bids on a few hot auctions, a count per window, a global sum), the exchange and
 /// the aggregate's table see a row per group of the chunk, not one per input row.
 ///
 /// Only aggregates whose calls all combine (Combinable) are pre-aggregated. It holds nothing
@@ -27,10 +27,11 @@ namespace stave::executor {
 /// A partial row (OutputColumns): the group's keys, as the group's first row in the chunk has
 /// them (so the aggregate takes a new group's key scales from the row that created it, as it
 /// would from the rows themselves); the change of the group's row count; each call's change
-/// of its count; then, for each min or max call, the extreme of the chunk's values (NULL:
-/// none). Its op is kInsert: the changes are in the counts. A group whose rows of the chunk
-/// cancel out (inserted and deleted) gets its row too: with its first row, it may create
-/// the group, whose key scales then come from that row, as without the partial step.
+/// of its count; then each call's extras (PartialExtraTypes: a min's or max's extreme of the
+/// chunk's values, NULL for none; an integer sum's change, in two halves). Its op is
+/// kInsert: the changes are in the counts and sums. A group whose rows of the chunk cancel
+/// out (inserted and deleted) gets its row too: with its first row, it may create the group,
+/// whose key scales then come from that row, as without the partial step.
 class PartialAggregateOperator : public StreamOperator {
  public:
   explicit PartialAggregateOperator(std::shared_ptr<const planner::AggregateNode> node);

@@ -45,8 +45,8 @@ AggregateCall Call(AggregateKind kind, DataType result, std::optional<size_t> co
 }
 
 // Input rows: (k NUMERIC, v BIGINT). Grouped by k (or not at all), with every call that
-// combines: count(*), count(v), count(v) FILTER (WHERE v > 40), and, over input that is
-// never retracted, min(v) and max(v).
+// combines: count(*), count(v), count(v) FILTER (WHERE v > 40), sum(v), avg(v), and, over
+// input that is never retracted, min(v) and max(v).
 std::shared_ptr<planner::AggregateNode> Aggregate(bool keyed, bool extremes) {
   auto node = std::make_shared<planner::AggregateNode>();
   if (keyed) {
@@ -61,12 +61,14 @@ std::shared_ptr<planner::AggregateNode> Aggregate(bool keyed, bool extremes) {
                               {BoundExpr::MakeColumn(1, TypeId::kInt64),
                                BoundExpr::MakeConstant(Value::Int(40), TypeId::kInt64)});
   node->aggregates.push_back(filtered);
+  node->aggregates.push_back(Call(AggregateKind::kSum, TypeId::kNumeric, 1));
+  node->aggregates.push_back(Call(AggregateKind::kAvg, TypeId::kNumeric, 1));
   if (extremes) {
     node->aggregates.push_back(Call(AggregateKind::kMin, TypeId::kInt64, 1));
     node->aggregates.push_back(Call(AggregateKind::kMax, TypeId::kInt64, 1));
   }
   for (size_t a = 0; a < node->aggregates.size(); ++a) {
-    node->output.push_back({"a" + std::to_string(a), TypeId::kInt64});
+    node->output.push_back({"a" + std::to_string(a), node->aggregates[a].result_type});
   }
   return node;
 }
@@ -120,7 +122,10 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
           Value key =
               k == 0 ? Value::Null()
                      : Value::Numeric(decimal::Parse(std::to_string(k) + (next(2) ? ".5" : ".50")));
-          Value value = next(8) == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(next(100)));
+          // Now and then a value near the 64-bit limits: sums leave 64 bits.
+          int64_t big = next(10) == 0 ? (next(2) ? INT64_MAX - 5 : INT64_MIN + 5) : 0;
+          Value value = next(8) == 0 ? Value::Null()
+                                     : Value::Int(big != 0 ? big : static_cast<int64_t>(next(100)));
           chunk.AppendRow({key, value}, RowOp::kInsert);
           live.emplace_back(key, value);
         }
@@ -140,21 +145,25 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
 TEST(PartialAggregateOperatorTest, OnlyCallsThatAddUpCombine) {
   auto node = Aggregate(true, true);
   EXPECT_TRUE(PartialAggregateOperator::Combinable(*node));
-  for (AggregateKind kind : {AggregateKind::kSum, AggregateKind::kAvg, AggregateKind::kArrayAgg}) {
-    auto other = Aggregate(true, false);
-    other->aggregates.push_back(Call(kind, TypeId::kInt64, 1));
-    EXPECT_FALSE(PartialAggregateOperator::Combinable(*other));
+  auto array = Aggregate(true, false);
+  array->aggregates.push_back(Call(AggregateKind::kArrayAgg, TypeId::kInt64, 1));
+  EXPECT_FALSE(PartialAggregateOperator::Combinable(*array));
+  for (DataType type : {DataType(TypeId::kFloat64), DataType(TypeId::kNumeric)}) {
+    auto sum = Aggregate(true, false);  // Sums of floats and numerics do not combine.
+    sum->aggregates.push_back(Call(AggregateKind::kSum, type, 1, type));
+    EXPECT_FALSE(PartialAggregateOperator::Combinable(*sum));
   }
   auto distinct = Aggregate(true, false);
   distinct->aggregates[1].distinct = true;
   EXPECT_FALSE(PartialAggregateOperator::Combinable(*distinct));
   auto retracting = Aggregate(true, true);
-  retracting->aggregates[3].keeps_values = true;  // min over rows that are deleted
+  retracting->aggregates[5].keeps_values = true;  // min over rows that are deleted
   EXPECT_FALSE(PartialAggregateOperator::Combinable(*retracting));
 }
 
 // A chunk's rows of one group become one row: the keys as its first row has them, its row
-// count, each call's count, then the extremes; rows that cancel out leave a row of zeros.
+// count, each call's count, then the calls' extras (the sums in two halves, the extremes);
+// rows that cancel out leave a row of zeros.
 TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
   auto node = Aggregate(true, true);
   PartialAggregateOperator partial(node);
@@ -170,9 +179,10 @@ TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
   chunk.AppendRow({Value::Numeric(decimal::Parse("1.5")), Value::Int(70)}, RowOp::kInsert);
   chunk.AppendRow({Value::Numeric(decimal::Parse("1.5")), Value::Null()}, RowOp::kInsert);
   partial.OnChunk(std::move(chunk));
-  // Keys; row count; count(*), count(v), count(v) FILTER, min's and max's counts; min, max.
-  EXPECT_EQ(out.rows, (std::map<std::string, int64_t>{{"1.50|3|3|2|1|2|2|7|70|", 1},
-                                                      {"2|1|1|1|1|1|1|50|50|", 1}}));
+  // Keys; row count; the counts of count(*), count(v), count(v) FILTER, sum, avg, min, max;
+  // sum's and avg's sums, high and low; min; max.
+  EXPECT_EQ(out.rows, (std::map<std::string, int64_t>{{"1.50|3|3|2|1|2|2|2|2|0|77|0|77|7|70|", 1},
+                                                      {"2|1|1|1|1|1|1|1|1|0|50|0|50|50|50|", 1}}));
 
   auto counts = Aggregate(true, false);
   PartialAggregateOperator cancelling(counts);
@@ -186,7 +196,7 @@ TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
   both.AppendRow({Value::Numeric(decimal::Parse("3")), Value::Int(1)}, RowOp::kInsert);
   both.AppendRow({Value::Numeric(decimal::Parse("3")), Value::Int(1)}, RowOp::kDelete);
   cancelling.OnChunk(std::move(both));
-  EXPECT_EQ(zeros.rows, (std::map<std::string, int64_t>{{"3|0|0|0|0|", 1}}));
+  EXPECT_EQ(zeros.rows, (std::map<std::string, int64_t>{{"3|0|0|0|0|0|0|0|0|0|0|", 1}}));
 }
 
 }  // namespace

@@ -72,13 +72,11 @@ struct StagePlan {
 
   /// The columns of what goes out on branch `branch` (-1: the trunk).
   std::vector<planner::Column> OutputColumns(int branch) const {
-    const std::vector<const planner::PlanNode*>& chain =
-        branch >= 0 && !branches[branch].nodes.empty() ? branches[branch].nodes : nodes;
-    std::vector<planner::Column> columns =
-        chain.empty() ? std::vector<planner::Column>() : chain.back()->output;
     const planner::AggregateNode* combined = branch >= 0 ? branches[branch].combine : combine;
     if (combined) return PartialAggregateOperator::OutputColumns(*combined);
-    return columns;
+    const std::vector<const planner::PlanNode*>& chain =
+        branch >= 0 && !branches[branch].nodes.empty() ? branches[branch].nodes : nodes;
+    return chain.empty() ? std::vector<planner::Column>() : chain.back()->output;
   }
 };
 

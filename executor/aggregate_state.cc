@@ -233,6 +233,19 @@ Value CollectedValues(const planner::AggregateCall& call, const AggregateState& 
   return Value::String(array::Encode(values, call.arg->type));
 }
 
+// min/max without kept values: `value` (not NULL) becomes the extreme if it passes it. An
+// equal value does not replace the one that came first.
+void KeepExtreme(const planner::AggregateCall& call, Value value, AggregateState* state) {
+  if (state->extremum.is_null()) {
+    state->extremum = std::move(value);
+    return;
+  }
+  int c = CompareValues(value, state->extremum);
+  if ((call.kind == AggregateKind::kMin && c < 0) || (call.kind == AggregateKind::kMax && c > 0)) {
+    state->extremum = std::move(value);
+  }
+}
+
 }  // namespace
 
 AggregateInput EvaluateAggregateInput(const planner::AggregateCall& call, const Chunk& chunk) {
@@ -307,16 +320,7 @@ void Accumulate(const planner::AggregateCall& call, AggregateState* state,
             sqlstate::kFeatureNotSupported,
             "min() and max() over rows that are updated or deleted are not supported yet");
       }
-      Value value = arg->GetValue(row);
-      if (state->extremum.is_null()) {
-        state->extremum = std::move(value);
-      } else {
-        int c = CompareValues(value, state->extremum);
-        if ((call.kind == AggregateKind::kMin && c < 0) ||
-            (call.kind == AggregateKind::kMax && c > 0)) {
-          state->extremum = std::move(value);
-        }
-      }
+      KeepExtreme(call, arg->GetValue(row), state);
       break;
     }
     default:
@@ -389,21 +393,9 @@ void MergePartial(const planner::AggregateCall& call, AggregateState* state, int
       return;
     }
     case AggregateKind::kMin:
-    case AggregateKind::kMax: {
-      if (extras[0].IsNull(row)) return;
-      Value value = extras[0].GetValue(row);
-      if (state->extremum.is_null()) {
-        state->extremum = std::move(value);
-        return;
-      }
-      // As Accumulate compares: an equal value does not replace the one that came first.
-      int c = CompareValues(value, state->extremum);
-      if ((call.kind == AggregateKind::kMin && c < 0) ||
-          (call.kind == AggregateKind::kMax && c > 0)) {
-        state->extremum = std::move(value);
-      }
+    case AggregateKind::kMax:
+      if (!extras[0].IsNull(row)) KeepExtreme(call, extras[0].GetValue(row), state);
       return;
-    }
     default:
       return;
   }

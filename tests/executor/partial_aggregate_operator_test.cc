@@ -35,6 +35,12 @@ class ViewOperator : public StreamOperator {
   std::vector<DataType> types_;
 };
 
+std::vector<DataType> TypesOf(const std::vector<planner::Column>& columns) {
+  std::vector<DataType> types;
+  for (const planner::Column& column : columns) types.push_back(column.type);
+  return types;
+}
+
 AggregateCall Call(AggregateKind kind, DataType result, std::optional<size_t> column = {},
                    DataType type = TypeId::kInt64) {
   AggregateCall call;
@@ -84,8 +90,7 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
     SCOPED_TRACE(extremes);
     auto node = Aggregate(keyed, extremes);
     ASSERT_TRUE(PartialAggregateOperator::Combinable(*node));
-    std::vector<DataType> types;
-    for (const auto& column : node->output) types.push_back(column.type);
+    std::vector<DataType> types = TypesOf(node->output);
     testing::TestDirectory directory;
     auto store = storage::Store::Open(directory.path()).ValueOrThrow();
     HashAggregateOperator rows(node, storage::StateTable(store.get(), 1), true,
@@ -167,11 +172,7 @@ TEST(PartialAggregateOperatorTest, OnlyCallsThatAddUpCombine) {
 TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
   auto node = Aggregate(true, true);
   PartialAggregateOperator partial(node);
-  std::vector<DataType> types;
-  for (const auto& column : PartialAggregateOperator::OutputColumns(*node)) {
-    types.push_back(column.type);
-  }
-  ViewOperator out(types);
+  ViewOperator out(TypesOf(PartialAggregateOperator::OutputColumns(*node)));
   partial.set_downstream(&out);
   Chunk chunk = Chunk::WithTypes({TypeId::kNumeric, TypeId::kInt64});
   chunk.AppendRow({Value::Numeric(decimal::Parse("1.50")), Value::Int(7)}, RowOp::kInsert);
@@ -186,11 +187,7 @@ TEST(PartialAggregateOperatorTest, EmitsARowPerGroupOfTheChunk) {
 
   auto counts = Aggregate(true, false);
   PartialAggregateOperator cancelling(counts);
-  std::vector<DataType> count_types;
-  for (const auto& column : PartialAggregateOperator::OutputColumns(*counts)) {
-    count_types.push_back(column.type);
-  }
-  ViewOperator zeros(count_types);
+  ViewOperator zeros(TypesOf(PartialAggregateOperator::OutputColumns(*counts)));
   cancelling.set_downstream(&zeros);
   Chunk both = Chunk::WithTypes({TypeId::kNumeric, TypeId::kInt64});
   both.AppendRow({Value::Numeric(decimal::Parse("3")), Value::Int(1)}, RowOp::kInsert);

@@ -103,10 +103,24 @@ std::vector<planner::BoundExprPtr> EveryColumn(const std::vector<planner::Column
   return keys;
 }
 
-/// How EXPLAIN and the dataflow graph name an aggregate's partial step.
-std::string PartialAggregateLabel(const planner::PlanNode& aggregate) {
-  return "PartialAggregate (a chunk at a time): " +
-         planner::ExplainGrouping(static_cast<const planner::AggregateNode&>(aggregate));
+/// Whether the partial step of `combine` (if any), which ends `chain`, takes in the chain's
+/// last node, the aggregate's input HOP, a slice at a time
+/// (PartialAggregateOperator::CombinesBySlide).
+bool TakesHopBySlide(const std::vector<const planner::PlanNode*>& chain,
+                     const planner::AggregateNode* combine) {
+  return combine && !chain.empty() && chain.back() == combine->input.get() &&
+         PartialAggregateOperator::CombinesBySlide(*combine);
+}
+
+/// How EXPLAIN and the dataflow graph name an aggregate's partial step (`by_slide`: taking
+/// in its input HOP, TakesHopBySlide).
+std::string PartialAggregateLabel(const planner::PlanNode& aggregate, bool by_slide) {
+  const auto& node = static_cast<const planner::AggregateNode&>(aggregate);
+  if (!by_slide) return "PartialAggregate (a chunk at a time): " + planner::ExplainGrouping(node);
+  std::string hop = planner::ExplainNode(*node.input);  // "TimeWindow: HOP(…)"
+  hop.erase(0, hop.find("HOP("));
+  return "PartialAggregate (a chunk at a time, each row in its slice of " + hop +
+         "): " + planner::ExplainGrouping(node);
 }
 
 /// Cuts a plan into stages, in an order where producers precede consumers.
@@ -437,22 +451,26 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
     // an aggregate combined ends in that aggregate's partial step.
     struct Step {
       const planner::PlanNode* node;
-      bool partial;  // The partial aggregate of `node`, an aggregate of a later stage.
+      bool partial = false;   // The partial aggregate of `node`, an aggregate of a later stage.
+      bool by_slide = false;  // That partial step takes in the HOP before it (TakesHopBySlide).
     };
     std::vector<Step> steps;
     auto add_chain = [&steps](const std::vector<const planner::PlanNode*>& chain,
                               const planner::AggregateNode* combine) {
-      for (const planner::PlanNode* node : chain) steps.push_back({node, false});
-      if (combine) steps.push_back({combine, true});
-      return chain.size() + (combine ? 1 : 0);
+      bool by_slide = TakesHopBySlide(chain, combine);
+      size_t first = steps.size();
+      for (size_t i = 0; i < chain.size() - (by_slide ? 1 : 0); ++i) steps.push_back({chain[i]});
+      if (combine) steps.push_back({combine, true, by_slide});
+      return steps.size() - first;
     };
     add_chain(plans[s].nodes, plans[s].branches.empty() ? plans[s].combine : nullptr);
     for (const BranchPlan& branch : plans[s].branches) {
       stage.branches.push_back({add_chain(branch.nodes, branch.combine), branch.output});
     }
     for (const Step& step : steps) {
-      stage.operator_labels.push_back(step.partial ? PartialAggregateLabel(*step.node)
-                                                   : planner::ExplainNode(*step.node));
+      stage.operator_labels.push_back(step.partial
+                                          ? PartialAggregateLabel(*step.node, step.by_slide)
+                                          : planner::ExplainNode(*step.node));
     }
     uint32_t stage_slot = next_slot;
     for (uint32_t instance = 0; instance < parallelism; ++instance) {
@@ -464,7 +482,8 @@ Dataflow BuildDataflow(const planner::CatalogObject& owner, const planner::Bound
         const planner::PlanNode* node = step.node;
         if (step.partial) {
           operators.push_back(std::make_unique<PartialAggregateOperator>(
-              std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node))));
+              std::static_pointer_cast<const planner::AggregateNode>(FindNode(query.root, node)),
+              step.by_slide));
           continue;
         }
         switch (node->kind) {
@@ -745,18 +764,21 @@ std::vector<std::string> ExplainDataflow(const planner::BoundQuery& query, size_
       if (node->kind == planner::PlanNodeKind::kTopN) state = " [state: rows of each partition]";
       return planner::ExplainNode(*node) + state;
     };
-    for (const planner::PlanNode* node : stage.nodes) lines.push_back("  " + describe(node));
-    if (stage.combine && stage.branches.empty()) {
-      lines.push_back("  " + PartialAggregateLabel(*stage.combine));
-    }
+    // A chain's nodes, then its partial step, which may take in the last node.
+    auto describe_chain = [&](const std::vector<const planner::PlanNode*>& chain,
+                              const planner::AggregateNode* combine, const std::string& indent) {
+      bool by_slide = TakesHopBySlide(chain, combine);
+      for (size_t i = 0; i < chain.size() - (by_slide ? 1 : 0); ++i) {
+        lines.push_back(indent + describe(chain[i]));
+      }
+      if (combine) lines.push_back(indent + PartialAggregateLabel(*combine, by_slide));
+    };
+    describe_chain(stage.nodes, stage.branches.empty() ? stage.combine : nullptr, "  ");
     for (size_t b = 0; b < stage.branches.size(); ++b) {
       const BranchPlan& branch = stage.branches[b];
       lines.push_back(fmt::format("  branch {}: the rows above{}", b,
                                   branch.nodes.empty() && !branch.combine ? "" : ", then"));
-      for (const planner::PlanNode* node : branch.nodes) {
-        lines.push_back("    " + describe(node));
-      }
-      if (branch.combine) lines.push_back("    " + PartialAggregateLabel(*branch.combine));
+      describe_chain(branch.nodes, branch.combine, "    ");
     }
     if (s == last) lines.push_back("  " + sink);
   }

@@ -1,21 +1,74 @@
 #include "executor/operators/partial_aggregate_operator.h"
 
+#include <set>
+
 #include "executor/expression_evaluator.h"
+#include "executor/operators/time_window_operator.h"
 #include "planner/plan_printer.h"
 
 namespace stave::executor {
+namespace {
+
+// The HOP a partial step by slide takes in (CombinesBySlide's test): `node`'s input.
+const planner::TimeWindowNode* HopOf(const planner::AggregateNode& node) {
+  if (!node.input || node.input->kind != planner::PlanNodeKind::kTimeWindow) return nullptr;
+  const auto* hop = static_cast<const planner::TimeWindowNode*>(node.input.get());
+  bool sliced = hop->slide > 0 && hop->slide < hop->size && hop->size % hop->slide == 0;
+  return sliced ? hop : nullptr;
+}
+
+// Whether `expr` (if any) reads the window's start or end, columns `start` and `start + 1`.
+bool ReadsBounds(const planner::BoundExprPtr& expr, size_t start) {
+  if (!expr) return false;
+  std::set<size_t> columns;
+  planner::CollectColumns(*expr, &columns);
+  return columns.count(start) > 0 || columns.count(start + 1) > 0;
+}
+
+}  // namespace
 
 PartialAggregateOperator::PartialAggregateOperator(
-    std::shared_ptr<const planner::AggregateNode> node)
+    std::shared_ptr<const planner::AggregateNode> node, bool by_slide)
     : node_(std::move(node)) {
   for (const planner::Column& column : OutputColumns(*node_)) {
     output_types_.push_back(column.type);
+  }
+  if (!by_slide) return;
+  const planner::TimeWindowNode* hop = HopOf(*node_);
+  slices_.emplace(*hop);
+  slices_->size = hop->slide;
+  window_size_ = hop->size;
+  windows_per_slice_ = hop->size / hop->slide;
+  for (const auto& key : node_->group_keys) {
+    bool bound = key->kind == planner::BoundExpr::Kind::kColumn &&
+                 (key->column == hop->visible_columns || key->column == hop->visible_columns + 1);
+    key_bounds_.push_back(!bound                                ? Bound::kNone
+                          : key->column == hop->visible_columns ? Bound::kStart
+                                                                : Bound::kEnd);
   }
 }
 
 bool PartialAggregateOperator::Combinable(const planner::AggregateNode& node) {
   for (const planner::AggregateCall& call : node.aggregates) {
     if (!CombinesPartially(call)) return false;
+  }
+  return true;
+}
+
+bool PartialAggregateOperator::CombinesBySlide(const planner::AggregateNode& node) {
+  const planner::TimeWindowNode* hop = HopOf(node);
+  if (!hop || !Combinable(node)) return false;
+  size_t start = hop->visible_columns;
+  for (const auto& key : node.group_keys) {
+    bool bound = key->kind == planner::BoundExpr::Kind::kColumn &&
+                 (key->column == start || key->column == start + 1);
+    if (!bound && ReadsBounds(key, start)) return false;
+  }
+  for (const planner::AggregateCall& call : node.aggregates) {
+    if (ReadsBounds(call.arg, start) || ReadsBounds(call.filter, start) ||
+        ReadsBounds(call.order_key, start)) {
+      return false;
+    }
   }
   return true;
 }
@@ -43,6 +96,8 @@ std::vector<planner::Column> PartialAggregateOperator::OutputColumns(
 }
 
 void PartialAggregateOperator::OnChunk(Chunk chunk) {
+  // By slide, each row once, in its slice, whose bounds stand in for the windows' bounds.
+  if (slices_) chunk = TimeWindowOperator::Apply(*slices_, chunk);
   if (chunk.empty()) return;
   std::vector<Column> keys;
   keys.reserve(node_->group_keys.size());
@@ -82,18 +137,42 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
 
   // A row per group, in the order the groups came; one whose rows cancel out too, as the
   // group may not exist yet: its first row creates it, as the rows themselves would have.
+  // By slide, a row per window holding the group's slice, earliest first, as the HOP orders
+  // a row's copies: the first partial row of each window's group still comes from the
+  // group's first row of the chunk.
   size_t groups = first_rows_.size();
+  auto copies = static_cast<size_t>(windows_per_slice_);
+  out_groups_.clear();
+  out_first_rows_.clear();
+  for (uint32_t group = 0; group < groups; ++group) {
+    for (size_t copy = 0; copy < copies; ++copy) {
+      out_groups_.push_back(group);
+      out_first_rows_.push_back(first_rows_[group]);
+    }
+  }
+  size_t rows = out_groups_.size();
   Chunk out;
   out.columns.reserve(output_types_.size());
-  for (const Column& key : keys) {
-    out.columns.emplace_back(key.type);
-    out.columns.back().AppendRows(key, first_rows_.data(), groups);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    out.columns.emplace_back(keys[k].type);
+    Column& column = out.columns.back();
+    if (key_bounds_.empty() || key_bounds_[k] == Bound::kNone) {
+      column.AppendRows(keys[k], out_first_rows_.data(), rows);
+      continue;
+    }
+    // The slice's start is its window_start (never NULL: Apply drops rows without a time).
+    const Column& slice_start = chunk.columns[slices_->visible_columns];
+    for (size_t row = 0; row < rows; ++row) {
+      auto earlier = static_cast<int64_t>(copies - 1 - row % copies);
+      int64_t start = slice_start.ints[out_first_rows_[row]] - earlier * slices_->slide;
+      column.AppendInt(key_bounds_[k] == Bound::kStart ? start : start + window_size_);
+    }
   }
   out.columns.emplace_back(TypeId::kInt64);
-  for (size_t group = 0; group < groups; ++group) out.columns.back().AppendInt(row_counts_[group]);
+  for (uint32_t group : out_groups_) out.columns.back().AppendInt(row_counts_[group]);
   for (size_t a = 0; a < calls; ++a) {
     out.columns.emplace_back(TypeId::kInt64);
-    for (size_t group = 0; group < groups; ++group) {
+    for (uint32_t group : out_groups_) {
       out.columns.back().AppendInt(states_[group * calls + a].count);
     }
   }
@@ -102,11 +181,11 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
     size_t first = out.columns.size();
     for (DataType type : PartialExtraTypes(call)) out.columns.emplace_back(type);
     if (out.columns.size() == first) continue;
-    for (size_t group = 0; group < groups; ++group) {
+    for (uint32_t group : out_groups_) {
       AppendPartialExtras(call, states_[group * calls + a], &out.columns[first]);
     }
   }
-  out.ops.assign(groups, RowOp::kInsert);
+  out.ops.assign(rows, RowOp::kInsert);
   Emit(std::move(out));
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "executor/operators/hash_aggregate_operator.h"
+#include "executor/operators/time_window_operator.h"
 #include "tests/test_directory.h"
 
 namespace stave::executor {
@@ -145,6 +146,138 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
       ASSERT_EQ(merged_view.rows, rows_view.rows) << "after epoch " << epoch;
     }
   }
+}
+
+// HOP(t, slide 3, size 12) over rows (k BIGINT, t BIGINT, v BIGINT): its output is k, t, v,
+// window_start, window_end.
+std::shared_ptr<planner::TimeWindowNode> Hop(int64_t slide, int64_t size) {
+  auto rows = std::make_shared<planner::ValuesNode>();
+  for (const char* name : {"k", "t", "v"}) rows->output.push_back({name, TypeId::kInt64});
+  auto hop = std::make_shared<planner::TimeWindowNode>();
+  hop->input = std::move(rows);
+  hop->time_column = 1;
+  hop->visible_columns = 3;
+  hop->slide = slide;
+  hop->size = size;
+  for (const char* name : {"k", "t", "v", "window_start", "window_end"}) {
+    hop->output.push_back({name, TypeId::kInt64});
+  }
+  return hop;
+}
+
+// An aggregate over `hop`'s rows grouped by `keys` (columns of its output), with count(*),
+// count(v), sum(v) and, over rows never retracted, min(v) and max(v).
+std::shared_ptr<planner::AggregateNode> AggregateOverHop(
+    std::shared_ptr<planner::TimeWindowNode> hop, const std::vector<size_t>& keys, bool extremes) {
+  auto node = std::make_shared<planner::AggregateNode>();
+  for (size_t key : keys) {
+    node->group_keys.push_back(BoundExpr::MakeColumn(key, TypeId::kInt64));
+    node->output.push_back({hop->output[key].name, TypeId::kInt64});
+  }
+  node->aggregates = {Call(AggregateKind::kCountStar, TypeId::kInt64),
+                      Call(AggregateKind::kCount, TypeId::kInt64, 2),
+                      Call(AggregateKind::kSum, TypeId::kNumeric, 2)};
+  if (extremes) {
+    node->aggregates.push_back(Call(AggregateKind::kMin, TypeId::kInt64, 2));
+    node->aggregates.push_back(Call(AggregateKind::kMax, TypeId::kInt64, 2));
+  }
+  for (size_t a = 0; a < node->aggregates.size(); ++a) {
+    node->output.push_back({"a" + std::to_string(a), node->aggregates[a].result_type});
+  }
+  node->input = std::move(hop);
+  return node;
+}
+
+// The HOP's copies of the rows into an aggregate of rows, and the rows themselves into a
+// partial step by slide feeding an aggregate of partial rows: after every barrier both views
+// are the same, and not empty. Chunks span several slices (times 0-59, some negative, some
+// NULL), keys repeat, rows are deleted again (unless min and max are on), and the groups are
+// keyed by both window bounds, by one of them, or by neither.
+TEST(PartialAggregateOperatorTest, HopBySlideGivesTheSameViewAsItsRows) {
+  const std::vector<std::vector<size_t>> groupings = {{0, 3, 4}, {4, 0}, {3}, {0}, {}};
+  for (const std::vector<size_t>& keys : groupings) {
+    for (bool extremes : {false, true}) {
+      SCOPED_TRACE(keys.size());
+      SCOPED_TRACE(extremes);
+      auto hop = Hop(3, 12);
+      auto node = AggregateOverHop(hop, keys, extremes);
+      ASSERT_TRUE(PartialAggregateOperator::CombinesBySlide(*node));
+      std::vector<DataType> types = TypesOf(node->output);
+      testing::TestDirectory directory;
+      auto store = storage::Store::Open(directory.path()).ValueOrThrow();
+      TimeWindowOperator windows(hop);
+      HashAggregateOperator rows(node, storage::StateTable(store.get(), 1), true,
+                                 /*cached_groups=*/4);
+      PartialAggregateOperator partial(node, /*by_slide=*/true);
+      HashAggregateOperator merged(node, storage::StateTable(store.get(), 2), true,
+                                   /*cached_groups=*/4, 0, 1, std::nullopt,
+                                   GroupStateCodec::Layout::kPacked, /*partial_input=*/true);
+      ViewOperator rows_view(types), merged_view(types);
+      windows.set_downstream(&rows);
+      rows.set_downstream(&rows_view);
+      partial.set_downstream(&merged);
+      merged.set_downstream(&merged_view);
+      rows.Start();
+      merged.Start();
+
+      uint64_t random = 4242;
+      auto next = [&random](uint64_t bound) {
+        random = random * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (random >> 33) % bound;
+      };
+      std::vector<std::vector<Value>> live;
+      for (int epoch = 1; epoch <= 8; ++epoch) {
+        for (int c = 0; c < 5; ++c) {
+          Chunk chunk = Chunk::WithTypes({TypeId::kInt64, TypeId::kInt64, TypeId::kInt64});
+          size_t size = 1 + next(50);
+          for (size_t i = 0; i < size; ++i) {
+            if (!extremes && !live.empty() && next(3) == 0) {
+              size_t at = next(live.size());
+              chunk.AppendRow(live[at], RowOp::kDelete);
+              live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+              continue;
+            }
+            Value time =
+                next(10) == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(next(60)) - 10);
+            std::vector<Value> row = {Value::Int(static_cast<int64_t>(next(4))), time,
+                                      Value::Int(static_cast<int64_t>(next(100)))};
+            chunk.AppendRow(row, RowOp::kInsert);
+            live.push_back(row);
+          }
+          windows.OnChunk(chunk);
+          partial.OnChunk(std::move(chunk));
+        }
+        storage::EpochBatch batch(static_cast<uint64_t>(epoch));
+        rows.OnBarrier(&batch);
+        partial.OnBarrier(&batch);
+        ASSERT_TRUE(store->Commit(&batch).ok());
+        ASSERT_FALSE(rows_view.rows.empty());
+        ASSERT_EQ(merged_view.rows, rows_view.rows) << "after epoch " << epoch;
+      }
+    }
+  }
+}
+
+// A HOP goes by slide only where every window holds whole slices (the size a multiple of
+// the slide) and nothing but a whole group key reads a window bound.
+TEST(PartialAggregateOperatorTest, OnlyHopsOfWholeSlicesGoBySlide) {
+  EXPECT_TRUE(PartialAggregateOperator::CombinesBySlide(*AggregateOverHop(Hop(3, 12), {0}, true)));
+  EXPECT_FALSE(
+      PartialAggregateOperator::CombinesBySlide(*AggregateOverHop(Hop(5, 12), {0, 3}, true)));
+  EXPECT_FALSE(  // A TUMBLE: a window is its one slice, nothing to gain.
+      PartialAggregateOperator::CombinesBySlide(*AggregateOverHop(Hop(12, 12), {0, 3}, true)));
+  auto shifted = AggregateOverHop(Hop(3, 12), {0}, false);
+  shifted->group_keys.push_back(
+      BoundExpr::MakeFunction(planner::ScalarFunction::kAdd, TypeId::kInt64,
+                              {BoundExpr::MakeColumn(3, TypeId::kInt64),
+                               BoundExpr::MakeConstant(Value::Int(1), TypeId::kInt64)}));
+  EXPECT_FALSE(PartialAggregateOperator::CombinesBySlide(*shifted));
+  auto latest = AggregateOverHop(Hop(3, 12), {0}, true);
+  latest->aggregates.push_back(Call(AggregateKind::kMax, TypeId::kInt64, 4));
+  EXPECT_FALSE(PartialAggregateOperator::CombinesBySlide(*latest));
+  auto unwindowed = AggregateOverHop(Hop(3, 12), {0}, true);
+  unwindowed->input = nullptr;
+  EXPECT_FALSE(PartialAggregateOperator::CombinesBySlide(*unwindowed));
 }
 
 TEST(PartialAggregateOperatorTest, OnlyCallsThatAddUpCombine) {

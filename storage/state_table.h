@@ -182,8 +182,9 @@ class StateTable {
   // their sort keys.
   std::vector<StateRun::Entry> unsorted_;
   struct SortKey {
-    uint64_t high;   // Virtual node, then the key's bytes 0-5, big-endian.
-    uint64_t low;    // The key's bytes 6-13.
+    // The key's 16 bytes past those all keys of its virtual node share, big-endian.
+    uint64_t high;
+    uint64_t low;
     uint32_t index;  // In unsorted_.
   };
   std::vector<SortKey> sort_keys_;

@@ -402,6 +402,37 @@ TEST(StoreTest, BufferedBytesCountWhatTheBufferHolds) {
   EXPECT_EQ(table.buffered_bytes(), table.FullKey("k").size() + 5);
 }
 
+// A flushed epoch goes to RocksDB in key order, sorted by the bytes past what all keys of a
+// virtual node share: here 20 bytes all keys share, tails that tell keys apart only late,
+// keys that are prefixes of others, and zero bytes, which the sort's integers also pad with.
+// Every key reads back from the flushed epoch (a sorted run, searched by halves) and, once
+// committed, from RocksDB.
+TEST(StoreTest, KeysSharingLongPrefixesReadBackFromTheirFlushedEpoch) {
+  TempDirectory directory;
+  auto store = Store::Open(directory.path()).ValueOrThrow();
+  StateTable table(store.get(), 9);
+  std::vector<std::string> keys;
+  std::string prefix = "window:0000000000000";
+  for (int i = 0; i < 20000; ++i) {
+    std::string tail = std::to_string(i * 7919 % 20000);
+    std::string key = prefix + std::string(i % 3, '\0') + tail;
+    if (i % 5 == 0) key += std::string(i % 4, '\0');  // "…12", "…12\0", "…12\0\0\0"
+    if (i % 11 == 0) key = prefix + std::string(16, 'x') + tail;  // Equal for 36 bytes.
+    keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::string> shuffled = keys;
+  std::reverse(shuffled.begin(), shuffled.end());
+  for (const std::string& key : shuffled) table.WriteOnce(key, "v" + key);
+  EpochBatch batch(1);
+  table.FlushTo(&batch);
+  for (const std::string& key : keys) ASSERT_EQ(table.Get(key).ValueOrThrow(), "v" + key);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+  StateTable reader(store.get(), 9);
+  for (const std::string& key : keys) ASSERT_EQ(reader.Get(key).ValueOrThrow(), "v" + key);
+}
+
 // A model of the table (a map) against the table itself through epochs that commit at
 // once, late, or two at a time: keys rewritten with growing and shrinking values, values
 // of every size from empty to larger than the buffer's blocks, deletes, and more bytes per

@@ -40,12 +40,15 @@ PartialAggregateOperator::PartialAggregateOperator(
   window_size_ = hop->size;
   windows_per_slice_ = hop->size / hop->slide;
   for (const auto& key : node_->group_keys) {
-    bool bound = key->kind == planner::BoundExpr::Kind::kColumn &&
-                 (key->column == hop->visible_columns || key->column == hop->visible_columns + 1);
-    key_bounds_.push_back(!bound                                ? Bound::kNone
-                          : key->column == hop->visible_columns ? Bound::kStart
-                                                                : Bound::kEnd);
+    key_bounds_.push_back(BoundOf(*key, hop->visible_columns));
   }
+}
+
+PartialAggregateOperator::Bound PartialAggregateOperator::BoundOf(const planner::BoundExpr& key,
+                                                                  size_t start) {
+  if (key.kind != planner::BoundExpr::Kind::kColumn) return Bound::kNone;
+  if (key.column == start) return Bound::kStart;
+  return key.column == start + 1 ? Bound::kEnd : Bound::kNone;
 }
 
 bool PartialAggregateOperator::Combinable(const planner::AggregateNode& node) {
@@ -60,9 +63,7 @@ bool PartialAggregateOperator::CombinesBySlide(const planner::AggregateNode& nod
   if (!hop || !Combinable(node)) return false;
   size_t start = hop->visible_columns;
   for (const auto& key : node.group_keys) {
-    bool bound = key->kind == planner::BoundExpr::Kind::kColumn &&
-                 (key->column == start || key->column == start + 1);
-    if (!bound && ReadsBounds(key, start)) return false;
+    if (BoundOf(*key, start) == Bound::kNone && ReadsBounds(key, start)) return false;
   }
   for (const planner::AggregateCall& call : node.aggregates) {
     if (ReadsBounds(call.arg, start) || ReadsBounds(call.filter, start) ||

@@ -65,6 +65,8 @@ class PartialAggregateOperator : public StreamOperator {
  private:
   /// Which window bound a group key is, by slide (the HOP's window_start or window_end).
   enum class Bound : uint8_t { kNone, kStart, kEnd };
+  /// Which bound `key` is, read whole, of a window whose start is column `start`.
+  static Bound BoundOf(const planner::BoundExpr& key, size_t start);
 
   std::shared_ptr<const planner::AggregateNode> node_;
   std::vector<DataType> output_types_;

@@ -57,6 +57,13 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
   for (const auto& column : node_->input->output) types_[0].push_back(column.type);
   for (const auto& column : node_->right->output) types_[1].push_back(column.type);
   for (const auto& column : node_->output) output_types_.push_back(column.type);
+  for (size_t side = 0; side < 2; ++side) {
+    bool timestamps = !node_->expiry[side].empty();
+    for (const planner::JoinNode::Expiry& term : node_->expiry[side]) {
+      timestamps = timestamps && types_[side][term.column].IsTimestamp();
+    }
+    if (timestamps) expiry_granularity_[side] = kTimestampExpiryGranularity;
+  }
   if (node_->residual) {
     std::vector<DataType> joined_types = types_[0];
     joined_types.insert(joined_types.end(), types_[1].begin(), types_[1].end());
@@ -647,7 +654,7 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
     if (pads_self && matches == 0) emit(row, null_rows_[other], sign);
     return;
   }
-  if (cleaned) expiry_index_[side][*expiry].insert(key);
+  if (cleaned) expiry_index_[side][ExpiryBucket(side, *expiry)].insert(key);
   // Encoded in a scratch that keeps its room, and copied once at its exact size only if
   // the row is new to the key (AddRow): encoded afresh, a row's string grew by doubling, a
   // reallocation a column, and kept up to twice its size for as long as it stayed cached.
@@ -816,6 +823,14 @@ std::optional<int64_t> HashJoinOperator::RowExpiry(size_t side,
   return earliest;
 }
 
+int64_t HashJoinOperator::ExpiryBucket(size_t side, int64_t expiry) const {
+  int64_t granularity = expiry_granularity_[side];
+  int64_t past = expiry % granularity;  // Negative below zero: rounds towards zero, up.
+  int64_t bucket = expiry - past;
+  if (past > 0 && __builtin_add_overflow(bucket, granularity, &bucket)) return INT64_MAX;
+  return bucket;
+}
+
 void HashJoinOperator::LoadExpiryIndex(size_t side, const storage::Snapshot& snapshot) {
   Status status = snapshot.ScanStateTable(
       states_[side].table_id(), [&](std::string_view key, std::string_view value) {
@@ -825,7 +840,7 @@ void HashJoinOperator::LoadExpiryIndex(size_t side, const storage::Snapshot& sna
         std::string_view row = key.substr(2 + join_key.size());
         auto index = [&](std::string_view encoded) {
           if (std::optional<int64_t> expiry = RowExpiry(side, DecodeStoredRow(side, encoded))) {
-            expiry_index_[side][*expiry].emplace(join_key);
+            expiry_index_[side][ExpiryBucket(side, *expiry)].emplace(join_key);
           }
         };
         if (!row.empty()) {
@@ -846,7 +861,7 @@ void HashJoinOperator::OnInputWatermark(size_t side, int64_t watermark) {
 }
 
 void HashJoinOperator::ExpireRows(size_t side, int64_t watermark) {
-  std::map<int64_t, std::set<std::string>>& index = expiry_index_[side];
+  std::map<int64_t, absl::flat_hash_set<std::string>>& index = expiry_index_[side];
   while (!index.empty() && index.begin()->first <= watermark) {
     for (const std::string& key : index.begin()->second) {
       KeyRows& rows = Load(side, key);

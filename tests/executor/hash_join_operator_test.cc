@@ -663,6 +663,71 @@ TEST_F(HashJoinOperatorTest, AKeyWrittenAsOneEntryIsReadAndRewrittenARowEach) {
   EXPECT_EQ(out_.counts[Key(5, "b", 5, "y")], 1);
 }
 
+// Keeps the left times of the joined rows emitted, with their counts.
+class LeftTimes : public StreamOperator {
+ public:
+  void OnChunk(Chunk chunk) override {
+    for (size_t r = 0; r < chunk.size(); ++r) {
+      times[chunk.columns[1].ints[r]] += RowSign(chunk.ops[r]);
+    }
+  }
+  std::map<int64_t, int64_t> times;
+};
+
+// Left rows of (k BIGINT, t TIMESTAMP) expire at their t, the right side's watermark passing
+// it (as an interval join's do). The expiry index rounds expiry times up to 100 ms, so that a
+// stream's rows, each of its own microsecond, share its entries: a row goes no earlier than
+// its time and at most 100 ms of watermark later. What is left shows in what right rows of
+// the keys meet (the join has no condition past its key).
+TEST_F(HashJoinOperatorTest, RowsExpiringByTimestampGoWithinAGranuleOfTheirTime) {
+  auto side = std::make_shared<planner::ValuesNode>();
+  side->output = {{"k", TypeId::kInt64}, {"t", TypeId::kTimestamp}};
+  auto node = std::make_shared<planner::JoinNode>();
+  node->join_type = planner::JoinType::kInner;
+  node->input = side;
+  node->right = side;
+  node->left_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
+  node->right_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
+  node->output = {{"k", TypeId::kInt64},
+                  {"t", TypeId::kTimestamp},
+                  {"k", TypeId::kInt64},
+                  {"t", TypeId::kTimestamp}};
+  node->expiry[0] = {{1, 0, "t <= t"}};
+  HashJoinOperator join(node, storage::StateTable(store_.get(), 1),
+                        storage::StateTable(store_.get(), 2));
+  LeftTimes out;
+  join.set_downstream(&out);
+  join.Start();
+  // A key per row: a key's cleaning looks at all its rows, which would hide a row
+  // indexed under the wrong time behind another of its key.
+  const std::vector<int64_t> times = {-150'000,  1'000'000, 1'050'000, 1'099'999,
+                                      1'100'000, 1'100'001, 1'150'000, 1'250'000};
+  auto rows = [&times](std::optional<int64_t> time) {
+    Chunk chunk = Chunk::WithTypes({TypeId::kInt64, TypeId::kTimestamp});
+    for (size_t k = 0; k < times.size(); ++k) {
+      chunk.AppendRow({Value::Int(static_cast<int64_t>(k)), Value::Int(time.value_or(times[k]))},
+                      RowOp::kInsert);
+    }
+    return chunk;
+  };
+  join.OnInputChunk(0, rows(std::nullopt));
+  int64_t probe_time = 0;
+  for (int64_t watermark : {-200'000, 0, 1'000'000, 1'060'000, 1'100'000, 1'199'999, 1'300'000}) {
+    join.OnInputWatermark(1, watermark);
+    out.times.clear();
+    join.OnInputChunk(1, rows(++probe_time));
+    for (int64_t time : times) {
+      SCOPED_TRACE(watermark);
+      SCOPED_TRACE(time);
+      if (time > watermark) {
+        EXPECT_EQ(out.times[time], 1) << "gone before its time";
+      } else if (time <= watermark - HashJoinOperator::kTimestampExpiryGranularity) {
+        EXPECT_EQ(out.times.count(time), 0u) << "kept a granule past its time";
+      }
+    }
+  }
+}
+
 TEST(HashJoinEntriesTest, RoundTrip) {
   std::vector<HashJoinOperator::Entry> entries = {{"abc", 2, 0}, {"", -1, 5}};
   auto decoded = HashJoinOperator::DecodeEntries(HashJoinOperator::EncodeEntries(entries));

@@ -363,7 +363,7 @@ void HashAggregateOperator::MarkPending(std::string_view key, Group* group, bool
     if (__builtin_sub_overflow(value.int_value(), delta->second, &bound)) continue;
     wait = wait ? std::min(*wait, bound) : bound;
   }
-  if (wait) pending_by_time_.emplace(*wait, std::string(key));
+  if (wait) pending_by_time_[*wait].push_back(key);
 }
 
 size_t HashAggregateOperator::AppendChange(std::string_view key, Group* group, Chunk* out) {
@@ -427,8 +427,11 @@ void HashAggregateOperator::EncodeStored(std::string_view key, const Group& grou
 
 void HashAggregateOperator::AppendChangesBelow(int64_t watermark, Chunk* out) {
   while (!pending_by_time_.empty() && pending_by_time_.begin()->first < watermark) {
-    auto it = groups_.find(pending_by_time_.begin()->second);
-    if (it != groups_.end() && it->second.pending) AppendChange(it->first, &it->second, out);
+    const PackedKeys& keys = pending_by_time_.begin()->second;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto it = groups_.find(Lookup(keys[i]));
+      if (it != groups_.end() && it->second.pending) AppendChange(it->first, &it->second, out);
+    }
     pending_by_time_.erase(pending_by_time_.begin());
   }
 }

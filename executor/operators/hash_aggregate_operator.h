@@ -188,8 +188,10 @@ class HashAggregateOperator : public StreamOperator {
   // watermark past its key does.
   std::map<size_t, int64_t> event_time_keys_;
   // For the pending groups with event-time keys: the greatest watermark the group's change
-  // may wait behind → its key. Entries of groups emitted since are skipped.
-  std::multimap<int64_t, std::string> pending_by_time_;
+  // may wait behind → their keys, in the order they became pending. Keys of groups emitted
+  // since are skipped. A list per time, not an entry per group: q5's pending groups, a few
+  // hundred thousand an epoch, share the five times of the windows they are in.
+  std::map<int64_t, PackedKeys> pending_by_time_;
   // Closing time → keys of the groups of windows still open (window_close only).
   // A list, not a set: a group costs its key's bytes, not also a tree node.
   std::map<int64_t, PackedKeys> open_windows_;

@@ -163,10 +163,11 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
     }
     // The slice's start is its window_start (never NULL: Apply drops rows without a time).
     const Column& slice_start = chunk.columns[slices_->visible_columns];
-    for (size_t row = 0; row < rows; ++row) {
-      auto earlier = static_cast<int64_t>(copies - 1 - row % copies);
-      int64_t start = slice_start.ints[out_first_rows_[row]] - earlier * slices_->slide;
-      column.AppendInt(key_bounds_[k] == Bound::kStart ? start : start + window_size_);
+    for (uint32_t first_row : first_rows_) {
+      for (int64_t earlier = windows_per_slice_ - 1; earlier >= 0; --earlier) {
+        int64_t start = slice_start.ints[first_row] - earlier * slices_->slide;
+        column.AppendInt(key_bounds_[k] == Bound::kStart ? start : start + window_size_);
+      }
     }
   }
   out.columns.emplace_back(TypeId::kInt64);

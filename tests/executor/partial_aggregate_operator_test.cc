@@ -51,6 +51,71 @@ AggregateCall Call(AggregateKind kind, DataType result, std::optional<size_t> co
   return call;
 }
 
+// The same chunks two ways, each ending in a view: into an aggregate of input rows (through
+// `hop` first, if given), and into a partial step (by slide, with `hop`) feeding an aggregate
+// of partial rows. Both aggregates cache 4 groups.
+class BothPaths {
+ public:
+  BothPaths(std::shared_ptr<const planner::AggregateNode> node,
+            std::shared_ptr<const planner::TimeWindowNode> hop = nullptr)
+      : store_(storage::Store::Open(directory_.path()).ValueOrThrow()),
+        rows_(node, storage::StateTable(store_.get(), 1), true, /*cached_groups=*/4),
+        partial_(node, /*by_slide=*/hop != nullptr),
+        merged_(node, storage::StateTable(store_.get(), 2), true, /*cached_groups=*/4, 0, 1,
+                std::nullopt, GroupStateCodec::Layout::kPacked, /*partial_input=*/true),
+        rows_view(TypesOf(node->output)),
+        merged_view(TypesOf(node->output)) {
+    if (hop) {
+      windows_.emplace(std::move(hop));
+      windows_->set_downstream(&rows_);
+    }
+    rows_.set_downstream(&rows_view);
+    partial_.set_downstream(&merged_);
+    merged_.set_downstream(&merged_view);
+    rows_.Start();
+    merged_.Start();
+  }
+  void Push(Chunk chunk) {
+    if (windows_) {
+      windows_->OnChunk(chunk);
+    } else {
+      rows_.OnChunk(chunk);
+    }
+    partial_.OnChunk(std::move(chunk));
+  }
+  // Both paths pass a barrier; their epoch commits.
+  void Barrier(uint64_t epoch) {
+    storage::EpochBatch batch(epoch);
+    rows_.OnBarrier(&batch);
+    partial_.OnBarrier(&batch);
+    ASSERT_TRUE(store_->Commit(&batch).ok());
+  }
+
+ private:
+  testing::TestDirectory directory_;
+  std::unique_ptr<storage::Store> store_;
+  std::optional<TimeWindowOperator> windows_;
+  HashAggregateOperator rows_;
+  PartialAggregateOperator partial_;
+  HashAggregateOperator merged_;
+
+ public:
+  ViewOperator rows_view, merged_view;
+};
+
+// A seeded random number below `bound`.
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  uint64_t operator()(uint64_t bound) {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state_ >> 33) % bound;
+  }
+
+ private:
+  uint64_t state_;
+};
+
 // Input rows: (k NUMERIC, v BIGINT). Grouped by k (or not at all), with every call that
 // combines: count(*), count(v), count(v) FILTER (WHERE v > 40), sum(v), avg(v), and, over
 // input that is never retracted, min(v) and max(v).
@@ -91,27 +156,8 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
     SCOPED_TRACE(extremes);
     auto node = Aggregate(keyed, extremes);
     ASSERT_TRUE(PartialAggregateOperator::Combinable(*node));
-    std::vector<DataType> types = TypesOf(node->output);
-    testing::TestDirectory directory;
-    auto store = storage::Store::Open(directory.path()).ValueOrThrow();
-    HashAggregateOperator rows(node, storage::StateTable(store.get(), 1), true,
-                               /*cached_groups=*/4);
-    PartialAggregateOperator partial(node);
-    HashAggregateOperator merged(node, storage::StateTable(store.get(), 2), true,
-                                 /*cached_groups=*/4, 0, 1, std::nullopt,
-                                 GroupStateCodec::Layout::kPacked, /*partial_input=*/true);
-    ViewOperator rows_view(types), merged_view(types);
-    rows.set_downstream(&rows_view);
-    partial.set_downstream(&merged);
-    merged.set_downstream(&merged_view);
-    rows.Start();
-    merged.Start();
-
-    uint64_t random = 777;
-    auto next = [&random](uint64_t bound) {
-      random = random * 6364136223846793005ULL + 1442695040888963407ULL;
-      return (random >> 33) % bound;
-    };
+    BothPaths paths(node);
+    Random next(777);
     std::vector<std::pair<Value, Value>> live;
     for (int epoch = 1; epoch <= 10; ++epoch) {
       for (int c = 0; c < 6; ++c) {
@@ -135,15 +181,11 @@ TEST(PartialAggregateOperatorTest, CombinedChunksGiveTheSameViewAsRows) {
           chunk.AppendRow({key, value}, RowOp::kInsert);
           live.emplace_back(key, value);
         }
-        rows.OnChunk(chunk);
-        partial.OnChunk(std::move(chunk));
+        paths.Push(std::move(chunk));
       }
-      storage::EpochBatch batch(static_cast<uint64_t>(epoch));
-      rows.OnBarrier(&batch);
-      partial.OnBarrier(&batch);
-      ASSERT_TRUE(store->Commit(&batch).ok());
-      ASSERT_FALSE(rows_view.rows.empty());
-      ASSERT_EQ(merged_view.rows, rows_view.rows) << "after epoch " << epoch;
+      ASSERT_NO_FATAL_FAILURE(paths.Barrier(static_cast<uint64_t>(epoch)));
+      ASSERT_FALSE(paths.rows_view.rows.empty());
+      ASSERT_EQ(paths.merged_view.rows, paths.rows_view.rows) << "after epoch " << epoch;
     }
   }
 }
@@ -202,29 +244,8 @@ TEST(PartialAggregateOperatorTest, HopBySlideGivesTheSameViewAsItsRows) {
       auto hop = Hop(3, 12);
       auto node = AggregateOverHop(hop, keys, extremes);
       ASSERT_TRUE(PartialAggregateOperator::CombinesBySlide(*node));
-      std::vector<DataType> types = TypesOf(node->output);
-      testing::TestDirectory directory;
-      auto store = storage::Store::Open(directory.path()).ValueOrThrow();
-      TimeWindowOperator windows(hop);
-      HashAggregateOperator rows(node, storage::StateTable(store.get(), 1), true,
-                                 /*cached_groups=*/4);
-      PartialAggregateOperator partial(node, /*by_slide=*/true);
-      HashAggregateOperator merged(node, storage::StateTable(store.get(), 2), true,
-                                   /*cached_groups=*/4, 0, 1, std::nullopt,
-                                   GroupStateCodec::Layout::kPacked, /*partial_input=*/true);
-      ViewOperator rows_view(types), merged_view(types);
-      windows.set_downstream(&rows);
-      rows.set_downstream(&rows_view);
-      partial.set_downstream(&merged);
-      merged.set_downstream(&merged_view);
-      rows.Start();
-      merged.Start();
-
-      uint64_t random = 4242;
-      auto next = [&random](uint64_t bound) {
-        random = random * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (random >> 33) % bound;
-      };
+      BothPaths paths(node, hop);
+      Random next(4242);
       std::vector<std::vector<Value>> live;
       for (int epoch = 1; epoch <= 8; ++epoch) {
         for (int c = 0; c < 5; ++c) {
@@ -244,15 +265,11 @@ TEST(PartialAggregateOperatorTest, HopBySlideGivesTheSameViewAsItsRows) {
             chunk.AppendRow(row, RowOp::kInsert);
             live.push_back(row);
           }
-          windows.OnChunk(chunk);
-          partial.OnChunk(std::move(chunk));
+          paths.Push(std::move(chunk));
         }
-        storage::EpochBatch batch(static_cast<uint64_t>(epoch));
-        rows.OnBarrier(&batch);
-        partial.OnBarrier(&batch);
-        ASSERT_TRUE(store->Commit(&batch).ok());
-        ASSERT_FALSE(rows_view.rows.empty());
-        ASSERT_EQ(merged_view.rows, rows_view.rows) << "after epoch " << epoch;
+        ASSERT_NO_FATAL_FAILURE(paths.Barrier(static_cast<uint64_t>(epoch)));
+        ASSERT_FALSE(paths.rows_view.rows.empty());
+        ASSERT_EQ(paths.merged_view.rows, paths.rows_view.rows) << "after epoch " << epoch;
       }
     }
   }

@@ -143,22 +143,27 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
   // group's first row of the chunk.
   size_t groups = first_rows_.size();
   auto copies = static_cast<size_t>(windows_per_slice_);
-  out_groups_.clear();
-  out_first_rows_.clear();
-  for (uint32_t group = 0; group < groups; ++group) {
-    for (size_t copy = 0; copy < copies; ++copy) {
-      out_groups_.push_back(group);
-      out_first_rows_.push_back(first_rows_[group]);
+  size_t rows = groups * copies;
+  // Calls `append` with the group of each output row, in order.
+  auto each_row = [&](auto&& append) {
+    for (size_t group = 0; group < groups; ++group) {
+      for (size_t copy = 0; copy < copies; ++copy) append(group);
     }
+  };
+  // The input row each output row's keys come from: its group's first.
+  const uint32_t* key_rows = first_rows_.data();
+  if (copies > 1) {
+    repeated_first_rows_.clear();
+    each_row([&](size_t group) { repeated_first_rows_.push_back(first_rows_[group]); });
+    key_rows = repeated_first_rows_.data();
   }
-  size_t rows = out_groups_.size();
   Chunk out;
   out.columns.reserve(output_types_.size());
   for (size_t k = 0; k < keys.size(); ++k) {
     out.columns.emplace_back(keys[k].type);
     Column& column = out.columns.back();
     if (key_bounds_.empty() || key_bounds_[k] == Bound::kNone) {
-      column.AppendRows(keys[k], out_first_rows_.data(), rows);
+      column.AppendRows(keys[k], key_rows, rows);
       continue;
     }
     // The slice's start is its window_start (never NULL: Apply drops rows without a time).
@@ -171,21 +176,19 @@ void PartialAggregateOperator::OnChunk(Chunk chunk) {
     }
   }
   out.columns.emplace_back(TypeId::kInt64);
-  for (uint32_t group : out_groups_) out.columns.back().AppendInt(row_counts_[group]);
+  each_row([&](size_t group) { out.columns.back().AppendInt(row_counts_[group]); });
   for (size_t a = 0; a < calls; ++a) {
     out.columns.emplace_back(TypeId::kInt64);
-    for (uint32_t group : out_groups_) {
-      out.columns.back().AppendInt(states_[group * calls + a].count);
-    }
+    each_row([&](size_t group) { out.columns.back().AppendInt(states_[group * calls + a].count); });
   }
   for (size_t a = 0; a < calls; ++a) {
     const planner::AggregateCall& call = node_->aggregates[a];
     size_t first = out.columns.size();
     for (DataType type : PartialExtraTypes(call)) out.columns.emplace_back(type);
     if (out.columns.size() == first) continue;
-    for (uint32_t group : out_groups_) {
+    each_row([&](size_t group) {
       AppendPartialExtras(call, states_[group * calls + a], &out.columns[first]);
-    }
+    });
   }
   out.ops.assign(rows, RowOp::kInsert);
   Emit(std::move(out));

@@ -85,8 +85,7 @@ class PartialAggregateOperator : public StreamOperator {
   std::vector<uint32_t> first_rows_;
   std::vector<int64_t> row_counts_;
   std::vector<AggregateState> states_;
-  std::vector<uint32_t> out_groups_;      // The group of each output row,
-  std::vector<uint32_t> out_first_rows_;  // and that group's first row.
+  std::vector<uint32_t> repeated_first_rows_;  // By slide: each group's first row per window.
 };
 
 }  // namespace stave::executor

@@ -38,20 +38,18 @@ class MultisetOperator : public StreamOperator {
   std::map<std::string, int64_t> counts;
 };
 
-// Sides of (k BIGINT, v VARCHAR), joined on k.
-std::shared_ptr<planner::JoinNode> JoinOnK(planner::JoinType type) {
+// Sides of (k BIGINT, v VARCHAR, or v of `value` type), joined on k.
+std::shared_ptr<planner::JoinNode> JoinOnK(planner::JoinType type,
+                                           DataType value = TypeId::kVarchar) {
   auto side = std::make_shared<planner::ValuesNode>();
-  side->output = {{"k", TypeId::kInt64}, {"v", TypeId::kVarchar}};
+  side->output = {{"k", TypeId::kInt64}, {"v", value}};
   auto node = std::make_shared<planner::JoinNode>();
   node->join_type = type;
   node->input = side;
   node->right = side;
   node->left_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
   node->right_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
-  node->output = {{"k", TypeId::kInt64},
-                  {"v", TypeId::kVarchar},
-                  {"k", TypeId::kInt64},
-                  {"v", TypeId::kVarchar}};
+  node->output = {{"k", TypeId::kInt64}, {"v", value}, {"k", TypeId::kInt64}, {"v", value}};
   return node;
 }
 
@@ -674,25 +672,14 @@ class LeftTimes : public StreamOperator {
   std::map<int64_t, int64_t> times;
 };
 
-// Left rows of (k BIGINT, t TIMESTAMP) expire at their t, the right side's watermark passing
+// Left rows of (k BIGINT, v TIMESTAMP) expire at their v, the right side's watermark passing
 // it (as an interval join's do). The expiry index rounds expiry times up to 100 ms, so that a
 // stream's rows, each of its own microsecond, share its entries: a row goes no earlier than
 // its time and at most 100 ms of watermark later. What is left shows in what right rows of
 // the keys meet (the join has no condition past its key).
 TEST_F(HashJoinOperatorTest, RowsExpiringByTimestampGoWithinAGranuleOfTheirTime) {
-  auto side = std::make_shared<planner::ValuesNode>();
-  side->output = {{"k", TypeId::kInt64}, {"t", TypeId::kTimestamp}};
-  auto node = std::make_shared<planner::JoinNode>();
-  node->join_type = planner::JoinType::kInner;
-  node->input = side;
-  node->right = side;
-  node->left_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
-  node->right_keys = {BoundExpr::MakeColumn(0, TypeId::kInt64)};
-  node->output = {{"k", TypeId::kInt64},
-                  {"t", TypeId::kTimestamp},
-                  {"k", TypeId::kInt64},
-                  {"t", TypeId::kTimestamp}};
-  node->expiry[0] = {{1, 0, "t <= t"}};
+  auto node = JoinOnK(planner::JoinType::kInner, TypeId::kTimestamp);
+  node->expiry[0] = {{1, 0, "v <= v"}};
   HashJoinOperator join(node, storage::StateTable(store_.get(), 1),
                         storage::StateTable(store_.get(), 2));
   LeftTimes out;

@@ -97,10 +97,18 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
 }
 
 std::string HashJoinOperator::EncodeCounts(const Entry& entry) {
-  std::string bytes;
-  storage::AppendBigEndian64(static_cast<uint64_t>(entry.count), &bytes);
-  storage::AppendBigEndian64(static_cast<uint64_t>(entry.matches), &bytes);
-  return bytes;
+  char bytes[16];
+  return std::string(EncodeCounts(entry.count, entry.matches, bytes));
+}
+
+std::string_view HashJoinOperator::EncodeCounts(int64_t count, int64_t matches, char (&out)[16]) {
+  auto put = [&out](size_t at, int64_t value) {  // Big-endian, as AppendBigEndian64.
+    auto bits = static_cast<uint64_t>(value);
+    for (size_t i = 0; i < 8; ++i) out[at + i] = static_cast<char>(bits >> (56 - 8 * i));
+  };
+  put(0, count);
+  put(8, matches);
+  return {out, sizeof(out)};
 }
 
 HashJoinOperator::Entry HashJoinOperator::DecodeCounts(std::string_view row,
@@ -145,7 +153,7 @@ std::vector<HashJoinOperator::Entry> HashJoinOperator::DecodeEntries(std::string
 namespace {
 
 /// What a row costs in the state table: its key's row part and its counts.
-size_t EncodedSize(const std::string& row) { return 4 + row.size() + 16; }
+size_t EncodedSize(std::string_view row) { return 4 + row.size() + 16; }
 
 /// Keys with at most this many rows are searched by a scan, not indexed.
 constexpr size_t kIndexedRows = 16;
@@ -242,6 +250,7 @@ void HashJoinOperator::AddCandidates(size_t side, const std::vector<Value>& row,
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
   if (it != cache_[side].end()) {
     if (it->second.partial) Complete(side, key, it->second);
     return it->second;
@@ -256,6 +265,7 @@ HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string
 
 HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
   if (it != cache_[side].end()) {
     if (it->second.partial) Complete(side, key, it->second);
     return &it->second;
@@ -302,6 +312,7 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
 HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std::string& key,
                                                           const std::string& encoded) {
   auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
   if (it == cache_[side].end() && !MayBeStored(side, key)) return Load(side, key);
   if (it != cache_[side].end() && !it->second.partial) return it->second;
   if (it == cache_[side].end() && !PartialPays(side)) return Load(side, key);
@@ -345,12 +356,117 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
 
 HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std::string& key) {
   auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
   if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
   KeyRows& rows = cache_[side][key];
   // The store may hold rows of the key: they are read once something needs them all.
   rows.partial = Cached(side, key);
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
+}
+
+bool HashJoinOperator::AppendsUnchanged(size_t side) const {
+  // The other side's rows change a stored row's match count where the row is shown padded
+  // while it has no match (an outer join keeping this side), or filtered by its matches
+  // (the left side of a semi or anti join).
+  bool counted = side == 0 ? node_->PadsLeft() || node_->FiltersLeft() : node_->PadsRight();
+  return node_->appends[side] && !counted;
+}
+
+void HashJoinOperator::AppendUncached(size_t side, const std::string& key, std::string_view encoded,
+                                      int64_t matches, int64_t expiry) {
+  std::deque<AppendedRows>& logs = appended_[side];
+  // A log's offsets are 32 bits: an epoch appending more takes another log.
+  if (logs.empty() || logs.back().epoch != 0 || logs.back().rows.size() >= kNoRow - 1 ||
+      logs.back().bytes.size() + key.size() + encoded.size() > UINT32_MAX) {
+    logs.emplace_back();
+  }
+  AppendedRows& log = logs.back();
+  auto [last, first_of_key] = log.last_row.try_emplace(absl::Hash<std::string_view>()(key), kNoRow);
+  log.rows.push_back({static_cast<uint32_t>(log.bytes.size()), static_cast<uint32_t>(key.size()),
+                      static_cast<uint32_t>(encoded.size()), last->second, matches, expiry});
+  last->second = static_cast<uint32_t>(log.rows.size() - 1);
+  log.bytes.append(key);
+  log.bytes.append(encoded);
+  appended_bytes_ += key.size() + EncodedSize(encoded);
+  // Once written, the state table holds rows of the key that the cache lacks.
+  if (first_of_key) Evicted(side, key);
+}
+
+namespace {
+
+/// Drops the logs of appended rows whose epochs have committed: the store holds their rows.
+template <typename Logs, typename IsCommitted>
+void DropCommitted(Logs& logs, IsCommitted committed) {
+  while (!logs.empty() && logs.front().epoch != 0 && committed(logs.front().epoch)) {
+    logs.pop_front();
+  }
+}
+
+}  // namespace
+
+bool HashJoinOperator::TakeAppended(size_t side, const std::string& key) {
+  std::deque<AppendedRows>& logs = appended_[side];
+  DropCommitted(logs, [&](uint64_t epoch) { return states_[side].Committed(epoch); });
+  if (logs.empty()) return false;
+  uint64_t hash = absl::Hash<std::string_view>()(key);
+  KeyRows* rows = nullptr;
+  for (AppendedRows& log : logs) {
+    auto last = log.last_row.find(hash);
+    if (last == log.last_row.end()) continue;
+    bool all_taken = true;
+    for (uint32_t i = last->second; i != kNoRow; i = log.rows[i].previous) {
+      AppendedRow& appended = log.rows[i];
+      std::string_view bytes(log.bytes.data() + appended.key_offset,
+                             appended.key_size + appended.row_size);
+      if (appended.taken || bytes.substr(0, appended.key_size) != key) {
+        all_taken = all_taken && appended.taken;
+        continue;
+      }
+      appended.taken = true;
+      if (!rows) {
+        rows = &cache_[side][key];
+        rows->partial = Cached(side, key);  // The store may hold rows of it from before.
+        cached_bytes_ += KeyMemory(side, *rows);
+      }
+      size_t before = KeyMemory(side, *rows);
+      Entry entry;
+      entry.row = std::string(bytes.substr(appended.key_size));
+      entry.count = 1;
+      entry.matches = appended.matches;
+      entry.expiry = appended.expiry;
+      rows->bytes += EncodedSize(entry.row);
+      rows->entries.push_back(std::move(entry));
+      if (!rows->positions.empty()) rows->positions.insert(rows->entries.size() - 1);
+      cached_bytes_ = cached_bytes_ - before + KeyMemory(side, *rows);
+      if (log.epoch == 0) {
+        // Not written yet: the cache writes it at this barrier instead of the log.
+        appended_bytes_ -= appended.key_size + EncodedSize(rows->entries.back().row);
+        MarkDirty(side, key, *rows, rows->entries.back());
+      } else {
+        // Written into an epoch not committed yet: the key stays cached until it is.
+        rows->written_epoch = std::max(rows->written_epoch, log.epoch);
+      }
+    }
+    if (all_taken) log.last_row.erase(last);
+  }
+  return rows != nullptr;
+}
+
+void HashJoinOperator::WriteAppended(size_t side, uint64_t epoch) {
+  std::deque<AppendedRows>& logs = appended_[side];
+  DropCommitted(logs, [&](uint64_t committed) { return states_[side].Committed(committed); });
+  char counts[16];
+  for (AppendedRows& log : logs) {
+    if (log.epoch != 0) continue;
+    for (const AppendedRow& row : log.rows) {
+      if (row.taken) continue;
+      std::string_view bytes(log.bytes.data() + row.key_offset, row.key_size + row.row_size);
+      states_[side].WriteOnceInGroup(bytes.substr(0, row.key_size), bytes.substr(row.key_size),
+                                     EncodeCounts(1, row.matches, counts));
+    }
+    log.epoch = epoch;
+  }
 }
 
 void HashJoinOperator::AppendRowSuffix(std::string* encoded) {
@@ -501,6 +617,7 @@ void HashJoinOperator::WriteKey(size_t side, const std::string& key, KeyRows& ro
   // run, no map insert): a row removed and added back within the epoch is written as it
   // stands, and one removed twice is deleted once.
   storage::StateTable& state = states_[side];
+  char counts[16];
   if (rows.legacy) {
     state.WriteOnceInGroup(key, "", std::nullopt);  // The one entry of all its rows.
     rows.legacy = false;
@@ -515,7 +632,7 @@ void HashJoinOperator::WriteKey(size_t side, const std::string& key, KeyRows& ro
   }
   for (Entry& entry : rows.entries) {
     if (!entry.dirty) continue;
-    state.WriteOnceInGroup(key, entry.row, EncodeCounts(entry));
+    state.WriteOnceInGroup(key, entry.row, EncodeCounts(entry.count, entry.matches, counts));
     entry.dirty = false;
   }
   rows.dirty = false;
@@ -666,6 +783,12 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
   KeyRows* found = nullptr;
   size_t position = 0;
   if (appended) {
+    if (AppendsUnchanged(side) && !cache_[side].contains(key)) {
+      // Kept out of the cache until something needs its key's rows (TakeAppended).
+      ++rows_added_[side];
+      AppendUncached(side, key, encoded, matches, cleaned ? *expiry : kExpiryUnknown);
+      return;
+    }
     found = &LoadToAppend(side, key);
     position = found->entries.size();
   } else if (node_->appends[side]) {
@@ -706,9 +829,11 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
       rows->written_epoch = batch->epoch();
     }
     dirty_[side].clear();
+    WriteAppended(side, batch->epoch());
     states_[side].FlushTo(batch);
   }
   dirty_bytes_ = 0;
+  appended_bytes_ = 0;
   if (cached_bytes_ > cache_bytes_) {
     // Trim, not clear: every key kept spares a read and a decode when it is touched again.
     // The side probed less per row goes first (probes_of_). After the barrier all keys are
@@ -741,9 +866,11 @@ void HashJoinOperator::Start() {
   for (size_t side = 0; side < 2; ++side) {
     cache_[side].clear();
     dirty_[side].clear();
+    appended_[side].clear();
   }
   cached_bytes_ = 0;
   dirty_bytes_ = 0;
+  appended_bytes_ = 0;
   run_epoch_ = states_[0].store()->committed_epoch();
   run_number_ = join_runs.fetch_add(1);
   next_row_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <absl/container/node_hash_map.h>
 #include <absl/hash/hash.h>
@@ -59,8 +61,14 @@ namespace stave::executor {
 ///
 /// A side whose input only grows (JoinNode::appends: a stream's bids, say) never sends a
 /// delete, nor a row it must count as a copy of one it holds: it stores each row under its
-/// encoding and a suffix of its own. Inserting one reads nothing, not even a point lookup:
-/// the key, if not cached, is cached partial with the new row alone.
+/// encoding and a suffix of its own. Inserting one reads nothing, not even a point lookup.
+/// Where the other side's rows never change its stored rows either (no outer join keeps
+/// them, no semi or anti join filters them), a row whose key is not cached stays out of the
+/// cache: it is appended to the epoch's log of such rows (AppendedRows), written from there
+/// at the barrier, and kept until its epoch commits, so that whatever needs its key's rows
+/// before then takes them into the cache (TakeAppended). q7's bids, one per price mostly
+/// and probed only by the windows' maxima, each cost a copy and a hash slot, where a cache
+/// entry of their own cost several allocations, its bookkeeping, and its memory's pages.
 ///
 /// State written before this layout held a key's rows in one entry (the join key alone, the
 /// rows in EncodeEntries' form). Such an entry is still read, and rewritten in the new
@@ -99,7 +107,8 @@ class HashJoinOperator : public StreamOperator {
   size_t store_reads() const { return store_reads_; }
   size_t BufferedBytes() const override {
     // The changed keys are written to the epoch's batch at the barrier.
-    return states_[0].buffered_bytes() + states_[1].buffered_bytes() + dirty_bytes_;
+    return states_[0].buffered_bytes() + states_[1].buffered_bytes() + dirty_bytes_ +
+           appended_bytes_;
   }
 
   /// One stored row of a side: its encoded values, how many copies of it there are (may
@@ -126,6 +135,8 @@ class HashJoinOperator : public StreamOperator {
   static constexpr int64_t kTimestampExpiryGranularity = 100'000;
   /// A row's stored value: its count and matches.
   static std::string EncodeCounts(const Entry& entry);
+  /// The same bytes, into `out`: no allocation (16 bytes is past a string's own room).
+  static std::string_view EncodeCounts(int64_t count, int64_t matches, char (&out)[16]);
   /// Throws XX001 on corrupt bytes.
   static Entry DecodeCounts(std::string_view row, std::string_view bytes);
   /// A key's rows in one entry, as state written before the one-entry-per-row layout holds
@@ -222,6 +233,19 @@ class HashJoinOperator : public StreamOperator {
   /// The key's rows for a new row of a growing side (JoinNode::appends), which no stored row
   /// can be: as cached, else a new key, partial unless the store is known to hold none of it.
   KeyRows& LoadToAppend(size_t side, const std::string& key);
+  /// Whether `side` grows and the other side's rows never change its stored ones: an
+  /// appended row is written once, as it came (AppendUncached may take it).
+  bool AppendsUnchanged(size_t side) const;
+  /// Appends a new row of such a side, under a key the cache lacks, to this epoch's log of
+  /// appended rows.
+  void AppendUncached(size_t side, const std::string& key, std::string_view encoded,
+                      int64_t matches, int64_t expiry);
+  /// Moves the key's rows from the logs of appended rows into the cache, where it is
+  /// not cached; returns whether there were any (the key is cached then).
+  bool TakeAppended(size_t side, const std::string& key);
+  /// Writes this epoch's appended rows of `side` into its state table (at the barrier), and
+  /// keeps them, until `epoch` commits, for TakeAppended.
+  void WriteAppended(size_t side, uint64_t epoch);
   /// Appends to a growing side's encoded row the suffix that makes it a row of its own.
   void AppendRowSuffix(std::string* encoded);
   /// A stored row's encoding: without its suffix, on a growing side.
@@ -321,6 +345,29 @@ class HashJoinOperator : public StreamOperator {
   // map: KeyRows stay where they are (dirty_ and their own index point at them).
   absl::node_hash_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
+  // Per side (AppendsUnchanged): the rows appended under keys not cached, in a log per epoch,
+  // the oldest first, until their epoch commits; the last is this epoch's (`epoch` 0) once
+  // this epoch has appended one. A key's rows are chained from its last, found by the key's
+  // hash (another key of the same hash may share the chain: its rows are told apart by
+  // their key).
+  struct AppendedRow {
+    uint32_t key_offset;  // In `bytes`: the join key, then the encoded row.
+    uint32_t key_size;
+    uint32_t row_size;
+    uint32_t previous;  // The key's previous row in the log, or kNoRow.
+    int64_t matches;
+    int64_t expiry;
+    bool taken = false;  // Moved into the cache.
+  };
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct AppendedRows {
+    uint64_t epoch = 0;  // The epoch whose batch holds its rows; 0 for this epoch's.
+    std::string bytes;
+    std::vector<AppendedRow> rows;
+    absl::flat_hash_map<uint64_t, uint32_t> last_row;  // Key hash → its last row.
+  };
+  std::deque<AppendedRows> appended_[2];
+  size_t appended_bytes_ = 0;  // Of this epoch's logs, as the state table will hold them.
   // Per side: the keys with rows in the side's state that the cache lacks, while they are
   // few enough to list (`stored_keys_listed_`): a key neither cached nor listed has no rows,
   // so a probe of it need not read the store (a probe of q7's few window maxima by every

@@ -51,6 +51,7 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
       states_{std::move(left_state), std::move(right_state)},
       instance_(instance),
       parallelism_(parallelism),
+      listed_keys_(std::max(kListedKeys, cache_bytes / 8 / 16)),
       run_epoch_(states_[0].store()->committed_epoch()),
       run_number_(join_runs.fetch_add(1)),
       cache_bytes_(cache_bytes) {
@@ -296,7 +297,6 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
       });
   if (!status.ok()) throw SqlError(sqlstate::kIoError, status.message());
   if (entries.empty() && !keep_empty) return nullptr;
-  Cached(side, key);
   KeyRows& rows = cache_[side][key];
   rows.entries = std::move(entries);
   for (const Entry& entry : rows.entries) rows.bytes += EncodedSize(entry.row);
@@ -318,7 +318,6 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
   if (it == cache_[side].end() && !PartialPays(side)) return Load(side, key);
   KeyRows& rows = it != cache_[side].end() ? it->second : cache_[side][key];
   if (it == cache_[side].end()) {
-    Cached(side, key);
     rows.partial = true;
     ++partial_stats_[side].keys;
     cached_bytes_ += KeyMemory(side, rows);
@@ -360,17 +359,18 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std
   if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
   KeyRows& rows = cache_[side][key];
   // The store may hold rows of the key: they are read once something needs them all.
-  rows.partial = Cached(side, key);
+  rows.partial = MayBeStored(side, key);
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
 }
 
-bool HashJoinOperator::AppendsUnchanged(size_t side) const {
+bool HashJoinOperator::KeepsAppendsUncached(size_t side) const {
   // The other side's rows change a stored row's match count where the row is shown padded
   // while it has no match (an outer join keeping this side), or filtered by its matches
   // (the left side of a semi or anti join).
   bool counted = side == 0 ? node_->PadsLeft() || node_->FiltersLeft() : node_->PadsRight();
-  return node_->appends[side] && !counted;
+  constexpr double kRowsPerProbe = 8;
+  return node_->appends[side] && !counted && probes_of_[side] * kRowsPerProbe < rows_added_[side];
 }
 
 void HashJoinOperator::AppendUncached(size_t side, const std::string& key, std::string_view encoded,
@@ -382,34 +382,31 @@ void HashJoinOperator::AppendUncached(size_t side, const std::string& key, std::
     logs.emplace_back();
   }
   AppendedRows& log = logs.back();
-  auto [last, first_of_key] = log.last_row.try_emplace(absl::Hash<std::string_view>()(key), kNoRow);
+  auto last = log.last_row.try_emplace(KeyHash(key), kNoRow).first;
   log.rows.push_back({static_cast<uint32_t>(log.bytes.size()), static_cast<uint32_t>(key.size()),
                       static_cast<uint32_t>(encoded.size()), last->second, matches, expiry});
   last->second = static_cast<uint32_t>(log.rows.size() - 1);
   log.bytes.append(key);
   log.bytes.append(encoded);
   appended_bytes_ += key.size() + EncodedSize(encoded);
-  // Once written, the state table holds rows of the key that the cache lacks.
-  if (first_of_key) Evicted(side, key);
+  ++appended_uncached_;
 }
 
-namespace {
-
-/// Drops the logs of appended rows whose epochs have committed: the store holds their rows.
-template <typename Logs, typename IsCommitted>
-void DropCommitted(Logs& logs, IsCommitted committed) {
-  while (!logs.empty() && logs.front().epoch != 0 && committed(logs.front().epoch)) {
+void HashJoinOperator::DropCommittedAppended(size_t side) {
+  std::deque<AppendedRows>& logs = appended_[side];
+  while (!logs.empty() && logs.front().epoch != 0 && states_[side].Committed(logs.front().epoch)) {
+    // Listed only now: until its epoch committed, a key's rows were the log's alone, and a
+    // new key taken from it into the cache is whole.
+    for (const auto& [hash, last] : logs.front().last_row) ListStored(side, hash);
     logs.pop_front();
   }
 }
 
-}  // namespace
-
 bool HashJoinOperator::TakeAppended(size_t side, const std::string& key) {
+  DropCommittedAppended(side);
   std::deque<AppendedRows>& logs = appended_[side];
-  DropCommitted(logs, [&](uint64_t epoch) { return states_[side].Committed(epoch); });
   if (logs.empty()) return false;
-  uint64_t hash = absl::Hash<std::string_view>()(key);
+  uint64_t hash = KeyHash(key);
   KeyRows* rows = nullptr;
   for (AppendedRows& log : logs) {
     auto last = log.last_row.find(hash);
@@ -426,7 +423,7 @@ bool HashJoinOperator::TakeAppended(size_t side, const std::string& key) {
       appended.taken = true;
       if (!rows) {
         rows = &cache_[side][key];
-        rows->partial = Cached(side, key);  // The store may hold rows of it from before.
+        rows->partial = MayBeStored(side, key);  // Rows of it from before, committed.
         cached_bytes_ += KeyMemory(side, *rows);
       }
       size_t before = KeyMemory(side, *rows);
@@ -454,8 +451,8 @@ bool HashJoinOperator::TakeAppended(size_t side, const std::string& key) {
 }
 
 void HashJoinOperator::WriteAppended(size_t side, uint64_t epoch) {
+  DropCommittedAppended(side);
   std::deque<AppendedRows>& logs = appended_[side];
-  DropCommitted(logs, [&](uint64_t committed) { return states_[side].Committed(committed); });
   char counts[16];
   for (AppendedRows& log : logs) {
     if (log.epoch != 0) continue;
@@ -783,7 +780,7 @@ void HashJoinOperator::ApplyRow(size_t side, const RowProbe& probe, int sign) {
   KeyRows* found = nullptr;
   size_t position = 0;
   if (appended) {
-    if (AppendsUnchanged(side) && !cache_[side].contains(key)) {
+    if (KeepsAppendsUncached(side) && !cache_[side].contains(key)) {
       // Kept out of the cache until something needs its key's rows (TakeAppended).
       ++rows_added_[side];
       AppendUncached(side, key, encoded, matches, cleaned ? *expiry : kExpiryUnknown);
@@ -848,7 +845,9 @@ void HashJoinOperator::OnBarrier(storage::EpochBatch* batch) {
           continue;
         }
         cached_bytes_ -= KeyMemory(side, it->second);
-        if (!it->second.entries.empty() || it->second.partial) Evicted(side, it->first);
+        if (!it->second.entries.empty() || it->second.partial) {
+          ListStored(side, KeyHash(it->first));
+        }
         cache_[side].erase(it++);
       }
     }
@@ -879,20 +878,20 @@ void HashJoinOperator::Start() {
       states_[0].store()->NewSnapshot().ValueOrThrow();
   for (size_t side = 0; side < 2; ++side) {
     // The keys of a small state (none, for a new view) are listed; a larger one's are not.
-    stored_uncached_[side].clear();
+    stored_keys_[side].clear();
     stored_keys_listed_[side] = true;
     size_t rows = 0;
     Status status = snapshot->ScanStateTable(
         states_[side].table_id(), [&](std::string_view stored, std::string_view) {
           if (++rows > kListedKeys) {
             stored_keys_listed_[side] = false;
-            stored_uncached_[side].clear();
+            stored_keys_[side].clear();
             return false;
           }
           uint16_t virtual_node = 0;
           std::string_view join_key = JoinKeyOf(side, stored, &virtual_node);
           if (InstanceOfVirtualNode(virtual_node, parallelism_) == instance_) {
-            stored_uncached_[side].emplace(join_key);
+            stored_keys_[side].insert(KeyHash(join_key));
           }
           return true;
         });
@@ -901,12 +900,12 @@ void HashJoinOperator::Start() {
   }
 }
 
-void HashJoinOperator::Evicted(size_t side, const std::string& key) {
+void HashJoinOperator::ListStored(size_t side, uint64_t hash) {
   if (!stored_keys_listed_[side]) return;
-  stored_uncached_[side].insert(key);
-  if (stored_uncached_[side].size() > kListedKeys) {
+  stored_keys_[side].insert(hash);
+  if (stored_keys_[side].size() > listed_keys_) {
     stored_keys_listed_[side] = false;  // Too many to list: a probe reads the store.
-    absl::flat_hash_set<std::string>().swap(stored_uncached_[side]);
+    absl::flat_hash_set<uint64_t>().swap(stored_keys_[side]);
   }
 }
 

@@ -105,6 +105,8 @@ class HashJoinOperator : public StreamOperator {
   /// Keys read from the state table since the operator started (cache misses it could not
   /// answer itself).
   size_t store_reads() const { return store_reads_; }
+  /// Rows appended to the logs of appended rows since the operator started (for tests).
+  size_t appended_uncached() const { return appended_uncached_; }
   size_t BufferedBytes() const override {
     // The changed keys are written to the epoch's batch at the barrier.
     return states_[0].buffered_bytes() + states_[1].buffered_bytes() + dirty_bytes_ +
@@ -233,9 +235,13 @@ class HashJoinOperator : public StreamOperator {
   /// The key's rows for a new row of a growing side (JoinNode::appends), which no stored row
   /// can be: as cached, else a new key, partial unless the store is known to hold none of it.
   KeyRows& LoadToAppend(size_t side, const std::string& key);
-  /// Whether `side` grows and the other side's rows never change its stored ones: an
-  /// appended row is written once, as it came (AppendUncached may take it).
-  bool AppendsUnchanged(size_t side) const;
+  /// Whether a new row of `side` under a key not cached goes to the log of appended rows
+  /// (AppendUncached): the side grows, the other side's rows never change its stored ones
+  /// (an appended row is written once, as it came), and the other side probes it seldom,
+  /// less than once per 8 rows it adds. A key probed after its log has committed is read
+  /// from the store, which a side probed by nearly every row of the other (q4's auctions, by
+  /// their bids) would pay for each of its keys.
+  bool KeepsAppendsUncached(size_t side) const;
   /// Appends a new row of such a side, under a key the cache lacks, to this epoch's log of
   /// appended rows.
   void AppendUncached(size_t side, const std::string& key, std::string_view encoded,
@@ -246,6 +252,9 @@ class HashJoinOperator : public StreamOperator {
   /// Writes this epoch's appended rows of `side` into its state table (at the barrier), and
   /// keeps them, until `epoch` commits, for TakeAppended.
   void WriteAppended(size_t side, uint64_t epoch);
+  /// Drops the logs of appended rows whose epochs have committed: the store holds their
+  /// rows, and lists their keys.
+  void DropCommittedAppended(size_t side);
   /// Appends to a growing side's encoded row the suffix that makes it a row of its own.
   void AppendRowSuffix(std::string* encoded);
   /// A stored row's encoding: without its suffix, on a growing side.
@@ -257,17 +266,16 @@ class HashJoinOperator : public StreamOperator {
   /// costs their point lookups on top of the read. A few keys still go partial then, so that
   /// the side can tell when it pays again.
   bool PartialPays(size_t side);
-  /// Whether the state table may hold rows of `key` that the cache lacks.
+  /// A join key's hash, as stored_keys_ and the logs of appended rows list it.
+  static uint64_t KeyHash(std::string_view key) { return absl::Hash<std::string_view>()(key); }
+  /// Whether the state table may hold rows of `key` (committed ones, which a key cached
+  /// partial lacks).
   bool MayBeStored(size_t side, const std::string& key) const {
-    return !stored_keys_listed_[side] || stored_uncached_[side].contains(key);
+    return !stored_keys_listed_[side] || stored_keys_[side].contains(KeyHash(key));
   }
-  /// Records that the cache holds `key` from now on (it answers for the key's rows), and
-  /// returns whether the state table may hold rows of it (MayBeStored, before the call).
-  bool Cached(size_t side, const std::string& key) {
-    return !stored_keys_listed_[side] || stored_uncached_[side].erase(key) > 0;
-  }
-  /// Records that `key` leaves the cache while the state table holds rows of it.
-  void Evicted(size_t side, const std::string& key);
+  /// Records that the state table holds rows of the key of hash `hash` (a key leaving the
+  /// cache, or a log of appended rows committed).
+  void ListStored(size_t side, uint64_t hash);
   /// The entry of expiry_index_[side] that indexes a row expiring at `expiry`: `expiry`
   /// rounded up to the side's granularity.
   int64_t ExpiryBucket(size_t side, int64_t expiry) const;
@@ -345,7 +353,7 @@ class HashJoinOperator : public StreamOperator {
   // map: KeyRows stay where they are (dirty_ and their own index point at them).
   absl::node_hash_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
-  // Per side (AppendsUnchanged): the rows appended under keys not cached, in a log per epoch,
+  // Per side (KeepsAppendsUncached): the rows appended under keys not cached, in a log per epoch,
   // the oldest first, until their epoch commits; the last is this epoch's (`epoch` 0) once
   // this epoch has appended one. A key's rows are chained from its last, found by the key's
   // hash (another key of the same hash may share the chain: its rows are told apart by
@@ -368,16 +376,21 @@ class HashJoinOperator : public StreamOperator {
   };
   std::deque<AppendedRows> appended_[2];
   size_t appended_bytes_ = 0;  // Of this epoch's logs, as the state table will hold them.
-  // Per side: the keys with rows in the side's state that the cache lacks, while they are
-  // few enough to list (`stored_keys_listed_`): a key neither cached nor listed has no rows,
-  // so a probe of it need not read the store (a probe of q7's few window maxima by every
-  // bid's price, say). Listed from Start's scan of a small state, and kept so as keys leave
-  // and enter the cache (this operator is its state's only writer, through the cache), until
-  // the list outgrows kListedKeys.
+  // Per side: the hashes of the keys that may have rows in the side's state, while they
+  // are few enough to list (`stored_keys_listed_`): a key not cached and not listed has
+  // no rows, so a probe of it need not read the store (q4's auctions probing for bids that
+  // come after them, q7's window maxima probing every price). Listed from Start's scan of a
+  // small state (at most kListedKeys rows), then as keys leave the cache and as logs of
+  // appended rows commit (this operator is its state's only writer), until the list
+  // outgrows listed_keys_, a budget of 16 bytes a key within an eighth of the cache's. A
+  // key is never unlisted: one listed without rows any more (or sharing a hash) costs a
+  // read, no more.
   static constexpr size_t kListedKeys = size_t{1} << 16;
-  absl::flat_hash_set<std::string> stored_uncached_[2];
+  absl::flat_hash_set<uint64_t> stored_keys_[2];
   bool stored_keys_listed_[2] = {false, false};
+  size_t listed_keys_;
   size_t store_reads_ = 0;
+  size_t appended_uncached_ = 0;
   // Per side: probes of its keys by the other side's rows, and rows added to it, halved at
   // each trim of the cache. A trim evicts first from the side probed less per row it
   // stores: q4's bids (an auction probes its key once) before the auctions every bid probes,

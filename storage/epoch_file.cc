@@ -65,12 +65,12 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
     return rocksdb::Status::NotSupported("an epoch file holds no merge records");
   }
 
-  /// Forgets the records, keeping the memory unless it is unusually large.
+  /// Forgets the records, keeping the memory for the next epoch, which likely writes about
+  /// as much, unless the last one used less than a quarter of it (an unusual epoch made it
+  /// large, or the writes have calmed down).
   void Clear() {
-    constexpr size_t kKeptPoints = size_t{1} << 20;
-    constexpr size_t kKeptKeyBytes = size_t{64} << 20;
-    if (points.capacity() > kKeptPoints) std::vector<Point>().swap(points);
-    if (run_keys_.capacity() > kKeptKeyBytes) std::string().swap(run_keys_);
+    if (points.size() < points.capacity() / 4) std::vector<Point>().swap(points);
+    if (run_keys_.size() < run_keys_.capacity() / 4) std::string().swap(run_keys_);
     points.clear();
     ranges.clear();
     run_keys_.clear();

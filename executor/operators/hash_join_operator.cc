@@ -379,7 +379,11 @@ void HashJoinOperator::AppendUncached(size_t side, const std::string& key, std::
   // A log's offsets are 32 bits: an epoch appending more takes another log.
   if (logs.empty() || logs.back().epoch != 0 || logs.back().rows.size() >= kNoRow - 1 ||
       logs.back().bytes.size() + key.size() + encoded.size() > UINT32_MAX) {
-    logs.emplace_back();
+    // The memory of a log dropped since, which an epoch likely fills as much again: grown
+    // afresh, an epoch's log had its pages zeroed anew.
+    logs.push_back(std::move(spare_appended_[side]));
+    spare_appended_[side] = AppendedRows();
+    logs.back().last_row.reserve(logs.back().keys_before);
   }
   AppendedRows& log = logs.back();
   auto last = log.last_row.try_emplace(KeyHash(key), kNoRow).first;
@@ -397,7 +401,16 @@ void HashJoinOperator::DropCommittedAppended(size_t side) {
   while (!logs.empty() && logs.front().epoch != 0 && states_[side].Committed(logs.front().epoch)) {
     // Listed only now: until its epoch committed, a key's rows were the log's alone, and a
     // new key taken from it into the cache is whole.
-    for (const auto& [hash, last] : logs.front().last_row) ListStored(side, hash);
+    AppendedRows& log = logs.front();
+    for (const auto& [hash, last] : log.last_row) ListStored(side, hash);
+    if (spare_appended_[side].bytes.capacity() < log.bytes.capacity()) {
+      log.epoch = 0;
+      log.keys_before = log.last_row.size();
+      log.bytes.clear();
+      log.rows.clear();
+      log.last_row.clear();  // Its memory is not kept past a small size.
+      spare_appended_[side] = std::move(log);
+    }
     logs.pop_front();
   }
 }

@@ -373,8 +373,10 @@ class HashJoinOperator : public StreamOperator {
     std::string bytes;
     std::vector<AppendedRow> rows;
     absl::flat_hash_map<uint64_t, uint32_t> last_row;  // Key hash → its last row.
+    size_t keys_before = 0;  // Keys of the log whose memory it took over (a spare's).
   };
   std::deque<AppendedRows> appended_[2];
+  AppendedRows spare_appended_[2];  // A dropped log's memory, emptied, for the next.
   size_t appended_bytes_ = 0;  // Of this epoch's logs, as the state table will hold them.
   // Per side: the hashes of the keys that may have rows in the side's state, while they
   // are few enough to list (`stored_keys_listed_`): a key not cached and not listed has

@@ -63,12 +63,13 @@ namespace stave::executor {
 /// delete, nor a row it must count as a copy of one it holds: it stores each row under its
 /// encoding and a suffix of its own. Inserting one reads nothing, not even a point lookup.
 /// Where the other side's rows never change its stored rows either (no outer join keeps
-/// them, no semi or anti join filters them), a row whose key is not cached stays out of the
-/// cache: it is appended to the epoch's log of such rows (AppendedRows), written from there
-/// at the barrier, and kept until its epoch commits, so that whatever needs its key's rows
-/// before then takes them into the cache (TakeAppended). q7's bids, one per price mostly
-/// and probed only by the windows' maxima, each cost a copy and a hash slot, where a cache
-/// entry of their own cost several allocations, its bookkeeping, and its memory's pages.
+/// them, no semi or anti join filters them), and seldom probe them, a row whose key is not
+/// cached stays out of the cache: it is appended to the epoch's log of such rows
+/// (AppendedRows), written from there at the barrier, and kept until its epoch commits, so
+/// that whatever needs its key's rows before then takes them into the cache (TakeAppended).
+/// q7's bids, one per price mostly and probed only by the windows' maxima, each cost a copy
+/// and a hash slot, where a cache entry of their own cost several allocations, its
+/// bookkeeping, and its memory's pages.
 ///
 /// State written before this layout held a key's rows in one entry (the join key alone, the
 /// rows in EncodeEntries' form). Such an entry is still read, and rewritten in the new
@@ -353,9 +354,9 @@ class HashJoinOperator : public StreamOperator {
   // map: KeyRows stay where they are (dirty_ and their own index point at them).
   absl::node_hash_map<std::string, KeyRows> cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
-  // Per side (KeepsAppendsUncached): the rows appended under keys not cached, in a log per epoch,
-  // the oldest first, until their epoch commits; the last is this epoch's (`epoch` 0) once
-  // this epoch has appended one. A key's rows are chained from its last, found by the key's
+  // Per side (KeepsAppendsUncached): the rows appended under keys not cached, in a log per
+  // epoch, the oldest first, until their epoch commits; the last is this epoch's (`epoch`
+  // 0) once this epoch has appended one. A key's rows are chained from its last, found by the key's
   // hash (another key of the same hash may share the chain: its rows are told apart by
   // their key).
   struct AppendedRow {
@@ -373,11 +374,11 @@ class HashJoinOperator : public StreamOperator {
     std::string bytes;
     std::vector<AppendedRow> rows;
     absl::flat_hash_map<uint64_t, uint32_t> last_row;  // Key hash → its last row.
-    size_t keys_before = 0;  // Keys of the log whose memory it took over (a spare's).
+    size_t keys_before = 0;  // Keys of the log whose memory it reuses: room for as many.
   };
   std::deque<AppendedRows> appended_[2];
   AppendedRows spare_appended_[2];  // A dropped log's memory, emptied, for the next.
-  size_t appended_bytes_ = 0;  // Of this epoch's logs, as the state table will hold them.
+  size_t appended_bytes_ = 0;       // Of this epoch's logs, as the state table will hold them.
   // Per side: the hashes of the keys that may have rows in the side's state, while they
   // are few enough to list (`stored_keys_listed_`): a key not cached and not listed has
   // no rows, so a probe of it need not read the store (q4's auctions probing for bids that

@@ -240,6 +240,66 @@ std::pair<int64_t, std::string> TakeRandomRow(
   return row;
 }
 
+// Both sides' rows as an oracle keeps them, changed one row at a time in a join, across
+// barriers whose commits lag `lag` barriers behind (as the engine's may), and set back to
+// the last commit by a crash, with the join's output.
+class EpochsInFlight {
+ public:
+  using Sides = std::map<std::pair<int64_t, std::string>, int64_t>;
+  EpochsInFlight(storage::Store* store, MultisetOperator* out, size_t lag)
+      : store_(store), out_(out), lag_(lag) {}
+
+  /// Inserts (k, v) on `side`, or deletes a copy of a random row of the side (`remove`).
+  void Change(HashJoinOperator& join, size_t side, int64_t k, std::string v, bool remove,
+              std::mt19937& random) {
+    auto row = std::make_pair(k, std::move(v));
+    if (remove) {
+      row = TakeRandomRow(&sides[side], random);
+    } else {
+      ++sides[side][row];
+    }
+    join.OnInputChunk(side,
+                      Rows({{remove ? RowOp::kDelete : RowOp::kInsert, row.first, row.second}}));
+  }
+  /// Commits the oldest epoch in flight if `lag` are, then flushes the join into `epoch`.
+  void Barrier(HashJoinOperator& join, uint64_t epoch) {
+    if (in_flight_.size() == lag_) {
+      ASSERT_TRUE(store_->Commit(in_flight_.front().first.get()).ok());
+      committed_ = std::move(in_flight_.front().second);
+      in_flight_.pop_front();
+    }
+    auto batch = std::make_unique<storage::EpochBatch>(epoch);
+    join.OnBarrier(batch.get());
+    in_flight_.emplace_back(std::move(batch), State{{sides[0], sides[1]}, out_->counts});
+  }
+  /// A crash while epochs are in flight: back to the last commit (the caller makes a new
+  /// operator).
+  void Crash() {
+    in_flight_.clear();
+    sides[0] = committed_.sides[0];
+    sides[1] = committed_.sides[1];
+    out_->counts = committed_.output;
+  }
+  void CommitAll() {
+    for (auto& [batch, state] : in_flight_) ASSERT_TRUE(store_->Commit(batch.get()).ok());
+    in_flight_.clear();
+  }
+
+  Sides sides[2];
+
+ private:
+  struct State {
+    Sides sides[2];
+    std::map<std::string, int64_t> output;
+  };
+  storage::Store* store_;
+  MultisetOperator* out_;
+  size_t lag_;
+  State committed_;
+  // Epochs flushed, not committed yet, the oldest first, with what they leave when they are.
+  std::deque<std::pair<std::unique_ptr<storage::EpochBatch>, State>> in_flight_;
+};
+
 // Many rows on a few keys, inserted and deleted on both sides across barriers whose commits
 // lag one epoch behind (as the engine's do), with a crash before a commit in the middle: the
 // output follows an oracle all along, with the cache of decoded keys kept past barriers and
@@ -260,13 +320,8 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
       join->Start();
       return join;
     };
-    using Sides = std::map<std::pair<int64_t, std::string>, int64_t>;
-    Sides sides[2];
-    struct Committed {
-      Sides sides[2];
-      std::map<std::string, int64_t> output;
-    } committed, pending;
-    std::unique_ptr<storage::EpochBatch> in_flight;
+    EpochsInFlight epochs(store_.get(), &out_, 1);
+    auto& sides = epochs.sides;
     std::mt19937 random(7);
     auto join = make();
     for (uint64_t epoch = first_epoch; epoch < first_epoch + 24; ++epoch) {
@@ -274,36 +329,20 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
         size_t side = random() % 2;
         int64_t k = static_cast<int64_t>(random() % 3);
         bool remove = !sides[side].empty() && random() % 3 == 0;
-        auto row = std::make_pair(k, "v" + std::to_string(random() % 60));
-        if (remove) {
-          row = TakeRandomRow(&sides[side], random);
-        } else {
-          ++sides[side][row];
-        }
-        join->OnInputChunk(
-            side, Rows({{remove ? RowOp::kDelete : RowOp::kInsert, row.first, row.second}}));
+        epochs.Change(*join, side, k, "v" + std::to_string(random() % 60), remove, random);
       }
       ASSERT_EQ(out_.counts, FullJoinOracle(sides[0], sides[1])) << "epoch " << epoch;
       if (epoch == first_epoch + 12) {
         // A crash while the last epoch commits: back to the one before, with a new operator.
-        in_flight.reset();
-        sides[0] = committed.sides[0];
-        sides[1] = committed.sides[1];
-        out_.counts = committed.output;
+        epochs.Crash();
         join = make();
         continue;
       }
-      if (in_flight) {
-        ASSERT_TRUE(store_->Commit(in_flight.get()).ok());
-        committed = pending;
-      }
-      in_flight = std::make_unique<storage::EpochBatch>(epoch);
-      join->OnBarrier(in_flight.get());
-      pending = Committed{{sides[0], sides[1]}, out_.counts};
+      ASSERT_NO_FATAL_FAILURE(epochs.Barrier(*join, epoch));
     }
     // Three keys a side stay cached past the barrier, or, with no room for them, only until
     // the epochs that wrote them have committed.
-    ASSERT_TRUE(store_->Commit(in_flight.get()).ok());
+    ASSERT_NO_FATAL_FAILURE(epochs.CommitAll());
     storage::EpochBatch quiet(first_epoch + 24);
     join->OnBarrier(&quiet);
     ASSERT_TRUE(store_->Commit(&quiet).ok());
@@ -641,14 +680,10 @@ TEST_F(HashJoinOperatorTest, RowsAppendedUnderKeysNotCachedAreTakenWhenTheirKeyI
       join->Start();
       return join;
     };
-    using Sides = std::map<std::pair<int64_t, std::string>, int64_t>;
-    Sides sides[2];
-    struct Committed {
-      Sides sides[2];
-      std::map<std::string, int64_t> output;
-    } committed;
-    // Epochs flushed, not committed yet, the oldest first, with what they leave when they are.
-    std::deque<std::pair<std::unique_ptr<storage::EpochBatch>, Committed>> in_flight;
+    // Commits lag two barriers behind: a key taken from a flushed epoch's log stays cached
+    // until that epoch commits, past the next barrier's trim.
+    EpochsInFlight epochs(store_.get(), &out_, 2);
+    auto& sides = epochs.sides;
     std::mt19937 random(11);
     auto join = make();
     for (uint64_t epoch = first_epoch; epoch < first_epoch + 24; ++epoch) {
@@ -658,36 +693,17 @@ TEST_F(HashJoinOperatorTest, RowsAppendedUnderKeysNotCachedAreTakenWhenTheirKeyI
         size_t side = random() % 16 == 0 ? 1 : 0;
         int64_t k = static_cast<int64_t>(random() % 40);
         bool remove = side == 1 && !sides[1].empty() && random() % 3 == 0;
-        auto row = std::make_pair(k, "v" + std::to_string(random() % 5));
-        if (remove) {
-          row = TakeRandomRow(&sides[1], random);
-        } else {
-          ++sides[side][row];
-        }
-        join->OnInputChunk(
-            side, Rows({{remove ? RowOp::kDelete : RowOp::kInsert, row.first, row.second}}));
+        epochs.Change(*join, side, k, "v" + std::to_string(random() % 5), remove, random);
       }
       ASSERT_EQ(out_.counts, InnerJoinOracle(sides[0], sides[1])) << "epoch " << epoch;
       if (epoch == first_epoch + 12) {
-        in_flight.clear();
-        sides[0] = committed.sides[0];
-        sides[1] = committed.sides[1];
-        out_.counts = committed.output;
+        epochs.Crash();
         join = make();
         continue;
       }
-      // Commits lag two barriers behind: a key taken from a flushed epoch's log stays
-      // cached until that epoch commits, past the next barrier's trim.
-      if (in_flight.size() == 2) {
-        ASSERT_TRUE(store_->Commit(in_flight.front().first.get()).ok());
-        committed = std::move(in_flight.front().second);
-        in_flight.pop_front();
-      }
-      auto batch = std::make_unique<storage::EpochBatch>(epoch);
-      join->OnBarrier(batch.get());
-      in_flight.emplace_back(std::move(batch), Committed{{sides[0], sides[1]}, out_.counts});
+      ASSERT_NO_FATAL_FAILURE(epochs.Barrier(*join, epoch));
     }
-    for (auto& [batch, state] : in_flight) ASSERT_TRUE(store_->Commit(batch.get()).ok());
+    ASSERT_NO_FATAL_FAILURE(epochs.CommitAll());
     first_epoch += 24;
     // Many appends went to the logs (this operator's, since the crash), others to keys
     // cached by then.

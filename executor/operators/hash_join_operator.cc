@@ -97,11 +97,6 @@ HashJoinOperator::HashJoinOperator(std::shared_ptr<const planner::JoinNode> node
   output_ = Chunk::WithTypes(output_types_);
 }
 
-std::string HashJoinOperator::EncodeCounts(const Entry& entry) {
-  char bytes[16];
-  return std::string(EncodeCounts(entry.count, entry.matches, bytes));
-}
-
 std::string_view HashJoinOperator::EncodeCounts(int64_t count, int64_t matches, char (&out)[16]) {
   auto put = [&out](size_t at, int64_t value) {  // Big-endian, as AppendBigEndian64.
     auto bits = static_cast<uint64_t>(value);
@@ -250,8 +245,7 @@ void HashJoinOperator::AddCandidates(size_t side, const std::vector<Value>& row,
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string& key) {
-  auto it = cache_[side].find(key);
-  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
+  auto it = FindCached(side, key);
   if (it != cache_[side].end()) {
     if (it->second.partial) Complete(side, key, it->second);
     return it->second;
@@ -265,8 +259,7 @@ HashJoinOperator::KeyRows& HashJoinOperator::Load(size_t side, const std::string
 }
 
 HashJoinOperator::KeyRows* HashJoinOperator::Probe(size_t side, const std::string& key) {
-  auto it = cache_[side].find(key);
-  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
+  auto it = FindCached(side, key);
   if (it != cache_[side].end()) {
     if (it->second.partial) Complete(side, key, it->second);
     return &it->second;
@@ -311,8 +304,7 @@ HashJoinOperator::KeyRows* HashJoinOperator::Read(size_t side, const std::string
 
 HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std::string& key,
                                                           const std::string& encoded) {
-  auto it = cache_[side].find(key);
-  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
+  auto it = FindCached(side, key);
   if (it == cache_[side].end() && !MayBeStored(side, key)) return Load(side, key);
   if (it != cache_[side].end() && !it->second.partial) return it->second;
   if (it == cache_[side].end() && !PartialPays(side)) return Load(side, key);
@@ -354,14 +346,20 @@ HashJoinOperator::KeyRows& HashJoinOperator::LoadToInsert(size_t side, const std
 }
 
 HashJoinOperator::KeyRows& HashJoinOperator::LoadToAppend(size_t side, const std::string& key) {
-  auto it = cache_[side].find(key);
-  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
+  auto it = FindCached(side, key);
   if (it != cache_[side].end()) return it->second;  // Partial or not, the row joins it.
   KeyRows& rows = cache_[side][key];
   // The store may hold rows of the key: they are read once something needs them all.
   rows.partial = MayBeStored(side, key);
   cached_bytes_ += KeyMemory(side, rows);
   return rows;
+}
+
+HashJoinOperator::Cache::iterator HashJoinOperator::FindCached(size_t side,
+                                                               const std::string& key) {
+  auto it = cache_[side].find(key);
+  if (it == cache_[side].end() && TakeAppended(side, key)) it = cache_[side].find(key);
+  return it;
 }
 
 bool HashJoinOperator::KeepsAppendsUncached(size_t side) const {

@@ -136,9 +136,8 @@ class HashJoinOperator : public StreamOperator {
   /// (in microseconds). Rows expiring by other times (bigints, in units of the user's) are
   /// indexed exactly.
   static constexpr int64_t kTimestampExpiryGranularity = 100'000;
-  /// A row's stored value: its count and matches.
-  static std::string EncodeCounts(const Entry& entry);
-  /// The same bytes, into `out`: no allocation (16 bytes is past a string's own room).
+  /// A row's stored value, its count and matches, written into `out`: no allocation (16
+  /// bytes is past a string's own room).
   static std::string_view EncodeCounts(int64_t count, int64_t matches, char (&out)[16]);
   /// Throws XX001 on corrupt bytes.
   static Entry DecodeCounts(std::string_view row, std::string_view bytes);
@@ -226,6 +225,10 @@ class HashJoinOperator : public StreamOperator {
     uint8_t point_reads = 0;     // Point lookups for its inserts while partial.
     uint64_t written_epoch = 0;  // The last epoch whose batch it was written into.
   };
+  using Cache = absl::node_hash_map<std::string, KeyRows>;
+  /// The key's entry in the cache, after taking its rows from the logs of appended rows if
+  /// it has some there; end() if not cached.
+  Cache::iterator FindCached(size_t side, const std::string& key);
   /// The key's rows: from the cache, else read from the state table and cached.
   KeyRows& Load(size_t side, const std::string& key);
   /// As Load, but null (and nothing cached) for a key the side does not hold.
@@ -352,7 +355,7 @@ class HashJoinOperator : public StreamOperator {
   int64_t expiry_granularity_[2] = {1, 1};
   // Per side: join key → its rows; the keys changed in this epoch; bytes cached. A node
   // map: KeyRows stay where they are (dirty_ and their own index point at them).
-  absl::node_hash_map<std::string, KeyRows> cache_[2];
+  Cache cache_[2];
   std::vector<std::pair<const std::string*, KeyRows*>> dirty_[2];
   // Per side (KeepsAppendsUncached): the rows appended under keys not cached, in a log per
   // epoch, the oldest first, until their epoch commits; the last is this epoch's (`epoch`

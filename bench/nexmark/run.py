@@ -18,7 +18,9 @@ many workers:
    /proc/<pid>/stat, RocksDB's background threads included); cores used = CPU time / wall time.
    Checkpoint durations (barrier to synced commit) are those of /api/v1/checkpoints that
    started during the run; state size is the data directory's size on disk at the end; peak
-   RSS is staved's VmHWM.
+   RSS is staved's VmHWM; fresh huge pages (JSON and CSV only) are the machine's
+   thp_fault_alloc in /proc/vmstat over the run, the huge pages the kernel zeroed for a first
+   write (all processes: read it on an otherwise idle machine).
 2. Latency: the streams are throttled to --latency-rate events/s for --latency-seconds. The
    sources' emitted rows are sampled every 20 ms; a row emitted in a sample interval is visible
    once the first checkpoint whose barrier was injected after the interval has committed
@@ -77,6 +79,18 @@ def peak_rss_bytes(pid):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def fresh_huge_pages():
+    """Huge pages the kernel has zeroed for a first write, machine-wide (None if unknown)."""
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                if line.startswith("thp_fault_alloc "):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def dir_bytes(path):
@@ -209,7 +223,7 @@ def throughput(args, query):
     with Server(args.staved, args.cores) as server:
         create_streams(server, args.events, kafka=args.kafka)
         pid = server.process.pid
-        cpu0, t0 = cpu_seconds(pid), time.time()
+        cpu0, t0, pages0 = cpu_seconds(pid), time.time(), fresh_huge_pages()
         server.psql(create_sql(query))
         deadline = t0 + args.timeout
         finished = True
@@ -227,7 +241,7 @@ def throughput(args, query):
                 checkpoint(server, max(10, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 finished = False
-        t1, cpu1 = time.time(), cpu_seconds(pid)
+        t1, cpu1, pages1 = time.time(), cpu_seconds(pid), fresh_huge_pages()
         done = args.events
         if not finished:
             emitted = sum(n["rows_out"] for n in nodes)
@@ -251,6 +265,8 @@ def throughput(args, query):
             "checkpoint_p99_ms": percentile(durations, 99),
             "state_bytes": dir_bytes(server.data_dir),
             "peak_rss_bytes": peak_rss_bytes(pid),
+            "fresh_huge_pages": pages1 - pages0 if pages0 is not None and pages1 is not None
+            else None,
         }
 
 

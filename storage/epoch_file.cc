@@ -11,22 +11,16 @@ namespace {
 // How many entries ahead reads of scattered keys and values are prefetched.
 constexpr size_t kPrefetchDistance = 8;
 
-// The records of a batch, its state runs' entries included, in batch order. The slices point
-// into the batch, into the runs' memory, and into the full keys of the runs' entries, which
-// the collector builds.
+// The batch's own records, and its state runs with their places among them. A record's or a
+// run's order is its place in the batch: of two writes of a key the later wins, and a range
+// deletion drops only what comes before it.
 class RecordCollector : public rocksdb::WriteBatch::Handler {
  public:
-  /// Collects the records of `batch`.
+  /// Collects the records of `batch` and places its runs.
   rocksdb::Status Collect(const WriteBatch& batch) {
-    // Room for every run's full keys at once: the slices into it must not move.
-    size_t key_bytes = 0;
-    for (const auto& placed : batch.state_runs()) {
-      for (const auto& entry : placed.run->entries) {
-        key_bytes += StateRun::kPrefixBytes + entry.key.size();
-      }
-    }
-    run_keys_.reserve(key_bytes);
-    return batch.ForEachChange(this, [this](const StateRun& run) { AddRun(run); });
+    return batch.ForEachChange(this, [this](const StateRun& run) {
+      runs.push_back({&run, order_++});
+    });
   }
 
   struct Point {
@@ -38,6 +32,10 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   struct Range {
     rocksdb::Slice begin;
     rocksdb::Slice end;
+    size_t order;
+  };
+  struct Run {
+    const StateRun* run;
     size_t order;
   };
 
@@ -70,44 +68,28 @@ class RecordCollector : public rocksdb::WriteBatch::Handler {
   /// large, or the writes have calmed down).
   void Clear() {
     if (points.size() < points.capacity() / 4) std::vector<Point>().swap(points);
-    if (run_keys_.size() < run_keys_.capacity() / 4) std::string().swap(run_keys_);
     points.clear();
     ranges.clear();
-    run_keys_.clear();
+    runs.clear();
     order_ = 0;
   }
 
   std::vector<Point> points;
   std::vector<Range> ranges;
+  std::vector<Run> runs;
 
  private:
   static rocksdb::Status NotInDefaultFamily() {
     return rocksdb::Status::NotSupported("an epoch file holds the default column family only");
   }
-  void AddRun(const StateRun& run) {
-    const std::vector<StateRun::Entry>& entries = run.entries;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      // A run's keys lie in its table's memory in the order they were first written, not in
-      // key order: each is a cache miss, fetched a few entries ahead.
-      if (i + kPrefetchDistance < entries.size()) {
-        __builtin_prefetch(entries[i + kPrefetchDistance].key.data());
-      }
-      const StateRun::Entry& entry = entries[i];
-      size_t at = run_keys_.size();
-      run.AppendFullKey(entry, &run_keys_);
-      rocksdb::Slice key(run_keys_.data() + at, run_keys_.size() - at);
-      points.push_back(
-          {key, rocksdb::Slice(entry.value.data(), entry.value.size()), entry.deleted, order_++});
-    }
-  }
 
-  std::string run_keys_;
-  size_t order_ = 0;  // Of the points and ranges.
+  size_t order_ = 0;  // Of the points, ranges and runs.
 };
 
-// Sorts the points by key, keeping the batch order of equal keys. State tables flush in
-// sorted runs, a few per epoch: the runs are found and merged, a pass over the points per
-// doubling of the runs merged, where a sort from scratch compares each point ~log2(n) times.
+// Sorts the points by key, keeping the batch order of equal keys. Tables that append their
+// writes put them in the batch in sorted runs, a few per epoch: the runs are found and
+// merged, a pass over the points per doubling of the runs merged, where a sort from scratch
+// compares each point ~log2(n) times.
 void SortStably(std::vector<RecordCollector::Point>* points) {
   auto less = [](const RecordCollector::Point& a, const RecordCollector::Point& b) {
     return a.key.compare(b.key) < 0;
@@ -133,6 +115,84 @@ void SortStably(std::vector<RecordCollector::Point>* points) {
   }
 }
 
+// The first 7 bytes of `key` (a state key's section, table id and virtual node) as an integer
+// that orders as the bytes do, padded with zeros past a shorter key: where two keys' integers
+// differ, so do the keys, the same way.
+uint64_t KeyPrefix(rocksdb::Slice key) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < StateRun::kPrefixBytes; ++i) {
+    prefix = (prefix << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+  }
+  return prefix;
+}
+
+// One of the sorted sequences the file is merged from, read one record at a time: a state
+// run, whose full keys it builds as it goes, or the batch's records, sorted. Its head is the
+// record it is at.
+class Cursor {
+ public:
+  explicit Cursor(const RecordCollector::Run& run) : run_(run.run), order_(run.order) { Load(); }
+  explicit Cursor(const std::vector<RecordCollector::Point>* points) : points_(points) { Load(); }
+
+  bool valid() const { return next_ <= size(); }
+  rocksdb::Slice key() const { return run_ ? rocksdb::Slice(key_) : head_.key; }
+  /// The head, its key valid until the cursor moves.
+  RecordCollector::Point head() const {
+    RecordCollector::Point head = head_;
+    head.key = key();
+    return head;
+  }
+  /// Compares the heads' keys: mostly by their prefixes, as an epoch's runs are of different
+  /// tables or virtual nodes wherever they meet.
+  int Compare(const Cursor& other) const { return Compare(other.prefix_, other.key()); }
+  int Compare(uint64_t prefix, rocksdb::Slice key) const {
+    if (prefix_ != prefix) return prefix_ < prefix ? -1 : 1;
+    return this->key().compare(key);
+  }
+  uint64_t prefix() const { return prefix_; }
+  /// Whether its keys are distinct (a run's are).
+  bool distinct() const { return run_ != nullptr; }
+  void Next() { Load(); }
+
+ private:
+  size_t size() const { return run_ ? run_->entries.size() : points_->size(); }
+  // Makes the record at next_ the head and moves past it.
+  void Load() {
+    if (next_ >= size()) {
+      next_ = size() + 1;  // Past the end.
+      return;
+    }
+    size_t at = next_++;
+    if (!run_) {
+      head_ = (*points_)[at];
+      prefix_ = KeyPrefix(head_.key);
+      return;
+    }
+    // A run's keys and values lie in its table's memory in the order they were first
+    // written, not in key order: each is a cache miss, fetched a few entries ahead.
+    const std::vector<StateRun::Entry>& entries = run_->entries;
+    if (at + kPrefetchDistance < entries.size()) {
+      __builtin_prefetch(entries[at + kPrefetchDistance].key.data());
+      __builtin_prefetch(entries[at + kPrefetchDistance].value.data());
+    }
+    const StateRun::Entry& entry = entries[at];
+    key_.clear();
+    run_->AppendFullKey(entry, &key_);
+    prefix_ = (uint64_t{static_cast<uint8_t>(key_section::kState)} << 48) |
+              (uint64_t{run_->table_id} << 16) | entry.virtual_node;
+    head_ = {rocksdb::Slice(), rocksdb::Slice(entry.value.data(), entry.value.size()),
+             entry.deleted, order_};
+  }
+
+  const StateRun* run_ = nullptr;
+  const std::vector<RecordCollector::Point>* points_ = nullptr;
+  size_t order_ = 0;  // A run's: its entries' keys are distinct.
+  size_t next_ = 0;
+  std::string key_;      // A run's head's full key.
+  uint64_t prefix_ = 0;  // KeyPrefix(key()).
+  RecordCollector::Point head_{};
+};
+
 }  // namespace
 
 rocksdb::Status WriteEpochFile(const WriteBatch& batch, const rocksdb::Options& options,
@@ -143,8 +203,22 @@ rocksdb::Status WriteEpochFile(const WriteBatch& batch, const rocksdb::Options& 
   records.Clear();
   rocksdb::Status status = records.Collect(batch);
   if (!status.ok()) return status;
-  std::vector<RecordCollector::Point>& points = records.points;
-  SortStably(&points);
+  SortStably(&records.points);
+
+  // The runs and the records, merged by key as the file takes them: a heap of cursors by
+  // their heads' keys. The runs are not copied into one sorted sequence first: each key is
+  // built once, as the file takes it (with 1M keys an epoch, building every full key first
+  // and merging them cost a sixth of the commit's write).
+  std::vector<Cursor> cursors;
+  cursors.reserve(records.runs.size() + 1);
+  for (const auto& run : records.runs) cursors.emplace_back(run);
+  cursors.emplace_back(&records.points);
+  std::vector<Cursor*> heap;
+  for (Cursor& cursor : cursors) {
+    if (cursor.valid()) heap.push_back(&cursor);
+  }
+  auto later = [](const Cursor* a, const Cursor* b) { return a->Compare(*b) > 0; };
+  std::make_heap(heap.begin(), heap.end(), later);
 
   // Every record of the file gets the same sequence number at ingestion, and a range
   // deletion hides only older records: so the file keeps the writes that come after a range
@@ -168,15 +242,31 @@ rocksdb::Status WriteEpochFile(const WriteBatch& batch, const rocksdb::Options& 
   file_options.bottommost_compression = rocksdb::kDisableCompressionOption;
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(file_options), file_options);
   status = writer.Open(path);
-  for (size_t i = 0; i < points.size() && status.ok(); ++i) {
-    if (i + kPrefetchDistance < points.size()) {
-      __builtin_prefetch(points[i + kPrefetchDistance].value.data());  // As keys, below.
-    }
-    const auto& point = points[i];
-    // Stable: of several writes of a key, the last in the batch comes last.
-    if (i + 1 < points.size() && points[i + 1].key == point.key) continue;
-    if (!records.ranges.empty() && hidden_by_later_range(point)) continue;
-    status = point.is_delete ? writer.Delete(point.key) : writer.Put(point.key, point.value);
+  std::string key;
+  while (!heap.empty() && status.ok()) {
+    // The smallest key, and of its writes in the batch the last: every head of that key is
+    // taken, in turn, and the one placed latest kept.
+    const Cursor& first = *heap.front();
+    uint64_t prefix = first.prefix();
+    key.assign(first.key().data(), first.key().size());  // The cursor's own moves on.
+    RecordCollector::Point last = first.head();
+    Cursor* cursor = nullptr;
+    do {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      cursor = heap.back();
+      if (cursor->head().order >= last.order) last = cursor->head();
+      cursor->Next();
+      if (cursor->valid()) {
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
+      // A run's keys are distinct: the same run next is the next key.
+    } while (!heap.empty() && (heap.front() != cursor || !cursor->distinct()) &&
+             heap.front()->Compare(prefix, key) == 0);
+    last.key = rocksdb::Slice(key);
+    if (!records.ranges.empty() && hidden_by_later_range(last)) continue;
+    status = last.is_delete ? writer.Delete(last.key) : writer.Put(last.key, last.value);
   }
   for (const auto& range : records.ranges) {
     if (!status.ok()) break;

@@ -111,11 +111,11 @@ class WriteBatch {
   /// after a run overrides it, and a range deletion drops the runs before it only.
   rocksdb::Status ForEachChange(rocksdb::WriteBatch::Handler* records,
                                 const std::function<void(const StateRun&)>& run) const;
+  /// The batch's changes as one RocksDB batch, its state runs written in at their places.
+  rocksdb::WriteBatch WithRunsWrittenIn() const;
 
  private:
   friend class Store;
-  /// The batch's changes as one RocksDB batch, its state runs written in at their places.
-  rocksdb::WriteBatch WithRunsWrittenIn() const;
 
   std::optional<uint64_t> next_object_id_;
   rocksdb::WriteBatch batch_;

@@ -1,6 +1,7 @@
 #include "executor/runtime/scheduler.h"
 
 #include "common/thread_name.h"
+#include "common/thread_priority.h"
 
 namespace stave::executor {
 
@@ -38,6 +39,11 @@ Scheduler::Scheduler(size_t workers) {
   for (size_t i = 0; i < workers; ++i) {
     threads_.emplace_back([this] {
       NameCurrentThread("stave:worker");
+      // The workers keep every core busy while rows flow; the threads that wait on them
+      // (the checkpoint's commit, queries, sinks' deliveries) run first when they need a
+      // core. With 1M groups changed per epoch the commit's write went from a p99 of
+      // 484-544 ms to 255-280 ms at the same throughput (docs/decisions.md).
+      LowerCurrentThreadPriority(kWorkerNiceness);
       WorkerLoop();
     });
   }

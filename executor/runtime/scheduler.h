@@ -52,6 +52,9 @@ class Task : public std::enable_shared_from_this<Task> {
 /// tasks that asked to run later (an idle source polling again). Thread-safe.
 class Scheduler {
  public:
+  /// How much lower than the process's other threads the workers run (a nice value).
+  static constexpr int kWorkerNiceness = 10;
+
   /// `workers` threads (at least one).
   explicit Scheduler(size_t workers);
   /// Stops the workers; tasks still queued are not run again.

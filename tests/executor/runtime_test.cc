@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +148,38 @@ TEST(SchedulerTest, WorkersAreNamed) {
     EXPECT_EQ(named_workers(), before + 3);
   }
   EXPECT_EQ(named_workers(), before);
+}
+
+// The workers run below the process's other threads: the checkpoint's commit, queries and
+// sinks get a core first when the dataflow keeps every core busy.
+class NicenessTask : public Task {
+ public:
+  PollResult Poll() override {
+    errno = 0;
+    niceness = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    ran.store(true);
+    return PollResult::kDone;
+  }
+  int niceness = 0;
+  std::atomic<bool> ran{false};
+};
+
+TEST(SchedulerTest, WorkersRunBelowTheOtherThreads) {
+  errno = 0;
+  int own = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+  ASSERT_EQ(errno, 0);
+  if (own + Scheduler::kWorkerNiceness > 19) GTEST_SKIP() << "already at the lowest priority";
+  auto task = std::make_shared<NicenessTask>();
+  Scheduler scheduler(1);
+  scheduler.Spawn({task});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!task->ran.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(task->ran.load());
+  EXPECT_EQ(task->niceness, own + Scheduler::kWorkerNiceness);
+  // The thread that made the pool keeps its priority.
+  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(gettid())), own);
 }
 
 TEST(PartitionerTest, RowsGoToTheInstanceOwningTheirKey) {

@@ -41,6 +41,8 @@ if [ "${1:-}" = "--tests" ]; then
     # The fuzzers (tests/fuzz/run.sh): clang, and libFuzzer's runtime (libclang_rt.fuzzer),
     # which Debian ships in libclang-rt-14-dev, only a recommendation of clang.
     clang libclang-rt-14-dev
+    # The format check that tools/run-tests.sh runs first (.clang-format).
+    clang-format-14
     # pgcli, whose completion queries tests/e2e/pgcli_completion_test.py runs.
     pgcli
   )

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and runs every test twice: a Release build, and a
-# build with AddressSanitizer + UndefinedBehaviorSanitizer. Unit tests (GoogleTest) and the
+# Installs what is missing, checks that the C++ sources are formatted (.clang-format), then
+# builds and runs every test twice: a Release build, and a build with AddressSanitizer +
+# UndefinedBehaviorSanitizer. Unit tests (GoogleTest) and the
 # end-to-end tests (the real staved driven by the real psql) run under CTest in both. Then the
 # fuzzers run for a bounded time (clang, tests/fuzz/run.sh), and the engine's, storage's and
 # the servers' tests run once more under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh --tests
+
+echo "=== format: clang-format-14 --dry-run over the C++ sources"
+git ls-files -z '*.cc' '*.h' | xargs -0 clang-format-14 --dry-run --Werror
 
 jobs=$(nproc)
 # ccache keys on paths relative to the checkout, so clones in other folders share hits.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -72,9 +73,15 @@ std::string Key(std::optional<int64_t> lk, std::string lv, std::optional<int64_t
 class HashJoinOperatorTest : public ::testing::Test {
  protected:
   void SetUp() override { store_ = storage::Store::Open(directory_.path()).ValueOrThrow(); }
-  std::unique_ptr<HashJoinOperator> Make(planner::JoinType type) {
+  std::unique_ptr<HashJoinOperator> Make(planner::JoinType type) { return Make(JoinOnK(type)); }
+  /// A started join of `node` over state tables `left_table` and `right_table`, with a cache
+  /// of `cache_bytes`, its output counted in out_.
+  std::unique_ptr<HashJoinOperator> Make(std::shared_ptr<const planner::JoinNode> node,
+                                         size_t cache_bytes = size_t{64} << 20,
+                                         uint32_t left_table = 1, uint32_t right_table = 2) {
     auto join = std::make_unique<HashJoinOperator>(
-        JoinOnK(type), storage::StateTable(store_.get(), 1), storage::StateTable(store_.get(), 2));
+        std::move(node), storage::StateTable(store_.get(), left_table),
+        storage::StateTable(store_.get(), right_table), 0, 1, cache_bytes);
     join->set_downstream(&out_);
     join->Start();
     return join;
@@ -240,6 +247,16 @@ std::pair<int64_t, std::string> TakeRandomRow(
   return row;
 }
 
+// Deletes every copy of `rows` (row -> copies) from side `side` of `join`.
+void DeleteEveryRow(HashJoinOperator* join, size_t side,
+                    const std::map<std::pair<int64_t, std::string>, int64_t>& rows) {
+  for (const auto& [row, count] : rows) {
+    for (int64_t i = 0; i < count; ++i) {
+      join->OnInputChunk(side, Rows({{RowOp::kDelete, row.first, row.second}}));
+    }
+  }
+}
+
 // Both sides' rows as an oracle keeps them, changed one row at a time in a join, across
 // barriers whose commits lag `lag` barriers behind (as the engine's may), and set back to
 // the last commit by a crash, with the join's output.
@@ -284,6 +301,25 @@ class EpochsInFlight {
     for (auto& [batch, state] : in_flight_) ASSERT_TRUE(store_->Commit(batch.get()).ok());
     in_flight_.clear();
   }
+  /// Runs epochs `first` to `first` + 23 through `*join`: `changes` makes each epoch's
+  /// changes, after which the output must equal `oracle()`; the thirteenth crashes before
+  /// its barrier, and `make` builds the operator that goes on.
+  void Run(uint64_t first, std::unique_ptr<HashJoinOperator>* join,
+           const std::function<std::unique_ptr<HashJoinOperator>()>& make,
+           const std::function<void(HashJoinOperator&)>& changes,
+           const std::function<std::map<std::string, int64_t>()>& oracle) {
+    for (uint64_t epoch = first; epoch < first + 24; ++epoch) {
+      changes(**join);
+      ASSERT_EQ(out_->counts, oracle()) << "epoch " << epoch;
+      if (epoch == first + 12) {
+        // A crash while the last epoch commits: back to the one before, with a new operator.
+        Crash();
+        *join = make();
+        continue;
+      }
+      ASSERT_NO_FATAL_FAILURE(Barrier(**join, epoch));
+    }
+  }
 
   Sides sides[2];
 
@@ -313,33 +349,22 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
     uint32_t right_table = table++;
     out_.counts.clear();
     auto make = [&] {
-      auto join = std::make_unique<HashJoinOperator>(
-          JoinOnK(planner::JoinType::kFull), storage::StateTable(store_.get(), left_table),
-          storage::StateTable(store_.get(), right_table), 0, 1, cache_bytes);
-      join->set_downstream(&out_);
-      join->Start();
-      return join;
+      return Make(JoinOnK(planner::JoinType::kFull), cache_bytes, left_table, right_table);
     };
     EpochsInFlight epochs(store_.get(), &out_, 1);
     auto& sides = epochs.sides;
     std::mt19937 random(7);
     auto join = make();
-    for (uint64_t epoch = first_epoch; epoch < first_epoch + 24; ++epoch) {
+    auto changes = [&](HashJoinOperator& into) {
       for (int step = 0; step < 150; ++step) {
         size_t side = random() % 2;
         int64_t k = static_cast<int64_t>(random() % 3);
         bool remove = !sides[side].empty() && random() % 3 == 0;
-        epochs.Change(*join, side, k, "v" + std::to_string(random() % 60), remove, random);
+        epochs.Change(into, side, k, "v" + std::to_string(random() % 60), remove, random);
       }
-      ASSERT_EQ(out_.counts, FullJoinOracle(sides[0], sides[1])) << "epoch " << epoch;
-      if (epoch == first_epoch + 12) {
-        // A crash while the last epoch commits: back to the one before, with a new operator.
-        epochs.Crash();
-        join = make();
-        continue;
-      }
-      ASSERT_NO_FATAL_FAILURE(epochs.Barrier(*join, epoch));
-    }
+    };
+    ASSERT_NO_FATAL_FAILURE(epochs.Run(first_epoch, &join, make, changes,
+                                       [&] { return FullJoinOracle(sides[0], sides[1]); }));
     // Three keys a side stay cached past the barrier, or, with no room for them, only until
     // the epochs that wrote them have committed.
     ASSERT_NO_FATAL_FAILURE(epochs.CommitAll());
@@ -351,14 +376,8 @@ TEST_F(HashJoinOperatorTest, HotKeysFollowAnOracleAcrossBarriersAndARestart) {
     // And what they held is what the store reads back.
     out_.counts.clear();
     auto recovered = make();
-    for (const auto& [row, count] : sides[0]) {
-      for (int64_t i = 0; i < count; ++i)
-        recovered->OnInputChunk(0, Rows({{RowOp::kDelete, row.first, row.second}}));
-    }
-    for (const auto& [row, count] : sides[1]) {
-      for (int64_t i = 0; i < count; ++i)
-        recovered->OnInputChunk(1, Rows({{RowOp::kDelete, row.first, row.second}}));
-    }
+    DeleteEveryRow(recovered.get(), 0, sides[0]);
+    DeleteEveryRow(recovered.get(), 1, sides[1]);
     // Deleting every row retracts the whole result.
     std::map<std::string, int64_t> retracted;
     for (const auto& [key, count] : FullJoinOracle(sides[0], sides[1])) retracted[key] = -count;
@@ -444,11 +463,7 @@ TEST_F(HashJoinOperatorTest, AResidualConditionOverHotKeysFollowsAnOracle) {
 // right side's many rows, each key probed once, go before the left keys every right row
 // probes, which stay cached and are not read back.
 TEST_F(HashJoinOperatorTest, ATrimEvictsTheSideProbedLessFirst) {
-  auto join = std::make_unique<HashJoinOperator>(
-      JoinOnK(planner::JoinType::kInner), storage::StateTable(store_.get(), 1),
-      storage::StateTable(store_.get(), 2), 0, 1, size_t{64} << 10);
-  join->set_downstream(&out_);
-  join->Start();
+  auto join = Make(JoinOnK(planner::JoinType::kInner), size_t{64} << 10);
   for (int64_t k = 0; k < 100; ++k) join->OnInputChunk(0, Rows({{RowOp::kInsert, k, "a"}}));
   for (int64_t r = 0; r < 2000; ++r) {
     join->OnInputChunk(1, Rows({{RowOp::kInsert, r % 100, "b" + std::to_string(r)}}));
@@ -489,11 +504,7 @@ TEST_F(HashJoinOperatorTest, ProbesOfMissingKeysReadTheStoreOnlyWhenTheCacheMayL
   EXPECT_EQ(recovered->store_reads(), 1u);
 
   // With no room in the cache, every key leaves it once its epoch committed.
-  auto tiny = std::make_unique<HashJoinOperator>(JoinOnK(planner::JoinType::kInner),
-                                                 storage::StateTable(store_.get(), 3),
-                                                 storage::StateTable(store_.get(), 4), 0, 1, 1);
-  tiny->set_downstream(&out_);
-  tiny->Start();
+  auto tiny = Make(JoinOnK(planner::JoinType::kInner), 1, 3, 4);
   tiny->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "x"}}));
   storage::EpochBatch first(2);
   tiny->OnBarrier(&first);
@@ -527,14 +538,7 @@ TEST_F(HashJoinOperatorTest, ProbesOfMissingKeysReadTheStoreOnlyWhenTheCacheMayL
 // many keys takes inserts without a scan of each key; the key's other rows are read, once,
 // when the other side probes it, and the counts add up as if it had been read whole.
 TEST_F(HashJoinOperatorTest, InsertsUnderAKeyNotCachedReadOnlyTheirOwnRow) {
-  auto make = [&] {
-    auto join = std::make_unique<HashJoinOperator>(JoinOnK(planner::JoinType::kInner),
-                                                   storage::StateTable(store_.get(), 1),
-                                                   storage::StateTable(store_.get(), 2), 0, 1, 1);
-    join->set_downstream(&out_);
-    join->Start();
-    return join;
-  };
+  auto make = [&] { return Make(JoinOnK(planner::JoinType::kInner), 1); };
   auto join = make();
   join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "a"}, {RowOp::kInsert, 1, "a"}}));
   join->OnInputChunk(0, Rows({{RowOp::kInsert, 1, "b"}}));
@@ -582,13 +586,7 @@ TEST_F(HashJoinOperatorTest, InsertsUnderAKeyNotCachedReadOnlyTheirOwnRow) {
 TEST_F(HashJoinOperatorTest, ASideThatOnlyGrowsStoresEachRowApart) {
   auto node = JoinOnK(planner::JoinType::kInner);
   node->appends[0] = true;
-  auto make = [&] {
-    auto join = std::make_unique<HashJoinOperator>(node, storage::StateTable(store_.get(), 1),
-                                                   storage::StateTable(store_.get(), 2), 0, 1, 1);
-    join->set_downstream(&out_);
-    join->Start();
-    return join;
-  };
+  auto make = [&] { return Make(node, 1); };
   uint64_t epoch = 1;
   auto commit = [&](HashJoinOperator& join) {
     storage::EpochBatch batch(epoch++);
@@ -672,37 +670,25 @@ TEST_F(HashJoinOperatorTest, RowsAppendedUnderKeysNotCachedAreTakenWhenTheirKeyI
     uint32_t left_table = table++;
     uint32_t right_table = table++;
     out_.counts.clear();
-    auto make = [&] {
-      auto join = std::make_unique<HashJoinOperator>(
-          node, storage::StateTable(store_.get(), left_table),
-          storage::StateTable(store_.get(), right_table), 0, 1, cache_bytes);
-      join->set_downstream(&out_);
-      join->Start();
-      return join;
-    };
+    auto make = [&] { return Make(node, cache_bytes, left_table, right_table); };
     // Commits lag two barriers behind: a key taken from a flushed epoch's log stays cached
     // until that epoch commits, past the next barrier's trim.
     EpochsInFlight epochs(store_.get(), &out_, 2);
     auto& sides = epochs.sides;
     std::mt19937 random(11);
     auto join = make();
-    for (uint64_t epoch = first_epoch; epoch < first_epoch + 24; ++epoch) {
+    auto changes = [&](HashJoinOperator& into) {
       for (int step = 0; step < 60; ++step) {
         // Appends on the left, a key of forty (an epoch appends to one about once); the
         // right probes now and then, seldom enough for the left's new keys to stay uncached.
         size_t side = random() % 16 == 0 ? 1 : 0;
         int64_t k = static_cast<int64_t>(random() % 40);
         bool remove = side == 1 && !sides[1].empty() && random() % 3 == 0;
-        epochs.Change(*join, side, k, "v" + std::to_string(random() % 5), remove, random);
+        epochs.Change(into, side, k, "v" + std::to_string(random() % 5), remove, random);
       }
-      ASSERT_EQ(out_.counts, InnerJoinOracle(sides[0], sides[1])) << "epoch " << epoch;
-      if (epoch == first_epoch + 12) {
-        epochs.Crash();
-        join = make();
-        continue;
-      }
-      ASSERT_NO_FATAL_FAILURE(epochs.Barrier(*join, epoch));
-    }
+    };
+    ASSERT_NO_FATAL_FAILURE(epochs.Run(first_epoch, &join, make, changes,
+                                       [&] { return InnerJoinOracle(sides[0], sides[1]); }));
     ASSERT_NO_FATAL_FAILURE(epochs.CommitAll());
     first_epoch += 24;
     // Many appends went to the logs (this operator's, since the crash), others to keys
@@ -710,10 +696,7 @@ TEST_F(HashJoinOperatorTest, RowsAppendedUnderKeysNotCachedAreTakenWhenTheirKeyI
     EXPECT_GT(join->appended_uncached(), 100u);
     out_.counts.clear();
     auto recovered = make();
-    for (const auto& [row, count] : sides[1]) {
-      for (int64_t i = 0; i < count; ++i)
-        recovered->OnInputChunk(1, Rows({{RowOp::kDelete, row.first, row.second}}));
-    }
+    DeleteEveryRow(recovered.get(), 1, sides[1]);
     std::map<std::string, int64_t> retracted;
     for (const auto& [key, count] : InnerJoinOracle(sides[0], sides[1])) retracted[key] = -count;
     EXPECT_EQ(out_.counts, retracted);
